@@ -1,0 +1,142 @@
+//! Errors that cross the wire (JSON-RPC error objects) and errors that handlers raise.
+//!
+//! REQUIREMENTS JR-02, JR-08, §0.5. An internal failure never reaches the peer with its detail
+//! (CWE-209): it is logged locally and answered with a generic -32603.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Standard and MCP-specific JSON-RPC error codes (REQUIREMENTS §0.5).
+pub mod codes {
+    /// Unparsable JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Not a valid JSON-RPC request or notification.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// Unknown or removed method.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error (generic message, no details).
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// A server→client request timed out (SDK convention; legacy era).
+    pub const REQUEST_TIMEOUT: i64 = -32001;
+    /// Resource not found (legacy era only).
+    pub const RESOURCE_NOT_FOUND_LEGACY: i64 = -32002;
+    /// Modern HTTP: a standard header is missing, malformed or differs from the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// Modern: the request lacks a client capability the handling needs.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// Modern: the requested protocol version is not served.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// Legacy 2025-11-25: a URL elicitation must complete first.
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+}
+
+/// A JSON-RPC error object as it appears on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// A short, single-sentence description.
+    pub message: String,
+    /// Optional structured detail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+    /// Attach structured `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    /// -32700.
+    pub fn parse_error() -> Self {
+        Self::new(codes::PARSE_ERROR, "Parse error")
+    }
+    /// -32600 with a reason.
+    pub fn invalid_request(reason: impl std::fmt::Display) -> Self {
+        Self::new(codes::INVALID_REQUEST, format!("Invalid Request: {reason}"))
+    }
+    /// -32601 naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+    /// -32602 with a precise reason.
+    pub fn invalid_params(reason: impl std::fmt::Display) -> Self {
+        Self::new(codes::INVALID_PARAMS, format!("Invalid params: {reason}"))
+    }
+    /// The generic -32603: never carries internal detail.
+    pub fn internal() -> Self {
+        Self::new(codes::INTERNAL_ERROR, "Internal error")
+    }
+}
+
+impl std::fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// What a handler may fail with.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandlerError {
+    /// A JSON-RPC error the handler chose; sent to the peer as is.
+    #[error("{0}")]
+    Rpc(ErrorObject),
+    /// An internal failure; its detail is logged and the peer sees a generic -32603.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl HandlerError {
+    /// A chosen JSON-RPC error.
+    pub fn rpc(code: i64, message: impl Into<String>) -> Self {
+        Self::Rpc(ErrorObject::new(code, message))
+    }
+    /// A -32602 invalid-params error.
+    pub fn invalid_params(reason: impl std::fmt::Display) -> Self {
+        Self::Rpc(ErrorObject::invalid_params(reason))
+    }
+    /// An internal failure with a detail for the local log only.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        Self::Internal(detail.to_string())
+    }
+    /// The error object for the wire: internal details are redacted and logged here.
+    pub fn into_wire(self, method: &str) -> ErrorObject {
+        match self {
+            HandlerError::Rpc(e) => e,
+            HandlerError::Internal(detail) => {
+                tracing::error!(method, detail = %detail, "handler failed");
+                ErrorObject::internal()
+            }
+        }
+    }
+}
+
+impl From<ErrorObject> for HandlerError {
+    fn from(e: ErrorObject) -> Self {
+        HandlerError::Rpc(e)
+    }
+}
+
+impl From<serde_json::Error> for HandlerError {
+    fn from(e: serde_json::Error) -> Self {
+        HandlerError::Internal(e.to_string())
+    }
+}

@@ -1,0 +1,78 @@
+//! Every limit the engine enforces, with safe defaults. Each one is configurable.
+
+use std::time::Duration;
+
+/// Limits applied by servers (and, where it makes sense, clients).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest accepted frame or body, in bytes (default 4 MiB).
+    pub max_message_bytes: usize,
+    /// Deepest accepted JSON nesting (default 64).
+    pub max_json_depth: usize,
+    /// Largest accepted batch (legacy 2025-03-26 only; default 100).
+    pub max_batch_len: usize,
+    /// Most requests in flight on one connection (default 10,000); past it → -32600.
+    pub max_inflight: usize,
+    /// How long in-flight requests may finish after the peer hangs up (default 2 s).
+    pub shutdown_grace: Duration,
+    /// Default timeout for server→client requests (default 600 s).
+    pub peer_request_timeout: Duration,
+    /// Outbound queue per connection or per stream, in messages (default 1,000).
+    pub max_outbound_queue: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: 4 * 1024 * 1024,
+            max_json_depth: 64,
+            max_batch_len: 100,
+            max_inflight: 10_000,
+            shutdown_grace: Duration::from_secs(2),
+            peer_request_timeout: Duration::from_secs(600),
+            max_outbound_queue: 1000,
+        }
+    }
+}
+
+/// A limit was set to a value that would disable the protection.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("invalid limit {name}: {reason}")]
+pub struct LimitError {
+    /// The limit's field name.
+    pub name: &'static str,
+    /// Why the value is refused.
+    pub reason: &'static str,
+}
+
+impl Limits {
+    /// Check that no limit is zero (which would disable or break the protection it gives).
+    ///
+    /// # Errors
+    /// The first limit that is out of range.
+    pub fn validate(&self) -> Result<(), LimitError> {
+        let positive = [
+            ("max_message_bytes", self.max_message_bytes),
+            ("max_json_depth", self.max_json_depth),
+            ("max_batch_len", self.max_batch_len),
+            ("max_inflight", self.max_inflight),
+            ("max_outbound_queue", self.max_outbound_queue),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err(LimitError {
+                    name,
+                    reason: "must be positive",
+                });
+            }
+        }
+        if self.peer_request_timeout.is_zero() {
+            return Err(LimitError {
+                name: "peer_request_timeout",
+                reason: "must be positive",
+            });
+        }
+        Ok(())
+    }
+}

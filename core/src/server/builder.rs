@@ -1,0 +1,428 @@
+//! Building a server: configuration plus a registry that is built once and never rebuilt.
+
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use super::handler::Handler;
+use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
+use super::session::{lock, Session};
+use super::uri_template::UriTemplate;
+use super::Server;
+use crate::limits::Limits;
+use crate::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::schema;
+
+/// Cache hints stamped on cacheable modern results (CACHE-01).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheHints {
+    /// Freshness lifetime in milliseconds (0 = do not cache).
+    pub ttl_ms: u64,
+    /// `"public"` or `"private"`.
+    pub scope: &'static str,
+}
+
+impl Default for CacheHints {
+    fn default() -> Self {
+        Self {
+            ttl_ms: 0,
+            scope: "private",
+        }
+    }
+}
+
+/// Server configuration. Every field has a safe default.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// Server identity.
+    pub server_info: Implementation,
+    /// Instructions for the model.
+    pub instructions: Option<String>,
+    /// Limits.
+    pub limits: Limits,
+    /// Page size for list methods; `None` = everything in one page.
+    pub page_size: Option<usize>,
+    /// Advertise and emit `notifications/message` logging.
+    pub logging: bool,
+    /// Advertise `tools.listChanged`.
+    pub tools_list_changed: bool,
+    /// Advertise `prompts.listChanged`.
+    pub prompts_list_changed: bool,
+    /// Advertise `resources.listChanged`.
+    pub resources_list_changed: bool,
+    /// Advertise `resources.subscribe`.
+    pub resources_subscribe: bool,
+    /// Cache hints for modern results (defaults: 0 / private).
+    pub cache_hints: CacheHints,
+    /// Also stamp cache hints on legacy results (off by default).
+    pub legacy_cache_hints: bool,
+    /// Extensions advertised in capabilities (SEP-2133).
+    pub extensions: Map<String, Value>,
+}
+
+impl ServerOptions {
+    fn new(name: String, version: String) -> Self {
+        Self {
+            server_info: Implementation::new(name, version),
+            instructions: None,
+            limits: Limits::default(),
+            page_size: None,
+            logging: true,
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resources_subscribe: true,
+            cache_hints: CacheHints::default(),
+            legacy_cache_hints: false,
+            extensions: Map::new(),
+        }
+    }
+}
+
+/// Why building failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A tool's schema was refused.
+    #[error("tool {tool}: {reason}")]
+    Schema {
+        /// Tool name.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+    /// Two registrations share a name or URI.
+    #[error("duplicate registration: {0}")]
+    Duplicate(String),
+    /// A resource template could not be parsed.
+    #[error("resource template {template}: {reason}")]
+    Template {
+        /// The template.
+        template: String,
+        /// Why.
+        reason: String,
+    },
+    /// A limit or option is out of range.
+    #[error("invalid option: {0}")]
+    Option(String),
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    options: ServerOptions,
+    registry: Registry,
+    errors: Vec<BuildError>,
+}
+
+pub(crate) struct ServerInner {
+    pub options: ServerOptions,
+    pub registry: Registry,
+    pub capabilities: Value,
+    sessions: Mutex<HashMap<u64, Weak<Session>>>,
+    next_key: AtomicU64,
+}
+
+impl ServerInner {
+    pub(crate) fn next_session_key(&self) -> u64 {
+        self.next_key.fetch_add(1, Ordering::Relaxed)
+    }
+    pub(crate) fn register_session(&self, key: u64, s: Weak<Session>) {
+        lock(&self.sessions).insert(key, s);
+    }
+    pub(crate) fn unregister_session(&self, key: u64) {
+        lock(&self.sessions).remove(&key);
+    }
+    /// Live sessions, collected without holding the lock while anyone writes to them.
+    pub(crate) fn live_sessions(&self) -> Vec<Arc<Session>> {
+        lock(&self.sessions)
+            .values()
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
+}
+
+impl ServerBuilder {
+    /// A builder for a server with this identity.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            options: ServerOptions::new(name.into(), version.into()),
+            registry: Registry::default(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Set instructions.
+    #[must_use]
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.options.instructions = Some(text.into());
+        self
+    }
+
+    /// Replace the limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.options.limits = limits;
+        self
+    }
+
+    /// Set the page size of list methods (`None` = one page).
+    #[must_use]
+    pub fn page_size(mut self, n: Option<usize>) -> Self {
+        self.options.page_size = n;
+        self
+    }
+
+    /// Set the cache hints for modern cacheable results.
+    #[must_use]
+    pub fn cache_hints(mut self, ttl_ms: u64, public: bool) -> Self {
+        self.options.cache_hints = CacheHints {
+            ttl_ms,
+            scope: if public { "public" } else { "private" },
+        };
+        self
+    }
+
+    /// Edit any option.
+    #[must_use]
+    pub fn options(mut self, f: impl FnOnce(&mut ServerOptions)) -> Self {
+        f(&mut self.options);
+        self
+    }
+
+    /// Register a tool. Its schemas are checked and compiled here, once.
+    #[must_use]
+    pub fn tool(mut self, tool: Tool, handler: impl Handler) -> Self {
+        self.add_tool(tool, Arc::new(handler));
+        self
+    }
+
+    /// Register a tool with a shared handler.
+    pub fn add_tool(&mut self, tool: Tool, handler: Arc<dyn Handler>) {
+        let input = match schema::compile_input(&tool.input_schema) {
+            Ok(v) => v,
+            Err(reason) => {
+                return self.errors.push(BuildError::Schema {
+                    tool: tool.name,
+                    reason,
+                })
+            }
+        };
+        let output = match tool
+            .output_schema
+            .as_ref()
+            .map(schema::compile_output)
+            .transpose()
+        {
+            Ok(v) => v,
+            Err(reason) => {
+                return self.errors.push(BuildError::Schema {
+                    tool: tool.name,
+                    reason,
+                })
+            }
+        };
+        if self.registry.tool_index.contains_key(&tool.name) {
+            return self
+                .errors
+                .push(BuildError::Duplicate(format!("tool {}", tool.name)));
+        }
+        let def = match serde_json::to_value(&tool) {
+            Ok(v) => v,
+            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
+        };
+        self.registry
+            .tool_index
+            .insert(tool.name.clone(), self.registry.tools.len());
+        self.registry.tools.push(ToolEntry {
+            def,
+            input,
+            output,
+            handler,
+        });
+    }
+
+    /// Register a prompt.
+    #[must_use]
+    pub fn prompt(mut self, prompt: Prompt, handler: impl Handler) -> Self {
+        self.add_prompt(prompt, Arc::new(handler));
+        self
+    }
+
+    /// Register a prompt with a shared handler.
+    pub fn add_prompt(&mut self, prompt: Prompt, handler: Arc<dyn Handler>) {
+        if self.registry.prompt_index.contains_key(&prompt.name) {
+            return self
+                .errors
+                .push(BuildError::Duplicate(format!("prompt {}", prompt.name)));
+        }
+        let required = prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true))
+            .map(|a| a.name.clone())
+            .collect();
+        let def = match serde_json::to_value(&prompt) {
+            Ok(v) => v,
+            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
+        };
+        self.registry
+            .prompt_index
+            .insert(prompt.name.clone(), self.registry.prompts.len());
+        self.registry.prompts.push(PromptEntry {
+            def,
+            required,
+            handler,
+        });
+    }
+
+    /// Register a concrete resource.
+    #[must_use]
+    pub fn resource(mut self, resource: Resource, handler: impl Handler) -> Self {
+        self.add_resource(resource, Arc::new(handler));
+        self
+    }
+
+    /// Register a concrete resource with a shared handler.
+    pub fn add_resource(&mut self, resource: Resource, handler: Arc<dyn Handler>) {
+        if self.registry.resource_index.contains_key(&resource.uri) {
+            return self
+                .errors
+                .push(BuildError::Duplicate(format!("resource {}", resource.uri)));
+        }
+        let def = match serde_json::to_value(&resource) {
+            Ok(v) => v,
+            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
+        };
+        self.registry
+            .resource_index
+            .insert(resource.uri.clone(), self.registry.resources.len());
+        self.registry.resources.push(ResourceEntry { def, handler });
+    }
+
+    /// Register a resource template (RFC 6570 level-1 `{var}` expressions).
+    #[must_use]
+    pub fn resource_template(mut self, template: ResourceTemplate, handler: impl Handler) -> Self {
+        self.add_resource_template(template, Arc::new(handler));
+        self
+    }
+
+    /// Register a resource template with a shared handler.
+    pub fn add_resource_template(&mut self, template: ResourceTemplate, handler: Arc<dyn Handler>) {
+        let parsed = match UriTemplate::parse(&template.uri_template) {
+            Ok(t) => t,
+            Err(reason) => {
+                return self.errors.push(BuildError::Template {
+                    template: template.uri_template,
+                    reason,
+                })
+            }
+        };
+        let def = match serde_json::to_value(&template) {
+            Ok(v) => v,
+            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
+        };
+        self.registry.templates.push(TemplateEntry {
+            def,
+            template: parsed,
+            handler,
+        });
+    }
+
+    /// Register the `completion/complete` handler (params: the whole request params).
+    #[must_use]
+    pub fn completion(mut self, handler: impl Handler) -> Self {
+        self.registry.completion = Some(Arc::new(handler));
+        self
+    }
+
+    /// Register handlers called on `resources/subscribe` and `resources/unsubscribe`.
+    #[must_use]
+    pub fn subscription_handlers(
+        mut self,
+        subscribe: impl Handler,
+        unsubscribe: impl Handler,
+    ) -> Self {
+        self.registry.subscribe = Some(Arc::new(subscribe));
+        self.registry.unsubscribe = Some(Arc::new(unsubscribe));
+        self
+    }
+
+    /// Register a custom method (params: the whole request params object).
+    #[must_use]
+    pub fn method(mut self, name: impl Into<String>, handler: impl Handler) -> Self {
+        self.add_method(name.into(), Arc::new(handler));
+        self
+    }
+
+    /// Register a custom method with a shared handler.
+    pub fn add_method(&mut self, name: String, handler: Arc<dyn Handler>) {
+        if super::methods::BUILT_IN.contains(&name.as_str())
+            || self.registry.custom.contains_key(&name)
+        {
+            return self
+                .errors
+                .push(BuildError::Duplicate(format!("method {name}")));
+        }
+        self.registry.custom.insert(name, handler);
+    }
+
+    /// Finish: validate options and freeze the registry.
+    ///
+    /// # Errors
+    /// The first registration or option error.
+    pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(e) = self.errors.into_iter().next() {
+            return Err(e);
+        }
+        self.options
+            .limits
+            .validate()
+            .map_err(|e| BuildError::Option(e.to_string()))?;
+        if self.options.page_size == Some(0) {
+            return Err(BuildError::Option("page_size must be positive".into()));
+        }
+        let capabilities = capabilities(&self.options, &self.registry);
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                options: self.options,
+                registry: self.registry,
+                capabilities,
+                sessions: Mutex::new(HashMap::new()),
+                next_key: AtomicU64::new(1),
+            }),
+        })
+    }
+}
+
+/// Capabilities derived from what is registered.
+fn capabilities(o: &ServerOptions, r: &Registry) -> Value {
+    let mut caps = Map::new();
+    if !r.tools.is_empty() {
+        caps.insert("tools".into(), json!({"listChanged": o.tools_list_changed}));
+    }
+    if !r.prompts.is_empty() {
+        caps.insert(
+            "prompts".into(),
+            json!({"listChanged": o.prompts_list_changed}),
+        );
+    }
+    if !r.resources.is_empty() || !r.templates.is_empty() {
+        caps.insert(
+            "resources".into(),
+            json!({"listChanged": o.resources_list_changed, "subscribe": o.resources_subscribe}),
+        );
+    }
+    if r.completion.is_some() {
+        caps.insert("completions".into(), json!({}));
+    }
+    if o.logging {
+        caps.insert("logging".into(), json!({}));
+    }
+    if !o.extensions.is_empty() {
+        caps.insert("extensions".into(), Value::Object(o.extensions.clone()));
+    }
+    Value::Object(caps)
+}

@@ -1,0 +1,206 @@
+//! The per-request context handed to every handler.
+
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
+
+use super::era::Envelope;
+use super::session::{lock, Session};
+use crate::error::{codes, ErrorObject, HandlerError};
+use crate::jsonrpc::{encode_notification, Id};
+use crate::protocol::LoggingLevel;
+use crate::transport::Outbound;
+
+pub(crate) struct CtxInner {
+    pub id: Id,
+    pub method: String,
+    pub name: Option<String>,
+    pub meta: Option<Value>,
+    pub cancel: CancellationToken,
+    pub sink: Arc<dyn Outbound>,
+    pub session: Arc<Session>,
+    pub envelope: Option<Arc<Envelope>>,
+    pub input_responses: Option<Map<String, Value>>,
+    pub request_state: Option<String>,
+    pub last_progress: Mutex<Option<f64>>,
+}
+
+/// Everything a handler may know about and do for the request it serves. Cheap to clone.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub(crate) inner: Arc<CtxInner>,
+}
+
+impl RequestContext {
+    /// The JSON-RPC id of the request.
+    pub fn id(&self) -> &Id {
+        &self.inner.id
+    }
+    /// The method (`tools/call`, …).
+    pub fn method(&self) -> &str {
+        &self.inner.method
+    }
+    /// The tool or prompt name, or the resource URI, when the method has one.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
+    }
+    /// The request's `params._meta`, as sent.
+    pub fn meta(&self) -> Option<&Value> {
+        self.inner.meta.as_ref()
+    }
+    /// The cancellation token: cancelled when the peer cancels or the connection ends.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+    /// Resolves when the request is cancelled.
+    pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
+        self.inner.cancel.cancelled()
+    }
+    /// True when this request uses the modern (2026-07-28) envelope.
+    pub fn is_modern(&self) -> bool {
+        self.inner.envelope.is_some()
+    }
+    /// The protocol version of this request (modern: from the envelope; legacy: negotiated).
+    pub fn protocol_version(&self) -> Option<String> {
+        match &self.inner.envelope {
+            Some(e) => Some(e.protocol_version.clone()),
+            None => self.inner.session.negotiated_version(),
+        }
+    }
+    /// The client's capabilities (modern: from THIS request only; legacy: from `initialize`).
+    pub fn client_capabilities(&self) -> Value {
+        match &self.inner.envelope {
+            Some(e) => e.client_capabilities.clone(),
+            None => lock(&self.inner.session.legacy).client_capabilities.clone(),
+        }
+    }
+    /// The client's implementation info, when known.
+    pub fn client_info(&self) -> Option<Value> {
+        match &self.inner.envelope {
+            Some(e) => e.client_info.clone(),
+            None => {
+                let v = lock(&self.inner.session.legacy).client_info.clone();
+                (!v.is_null()).then_some(v)
+            }
+        }
+    }
+    /// `inputResponses` of a retried modern request (or the legacy shim's collected answers).
+    pub fn input_responses(&self) -> Option<&Map<String, Value>> {
+        self.inner.input_responses.as_ref()
+    }
+    /// The verified, unsealed `requestState` of a retried request.
+    pub fn request_state(&self) -> Option<&str> {
+        self.inner.request_state.as_deref()
+    }
+
+    /// Require a client capability by path (e.g. `["elicitation", "url"]`).
+    ///
+    /// # Errors
+    /// -32021 with `data.requiredCapabilities` when this request did not declare it (META-04).
+    /// Legacy requests get the same code; it is the precise answer in either era.
+    pub fn require_client_capability(&self, path: &[&str]) -> Result<(), HandlerError> {
+        let caps = self.client_capabilities();
+        if has_capability(&caps, path) {
+            return Ok(());
+        }
+        Err(HandlerError::Rpc(missing_capability(path)))
+    }
+
+    /// Report progress against the request's `progressToken`. Returns `false` (and sends nothing)
+    /// without a token, after cancellation, when `progress` does not increase, or when the
+    /// outbound queue is full.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = self
+            .inner
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("progressToken"))
+        else {
+            return false;
+        };
+        if self.is_cancelled() {
+            return false;
+        }
+        {
+            let mut last = lock(&self.inner.last_progress);
+            if last.is_some_and(|l| progress <= l) {
+                return false;
+            }
+            *last = Some(progress);
+        }
+        let mut params = json!({"progressToken": token, "progress": progress});
+        if let Some(t) = total {
+            params["total"] = json!(t);
+        }
+        if let Some(m) = message {
+            params["message"] = json!(m);
+        }
+        self.notify("notifications/progress", params)
+    }
+
+    /// Send a `notifications/message` log entry, filtered by the client's level: modern requests
+    /// get logs only when their envelope set `logLevel`; legacy sessions by `logging/setLevel`.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        if !self.inner.session.server.inner.options.logging {
+            return false;
+        }
+        let min = match &self.inner.envelope {
+            Some(e) => match e.log_level {
+                Some(l) => Some(l),
+                None => return false,
+            },
+            None => self.inner.session.log_level(),
+        };
+        if min.is_some_and(|m| level < m) {
+            return false;
+        }
+        let mut params = json!({"level": level, "data": data});
+        if let Some(l) = logger {
+            params["logger"] = json!(l);
+        }
+        self.notify("notifications/message", params)
+    }
+
+    /// Send a request-related notification on this request's stream.
+    pub fn notify(&self, method: &str, params: Value) -> bool {
+        self.inner
+            .sink
+            .try_send(encode_notification(method, Some(&params)))
+    }
+
+    pub(crate) fn session(&self) -> &Arc<Session> {
+        &self.inner.session
+    }
+    pub(crate) fn sink(&self) -> &Arc<dyn Outbound> {
+        &self.inner.sink
+    }
+}
+
+/// True when `caps` declares the capability at `path` (an object or `true` at the end).
+pub(crate) fn has_capability(caps: &Value, path: &[&str]) -> bool {
+    let mut cur = caps;
+    for key in path {
+        match cur.get(*key) {
+            Some(v) if !v.is_null() && v != &Value::Bool(false) => cur = v,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// -32021 naming the missing capability as a ClientCapabilities fragment.
+pub(crate) fn missing_capability(path: &[&str]) -> ErrorObject {
+    let mut frag = json!({});
+    for key in path.iter().rev() {
+        frag = json!({ *key: frag });
+    }
+    ErrorObject::new(
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("Missing required client capability: {}", path.join(".")),
+    )
+    .with_data(json!({"requiredCapabilities": frag}))
+}

@@ -1,0 +1,334 @@
+//! Era-aware request dispatch (REQUIREMENTS §0.2, §0.4, LC-*, JR-*; seeds: era lock, in-flight ids).
+//!
+//! Order for a request: notification-method-with-id → -32601; in-flight id collision → -32600;
+//! then the request's own `_meta` decides the era path. A modern request is checked against the
+//! connection's era, its envelope validated (-32602 / -32022), removed methods refused (-32601),
+//! then dispatched; success locks the connection modern. A legacy request on a modern connection
+//! is refused; otherwise `initialize`/`ping` are served and everything else needs a finished
+//! handshake.
+
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+
+use super::context::{CtxInner, RequestContext};
+use super::era::{self, Envelope};
+use super::handler::Outcome;
+use super::methods;
+use super::session::{Session, ERA_LEGACY, ERA_MODERN};
+use crate::error::ErrorObject;
+use crate::jsonrpc::Id;
+use crate::transport::Outbound;
+
+/// The answer to one request, with where it was decided (transports map this to HTTP statuses).
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The result object or the error.
+    pub result: Result<Value, ErrorObject>,
+    /// True when the error was raised before any handler ran (envelope, era, routing).
+    pub pre_dispatch: bool,
+}
+
+impl Reply {
+    fn pre(e: ErrorObject) -> Self {
+        Self {
+            result: Err(e),
+            pre_dispatch: true,
+        }
+    }
+}
+
+/// Releases the in-flight claim even if the request future is dropped mid-way.
+struct InflightGuard<'a> {
+    session: &'a Session,
+    id: &'a Id,
+    seq: u64,
+}
+
+impl Drop for InflightGuard<'_> {
+    fn drop(&mut self) {
+        self.session.unregister_inflight(self.id, self.seq);
+    }
+}
+
+/// Serialize a reply as a JSON-RPC response frame.
+pub fn encode_reply(id: &Id, reply: &Reply) -> Vec<u8> {
+    match &reply.result {
+        Ok(v) => crate::jsonrpc::encode_result(id, v),
+        Err(e) => crate::jsonrpc::encode_error(Some(id), e),
+    }
+}
+
+/// Methods whose modern results are cacheable (CACHE-01).
+const CACHEABLE: &[&str] = &[
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "server/discover",
+];
+/// Methods that may answer `input_required` (MRTR-01).
+const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+impl Session {
+    /// Start one request. The synchronous part runs now, in arrival order: a notification method
+    /// sent with an id is refused (-32601) and the id is claimed as in flight (a duplicate gets
+    /// -32600 while the first keeps its routing). `Err` is an immediate answer; `Ok` is the future
+    /// that serves the request and yields `None` when it was cancelled (no response is sent).
+    /// `sink` receives request-related messages (progress, logs, server→client requests).
+    pub fn start_request(
+        self: &Arc<Self>,
+        id: Id,
+        method: String,
+        params: Option<Map<String, Value>>,
+        sink: Arc<dyn Outbound>,
+    ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
+        if method.starts_with("notifications/") {
+            return Err(Reply::pre(ErrorObject::method_not_found(&method)));
+        }
+        let Some((seq, token)) = self.register_inflight(&id) else {
+            return Err(Reply::pre(ErrorObject::invalid_request(format!(
+                "request id {id} is already in flight"
+            ))));
+        };
+        let this = self.clone();
+        Ok(async move {
+            let guard = InflightGuard {
+                session: &this,
+                id: &id,
+                seq,
+            };
+            let reply = this
+                .route(id.clone(), method, params, sink, token.clone())
+                .await;
+            drop(guard);
+            if token.is_cancelled() {
+                return None;
+            }
+            Some(reply)
+        })
+    }
+
+    /// Start and run one request (see [`Session::start_request`]).
+    pub async fn handle_request(
+        self: &Arc<Self>,
+        id: Id,
+        method: String,
+        params: Option<Map<String, Value>>,
+        sink: Arc<dyn Outbound>,
+    ) -> Option<Reply> {
+        match self.start_request(id, method, params, sink) {
+            Ok(fut) => fut.await,
+            Err(r) => Some(r),
+        }
+    }
+
+    /// Handle one notification from the peer.
+    pub fn handle_notification(&self, method: &str, params: Option<&Map<String, Value>>) {
+        match method {
+            "notifications/cancelled" => {
+                if let Some(id) = params
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(Id::from_value)
+                {
+                    // `initialize` never registers as in flight, so it can never be cancelled.
+                    self.cancel_request(&id);
+                }
+            }
+            "notifications/initialized"
+            | "notifications/roots/list_changed"
+            | "notifications/progress" => {}
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+
+    async fn route(
+        self: &Arc<Self>,
+        id: Id,
+        method: String,
+        params: Option<Map<String, Value>>,
+        sink: Arc<dyn Outbound>,
+        token: tokio_util::sync::CancellationToken,
+    ) -> Reply {
+        if era::has_claim(params.as_ref()) {
+            if self.era() == ERA_LEGACY {
+                return Reply::pre(ErrorObject::invalid_request(
+                    "a 2026-07-28 envelope on a connection that completed the initialize handshake",
+                ));
+            }
+            let env = match era::parse_envelope(params.as_ref()) {
+                Ok(e) => e,
+                Err(e) => return Reply::pre(e),
+            };
+            if era::REMOVED_IN_MODERN.contains(&method.as_str()) {
+                return Reply::pre(ErrorObject::method_not_found(&method));
+            }
+            let reply = self
+                .dispatch(id, &method, params, sink, token, Some(Arc::new(env)))
+                .await;
+            if reply.result.is_ok() {
+                self.lock_era(ERA_MODERN);
+            }
+            return reply;
+        }
+        if self.era() == ERA_MODERN {
+            if method == "initialize" {
+                return Reply::pre(ErrorObject::method_not_found(&method));
+            }
+            return Reply::pre(era::missing_envelope());
+        }
+        match method.as_str() {
+            "initialize" => Reply {
+                result: methods::initialize(self, params.as_ref()),
+                pre_dispatch: false,
+            },
+            "ping" => Reply {
+                result: Ok(json!({})),
+                pre_dispatch: false,
+            },
+            "server/discover" | "subscriptions/listen" => Reply::pre(era::missing_envelope()),
+            _ if !self.is_legacy_initialized() => Reply::pre(ErrorObject::invalid_request(
+                "server not initialized; send initialize first",
+            )),
+            _ => self.dispatch(id, &method, params, sink, token, None).await,
+        }
+    }
+
+    async fn dispatch(
+        self: &Arc<Self>,
+        id: Id,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        sink: Arc<dyn Outbound>,
+        token: tokio_util::sync::CancellationToken,
+        envelope: Option<Arc<Envelope>>,
+    ) -> Reply {
+        let modern = envelope.is_some();
+        let p = params.as_ref();
+        let name = match method {
+            "tools/call" | "prompts/get" => p
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => p
+                .and_then(|p| p.get("uri"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            _ => None,
+        };
+        let ctx = RequestContext {
+            inner: Arc::new(CtxInner {
+                id,
+                method: method.to_owned(),
+                name,
+                meta: p.and_then(|p| p.get("_meta")).cloned(),
+                cancel: token,
+                sink,
+                session: self.clone(),
+                envelope,
+                input_responses: p
+                    .and_then(|p| p.get("inputResponses"))
+                    .and_then(Value::as_object)
+                    .cloned(),
+                request_state: p
+                    .and_then(|p| p.get("requestState"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                last_progress: Mutex::new(None),
+            }),
+        };
+        let reg = &self.server.inner.registry;
+        let has = |cap: &str| self.server.inner.capabilities.get(cap).is_some();
+        let outcome = match method {
+            "server/discover" if modern => Ok(Outcome::Complete(methods::discover(self))),
+            "tools/list" if has("tools") => methods::list_tools(self, p),
+            "tools/call" if has("tools") => methods::call_tool(ctx.clone(), p).await,
+            "prompts/list" if has("prompts") => methods::list_prompts(self, p),
+            "prompts/get" if has("prompts") => methods::get_prompt(ctx.clone(), p).await,
+            "resources/list" if has("resources") => methods::list_resources(self, p),
+            "resources/templates/list" if has("resources") => methods::list_templates(self, p),
+            "resources/read" if has("resources") => methods::read_resource(ctx.clone(), p).await,
+            "resources/subscribe" if has("resources") => {
+                methods::subscribe(ctx.clone(), p, true).await
+            }
+            "resources/unsubscribe" if has("resources") => {
+                methods::subscribe(ctx.clone(), p, false).await
+            }
+            "completion/complete" if has("completions") => methods::complete(ctx.clone(), p).await,
+            "logging/setLevel" if has("logging") => methods::set_level(self, p),
+            other => match reg.custom.get(other) {
+                Some(h) => h
+                    .call(
+                        ctx.clone(),
+                        Value::Object(params.clone().unwrap_or_default()),
+                    )
+                    .await
+                    .map_err(|e| e.into_wire(other)),
+                None => return Reply::pre(ErrorObject::method_not_found(other)),
+            },
+        };
+        let result = match outcome {
+            Err(e) => Err(e),
+            Ok(Outcome::Complete(v)) => Ok(self.stamp_complete(method, v, modern)),
+            Ok(Outcome::InputRequired(ir)) => self.input_required(method, &ctx, ir),
+        };
+        Reply {
+            result,
+            pre_dispatch: false,
+        }
+    }
+
+    /// Stamp `resultType` (modern) and cache hints (modern cacheable, or legacy when opted in).
+    fn stamp_complete(&self, method: &str, mut v: Value, modern: bool) -> Value {
+        let opts = &self.server.inner.options;
+        let Some(obj) = v.as_object_mut() else {
+            return v;
+        };
+        if modern {
+            obj.entry("resultType").or_insert_with(|| json!("complete"));
+        }
+        if CACHEABLE.contains(&method) && (modern || opts.legacy_cache_hints) {
+            obj.entry("ttlMs")
+                .or_insert_with(|| json!(opts.cache_hints.ttl_ms));
+            obj.entry("cacheScope")
+                .or_insert_with(|| json!(opts.cache_hints.scope));
+        }
+        v
+    }
+
+    fn input_required(
+        &self,
+        method: &str,
+        ctx: &RequestContext,
+        ir: super::handler::InputRequired,
+    ) -> Result<Value, ErrorObject> {
+        if !MRTR_METHODS.contains(&method) {
+            tracing::error!(
+                method,
+                "input_required is only allowed for tools/call, prompts/get, resources/read"
+            );
+            return Err(ErrorObject::internal());
+        }
+        if !ctx.is_modern() {
+            // The legacy shim (server→client requests, then a re-run) is not built yet.
+            tracing::error!(method, "input_required outcome on a legacy request");
+            return Err(ErrorObject::internal());
+        }
+        if ir.input_requests.is_empty() && ir.request_state.is_none() {
+            tracing::error!(
+                method,
+                "input_required outcome with neither inputRequests nor requestState"
+            );
+            return Err(ErrorObject::internal());
+        }
+        let mut out = Map::new();
+        out.insert("resultType".into(), json!("input_required"));
+        if !ir.input_requests.is_empty() {
+            out.insert("inputRequests".into(), Value::Object(ir.input_requests));
+        }
+        if let Some(s) = ir.request_state {
+            out.insert("requestState".into(), Value::String(s));
+        }
+        Ok(Value::Object(out))
+    }
+}

@@ -1,0 +1,170 @@
+//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01).
+//!
+//! A request is modern iff `params._meta` carries `io.modelcontextprotocol/protocolVersion`
+//! (the claim key). A claimed envelope must be complete and well-typed; its version must be served.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{codes, ErrorObject};
+use crate::protocol::version::MODERN_VERSIONS;
+use crate::protocol::LoggingLevel;
+
+/// The claim key.
+pub const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// Client capabilities (required).
+pub const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// Client info (optional).
+pub const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// Per-request log level (optional).
+pub const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// Server info in result `_meta`.
+pub const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// Subscription id on listen streams.
+pub const KEY_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What a modern request says about its client. Handlers read the client ONLY from here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// The requested protocol version (one this server serves).
+    pub protocol_version: String,
+    /// `clientCapabilities` of this request.
+    pub client_capabilities: Value,
+    /// `clientInfo`, when sent.
+    pub client_info: Option<Value>,
+    /// `logLevel`, when sent and known (an unknown level reads as absent).
+    pub log_level: Option<LoggingLevel>,
+}
+
+/// True when the params claim the modern era.
+pub(crate) fn has_claim(params: Option<&Map<String, Value>>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(KEY_PROTOCOL_VERSION))
+}
+
+/// Parse and validate a claimed envelope.
+///
+/// # Errors
+/// -32602 naming every offending key (shape problems), then -32022 with `{supported, requested}`
+/// for a version this server does not serve.
+pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Envelope, ErrorObject> {
+    let empty = Map::new();
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let mut bad: Vec<&str> = Vec::new();
+    let version = meta.get(KEY_PROTOCOL_VERSION).and_then(Value::as_str);
+    if version.is_none() {
+        bad.push(KEY_PROTOCOL_VERSION);
+    }
+    let caps = meta.get(KEY_CLIENT_CAPABILITIES).filter(|v| v.is_object());
+    if caps.is_none() {
+        bad.push(KEY_CLIENT_CAPABILITIES);
+    }
+    let info = meta.get(KEY_CLIENT_INFO);
+    if let Some(i) = info {
+        let ok = i.get("name").is_some_and(Value::is_string)
+            && i.get("version").is_some_and(Value::is_string);
+        if !ok {
+            bad.push(KEY_CLIENT_INFO);
+        }
+    }
+    if !bad.is_empty() {
+        return Err(ErrorObject::invalid_params(format!(
+            "missing or invalid _meta envelope keys: {}",
+            bad.join(", ")
+        ))
+        .with_data(json!({"invalidKeys": bad})));
+    }
+    let (Some(version), Some(caps)) = (version, caps) else {
+        return Err(ErrorObject::invalid_params("missing envelope"));
+    };
+    if !MODERN_VERSIONS.contains(&version) {
+        return Err(unsupported_version(version));
+    }
+    Ok(Envelope {
+        protocol_version: version.to_owned(),
+        client_capabilities: caps.clone(),
+        client_info: info.cloned(),
+        log_level: meta
+            .get(KEY_LOG_LEVEL)
+            .and_then(Value::as_str)
+            .and_then(LoggingLevel::parse),
+    })
+}
+
+/// -32022 with the versions this server serves on the modern era.
+pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+    )
+    .with_data(json!({"supported": MODERN_VERSIONS, "requested": requested}))
+}
+
+/// -32602 for a request without an envelope on a modern-locked connection.
+pub(crate) fn missing_envelope() -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "missing _meta envelope keys: {KEY_PROTOCOL_VERSION}, {KEY_CLIENT_CAPABILITIES}"
+    ))
+    .with_data(json!({"invalidKeys": [KEY_PROTOCOL_VERSION, KEY_CLIENT_CAPABILITIES]}))
+}
+
+/// Methods removed in the modern era (REQUIREMENTS §0.4).
+pub(crate) const REMOVED_IN_MODERN: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(meta: Value) -> Map<String, Value> {
+        json!({"_meta": meta})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn claim_detection() {
+        assert!(has_claim(Some(&params(
+            json!({KEY_PROTOCOL_VERSION: "2026-07-28"})
+        ))));
+        assert!(!has_claim(Some(&params(json!({"progressToken": 1})))));
+        assert!(!has_claim(None));
+    }
+
+    #[test]
+    fn meta01_incomplete_envelope_names_keys() {
+        let e =
+            parse_envelope(Some(&params(json!({KEY_PROTOCOL_VERSION: "2026-07-28"})))).unwrap_err();
+        assert_eq!(e.code, -32602);
+        assert!(e.message.contains(KEY_CLIENT_CAPABILITIES));
+    }
+
+    #[test]
+    fn ver01_unsupported_version() {
+        let e = parse_envelope(Some(&params(
+            json!({KEY_PROTOCOL_VERSION: "2099-01-01", KEY_CLIENT_CAPABILITIES: {}}),
+        )))
+        .unwrap_err();
+        assert_eq!(e.code, -32022);
+        assert_eq!(e.data.unwrap()["requested"], "2099-01-01");
+    }
+
+    #[test]
+    fn unknown_log_level_reads_as_absent() {
+        let env = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {}, KEY_LOG_LEVEL: "loud"
+        }))))
+        .unwrap();
+        assert_eq!(env.log_level, None);
+    }
+}

@@ -1,0 +1,77 @@
+//! The one JSON-level seam every binding implements.
+//!
+//! A [`Handler`] gets a [`RequestContext`] and the params as a JSON value and returns a boxed future
+//! of an [`Outcome`] or a [`HandlerError`]. What `params` holds depends on what is registered:
+//! tools and prompts get their `arguments` object, resources get the template variables
+//! (an empty object for an exact URI), completion and custom methods get the whole params object.
+
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+
+use super::RequestContext;
+use crate::error::HandlerError;
+
+/// A boxed, `Send` future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The handler seam: object-safe, JSON-level.
+pub trait Handler: Send + Sync + 'static {
+    /// Handle one request.
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>>;
+}
+
+/// What a handler produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A complete result object.
+    Complete(Value),
+    /// More input is needed from the client (SEP-2322). Only `tools/call`, `prompts/get` and
+    /// `resources/read` may return it.
+    InputRequired(InputRequired),
+}
+
+/// An `input_required` outcome: requests for the client and/or state to carry to the retry.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputRequired {
+    /// Key → `{method, params}` for `elicitation/create`, `sampling/createMessage`, `roots/list`.
+    pub input_requests: Map<String, Value>,
+    /// Opaque state the handler reads back on the retry (sealed by the engine).
+    pub request_state: Option<String>,
+}
+
+impl From<Value> for Outcome {
+    fn from(v: Value) -> Self {
+        Outcome::Complete(v)
+    }
+}
+
+impl From<InputRequired> for Outcome {
+    fn from(v: InputRequired) -> Self {
+        Outcome::InputRequired(v)
+    }
+}
+
+struct FnHandler<F>(F);
+
+impl<F, Fut, R> Handler for FnHandler<F>
+where
+    F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, HandlerError>> + Send + 'static,
+    R: Into<Outcome>,
+{
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
+        let fut = (self.0)(ctx, params);
+        Box::pin(async move { fut.await.map(Into::into) })
+    }
+}
+
+/// Wrap an async closure as a [`Handler`].
+pub fn handler_fn<F, Fut, R>(f: F) -> impl Handler
+where
+    F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, HandlerError>> + Send + 'static,
+    R: Into<Outcome>,
+{
+    FnHandler(f)
+}

@@ -1,0 +1,453 @@
+//! Built-in methods: lifecycle, discovery, tools, prompts, resources, completion, logging
+//! (REQUIREMENTS LC-*, DISC-01, TOOL-*, PRM-*, RES-*, CMP-01, LOG-*, PAGE-01).
+
+use serde_json::{json, Map, Value};
+
+use super::context::RequestContext;
+use super::era::KEY_SERVER_INFO;
+use super::handler::Outcome;
+use super::pagination;
+use super::session::{lock, Session, ERA_LEGACY};
+use crate::error::{codes, ErrorObject};
+use crate::protocol::version::{is_legacy_supported, LATEST_LEGACY, MODERN_VERSIONS};
+use crate::protocol::LoggingLevel;
+
+/// Methods the engine implements itself (custom registrations may not shadow them).
+pub(crate) const BUILT_IN: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "logging/setLevel",
+    "subscriptions/listen",
+];
+
+pub(crate) type MethodResult = Result<Outcome, ErrorObject>;
+
+fn str_param<'a>(
+    params: Option<&'a Map<String, Value>>,
+    key: &str,
+) -> Result<&'a str, ErrorObject> {
+    match params.and_then(|p| p.get(key)) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(ErrorObject::invalid_params(format!(
+            "{key} must be a string"
+        ))),
+        None => Err(ErrorObject::invalid_params(format!(
+            "missing required parameter: {key}"
+        ))),
+    }
+}
+
+/// `initialize` (LC-01, LC-02; seeds: required fields, duplicate refusal).
+pub(crate) fn initialize(
+    session: &Session,
+    params: Option<&Map<String, Value>>,
+) -> Result<Value, ErrorObject> {
+    let p = params.cloned().unwrap_or_default();
+    let mut missing = Vec::new();
+    if !p.get("protocolVersion").is_some_and(Value::is_string) {
+        missing.push("protocolVersion");
+    }
+    if !p.get("capabilities").is_some_and(Value::is_object) {
+        missing.push("capabilities");
+    }
+    let info_ok = p
+        .get("clientInfo")
+        .is_some_and(|i| i.get("name").is_some_and(Value::is_string));
+    if !info_ok {
+        missing.push("clientInfo");
+    }
+    if !missing.is_empty() {
+        return Err(ErrorObject::invalid_params(format!(
+            "initialize requires {}",
+            missing.join(", ")
+        )));
+    }
+    let requested = p
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(LATEST_LEGACY);
+    let negotiated = if is_legacy_supported(requested) {
+        requested
+    } else {
+        LATEST_LEGACY
+    };
+    {
+        let mut st = lock(&session.legacy);
+        if session.is_legacy_initialized() {
+            return Err(ErrorObject::invalid_request("server already initialized"));
+        }
+        st.protocol_version = Some(negotiated.to_owned());
+        st.client_capabilities = p.get("capabilities").cloned().unwrap_or_else(|| json!({}));
+        st.client_info = p.get("clientInfo").cloned().unwrap_or(Value::Null);
+        session.mark_initialized();
+    }
+    session.lock_era(ERA_LEGACY);
+    let inner = &session.server.inner;
+    let mut result = json!({
+        "protocolVersion": negotiated,
+        "capabilities": inner.capabilities,
+        "serverInfo": inner.options.server_info,
+    });
+    if let Some(i) = &inner.options.instructions {
+        result["instructions"] = json!(i);
+    }
+    Ok(result)
+}
+
+/// `server/discover` (DISC-01).
+pub(crate) fn discover(session: &Session) -> Value {
+    let inner = &session.server.inner;
+    let mut caps = inner.capabilities.clone();
+    // A transport that cannot deliver listen streams does not promise list changes/subscriptions.
+    if !session.supports_listen() {
+        for (cap, flags) in [
+            ("tools", &["listChanged"][..]),
+            ("prompts", &["listChanged"]),
+            ("resources", &["listChanged", "subscribe"]),
+        ] {
+            if let Some(obj) = caps.get_mut(cap).and_then(Value::as_object_mut) {
+                for f in flags {
+                    obj.remove(*f);
+                }
+            }
+        }
+    }
+    let mut result = json!({
+        "supportedVersions": MODERN_VERSIONS,
+        "capabilities": caps,
+        "_meta": {KEY_SERVER_INFO: inner.options.server_info},
+    });
+    if let Some(i) = &inner.options.instructions {
+        result["instructions"] = json!(i);
+    }
+    result
+}
+
+fn list(
+    ctx_session: &Session,
+    defs: impl Iterator<Item = Value>,
+    key: &str,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    let items: Vec<Value> = defs.collect();
+    let (page, next) =
+        pagination::page(&items, params, ctx_session.server.inner.options.page_size)?;
+    let mut out = Map::new();
+    out.insert(key.to_owned(), Value::Array(page.to_vec()));
+    if let Some(n) = next {
+        out.insert("nextCursor".into(), Value::String(n));
+    }
+    Ok(Outcome::Complete(Value::Object(out)))
+}
+
+pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    list(
+        s,
+        s.server.inner.registry.tools.iter().map(|t| t.def.clone()),
+        "tools",
+        params,
+    )
+}
+
+pub(crate) fn list_prompts(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    list(
+        s,
+        s.server
+            .inner
+            .registry
+            .prompts
+            .iter()
+            .map(|t| t.def.clone()),
+        "prompts",
+        params,
+    )
+}
+
+pub(crate) fn list_resources(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    list(
+        s,
+        s.server
+            .inner
+            .registry
+            .resources
+            .iter()
+            .map(|t| t.def.clone()),
+        "resources",
+        params,
+    )
+}
+
+pub(crate) fn list_templates(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    list(
+        s,
+        s.server
+            .inner
+            .registry
+            .templates
+            .iter()
+            .map(|t| t.def.clone()),
+        "resourceTemplates",
+        params,
+    )
+}
+
+/// `tools/call` (TOOL-01, TOOL-06, TOOL-07, SEP-1303).
+pub(crate) async fn call_tool(
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    let name = str_param(params, "name")?;
+    let session = ctx.session().clone();
+    let Some(tool) = session.server.inner.registry.tool(name) else {
+        return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
+    };
+    let args = match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(_) => return Err(ErrorObject::invalid_params("arguments must be an object")),
+    };
+    if let Err(msg) = tool.input.validate(&args) {
+        return Ok(Outcome::Complete(json!({
+            "content": [{"type": "text", "text": format!("Invalid arguments for tool {name}: {msg}")}],
+            "isError": true,
+        })));
+    }
+    let outcome = tool
+        .handler
+        .call(ctx.clone(), args)
+        .await
+        .map_err(|e| e.into_wire("tools/call"))?;
+    let Outcome::Complete(mut result) = outcome else {
+        return Ok(outcome);
+    };
+    let Some(obj) = result.as_object_mut() else {
+        tracing::error!(tool = name, "tool handler returned a non-object result");
+        return Err(ErrorObject::internal());
+    };
+    if !obj.contains_key("content") {
+        obj.insert("content".into(), json!([]));
+    }
+    let is_error = obj.get("isError").and_then(Value::as_bool) == Some(true);
+    if let (Some(validator), false) = (&tool.output, is_error) {
+        let sc = obj.get("structuredContent").cloned().unwrap_or(Value::Null);
+        if obj.get("structuredContent").is_none() {
+            tracing::error!(
+                tool = name,
+                "tool has an outputSchema but returned no structuredContent"
+            );
+            return Err(ErrorObject::internal());
+        }
+        if let Err(msg) = validator.validate(&sc) {
+            tracing::error!(tool = name, %msg, "structuredContent does not match outputSchema");
+            return Err(ErrorObject::internal());
+        }
+    }
+    // A non-object structuredContent with no content blocks is mirrored as text (TOOL-06).
+    let mirror = match obj.get("structuredContent") {
+        Some(sc) if !sc.is_object() => obj
+            .get("content")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+            .then(|| sc.to_string()),
+        _ => None,
+    };
+    if let Some(text) = mirror {
+        obj.insert("content".into(), json!([{"type": "text", "text": text}]));
+    }
+    Ok(Outcome::Complete(result))
+}
+
+/// `prompts/get` (PRM-01, PRM-02).
+pub(crate) async fn get_prompt(
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    let name = str_param(params, "name")?;
+    let session = ctx.session().clone();
+    let Some(prompt) = session.server.inner.registry.prompt(name) else {
+        return Err(ErrorObject::invalid_params(format!(
+            "Unknown prompt: {name}"
+        )));
+    };
+    let args = match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => return Err(ErrorObject::invalid_params("arguments must be an object")),
+    };
+    if let Some((k, _)) = args.iter().find(|(_, v)| !v.is_string()) {
+        return Err(ErrorObject::invalid_params(format!(
+            "argument {k} must be a string"
+        )));
+    }
+    let missing: Vec<&str> = prompt
+        .required
+        .iter()
+        .filter(|r| !args.contains_key(r.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(ErrorObject::invalid_params(format!(
+            "Missing required arguments for prompt {name}: {}",
+            missing.join(", ")
+        )));
+    }
+    prompt
+        .handler
+        .call(ctx.clone(), Value::Object(args))
+        .await
+        .map_err(|e| e.into_wire("prompts/get"))
+}
+
+/// -32602 "Resource not found" with `data: {uri}` (RES-02, SEP-2164).
+pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
+    ErrorObject::new(codes::INVALID_PARAMS, format!("Resource not found: {uri}"))
+        .with_data(json!({"uri": uri}))
+}
+
+/// `resources/read`: exact URIs win over templates (RES-01, RES-02).
+pub(crate) async fn read_resource(
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    let uri = str_param(params, "uri")?;
+    let session = ctx.session().clone();
+    let reg = &session.server.inner.registry;
+    let (handler, vars) = if let Some(r) = reg.resource(uri) {
+        (&r.handler, Map::new())
+    } else if let Some((t, vars)) = reg
+        .templates
+        .iter()
+        .find_map(|t| t.template.matches(uri).map(|v| (t, v)))
+    {
+        (&t.handler, vars)
+    } else {
+        return Err(resource_not_found(uri));
+    };
+    let outcome = handler
+        .call(ctx.clone(), Value::Object(vars))
+        .await
+        .map_err(|e| e.into_wire("resources/read"))?;
+    if let Outcome::Complete(v) = &outcome {
+        if !v.get("contents").is_some_and(Value::is_array) {
+            tracing::error!(uri, "resource handler returned no contents array");
+            return Err(ErrorObject::internal());
+        }
+    }
+    Ok(outcome)
+}
+
+/// `resources/subscribe` / `resources/unsubscribe` (legacy; SUB-07).
+pub(crate) async fn subscribe(
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+    on: bool,
+) -> MethodResult {
+    let uri = str_param(params, "uri")?.to_owned();
+    let session = ctx.session().clone();
+    let reg = &session.server.inner.registry;
+    let handler = if on { &reg.subscribe } else { &reg.unsubscribe };
+    if let Some(h) = handler {
+        h.call(
+            ctx.clone(),
+            Value::Object(params.cloned().unwrap_or_default()),
+        )
+        .await
+        .map_err(|e| {
+            e.into_wire(if on {
+                "resources/subscribe"
+            } else {
+                "resources/unsubscribe"
+            })
+        })?;
+    }
+    if on {
+        session.subscribe(&uri);
+    } else {
+        session.unsubscribe(&uri);
+    }
+    Ok(Outcome::Complete(json!({})))
+}
+
+/// `completion/complete` (CMP-01).
+pub(crate) async fn complete(
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    let session = ctx.session().clone();
+    let reg = &session.server.inner.registry;
+    let Some(handler) = &reg.completion else {
+        return Err(ErrorObject::method_not_found("completion/complete"));
+    };
+    let p = params.cloned().unwrap_or_default();
+    let r = p
+        .get("ref")
+        .ok_or_else(|| ErrorObject::invalid_params("missing required parameter: ref"))?;
+    match r.get("type").and_then(Value::as_str) {
+        Some("ref/prompt") => {
+            let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+            if reg.prompt(name).is_none() {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown prompt: {name}"
+                )));
+            }
+        }
+        Some("ref/resource") => {
+            let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+            let known = reg.resource(uri).is_some()
+                || reg.templates.iter().any(|t| t.def["uriTemplate"] == uri);
+            if !known {
+                return Err(resource_not_found(uri));
+            }
+        }
+        _ => {
+            return Err(ErrorObject::invalid_params(
+                "ref.type must be ref/prompt or ref/resource",
+            ))
+        }
+    }
+    if !p
+        .get("argument")
+        .is_some_and(|a| a.get("name").is_some_and(Value::is_string))
+    {
+        return Err(ErrorObject::invalid_params("argument.name is required"));
+    }
+    let outcome = handler
+        .call(ctx.clone(), Value::Object(p))
+        .await
+        .map_err(|e| e.into_wire("completion/complete"))?;
+    match outcome {
+        Outcome::Complete(mut v) => {
+            if let Some(vals) = v
+                .pointer_mut("/completion/values")
+                .and_then(Value::as_array_mut)
+            {
+                vals.truncate(100);
+            }
+            Ok(Outcome::Complete(v))
+        }
+        Outcome::InputRequired(_) => Err(ErrorObject::internal()),
+    }
+}
+
+/// `logging/setLevel` (LOG-03).
+pub(crate) fn set_level(session: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    let level = str_param(params, "level")?;
+    let Some(l) = LoggingLevel::parse(level) else {
+        return Err(ErrorObject::invalid_params(format!(
+            "unknown log level: {level}"
+        )));
+    };
+    lock(&session.legacy).log_level = Some(l);
+    Ok(Outcome::Complete(json!({})))
+}

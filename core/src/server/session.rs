@@ -1,0 +1,237 @@
+//! Per-connection state: era lock, legacy handshake data, in-flight requests, pending
+//! server→client requests, resource subscriptions (REQUIREMENTS §0.2, LC-*, seeds: era lock,
+//! duplicate-id refusal with identity-guarded removal).
+
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::Server;
+use crate::error::ErrorObject;
+use crate::jsonrpc::{encode_notification, Id};
+use crate::protocol::LoggingLevel;
+use crate::transport::Outbound;
+
+/// What kind of connection a session serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionKind {
+    /// One stdio connection: both eras, locked by the first successful era-distinctive message.
+    Stdio,
+    /// A legacy Streamable HTTP session (created by `initialize`).
+    HttpLegacy,
+    /// One modern HTTP request (stateless; never reads or creates legacy state).
+    HttpModern,
+}
+
+pub(crate) const ERA_OPEN: u8 = 0;
+pub(crate) const ERA_LEGACY: u8 = 1;
+pub(crate) const ERA_MODERN: u8 = 2;
+
+/// Data the legacy handshake established.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LegacyState {
+    pub protocol_version: Option<String>,
+    pub client_capabilities: Value,
+    pub client_info: Value,
+    pub log_level: Option<LoggingLevel>,
+}
+
+type PendingTx = oneshot::Sender<Result<Value, ErrorObject>>;
+
+/// One connection's state. Created by a transport through [`Server::new_session`].
+pub struct Session {
+    pub(crate) server: Server,
+    kind: SessionKind,
+    era: AtomicU8,
+    initialized: AtomicBool,
+    pub(crate) legacy: Mutex<LegacyState>,
+    inflight: Mutex<HashMap<Id, (u64, CancellationToken)>>,
+    seq: AtomicU64,
+    next_peer_id: AtomicI64,
+    pending: Mutex<HashMap<Id, PendingTx>>,
+    subscriptions: Mutex<HashSet<String>>,
+    sink: Arc<dyn Outbound>,
+    key: u64,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A poisoned lock only means another task panicked while holding it; the data is plain state.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Session {
+    pub(crate) fn new(server: Server, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Self> {
+        let era = if kind == SessionKind::HttpModern {
+            ERA_MODERN
+        } else {
+            ERA_OPEN
+        };
+        let key = server.inner.next_session_key();
+        let s = Arc::new(Self {
+            server,
+            kind,
+            era: AtomicU8::new(era),
+            initialized: AtomicBool::new(false),
+            legacy: Mutex::new(LegacyState::default()),
+            inflight: Mutex::new(HashMap::new()),
+            seq: AtomicU64::new(1),
+            next_peer_id: AtomicI64::new(1),
+            pending: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(HashSet::new()),
+            sink,
+            key,
+        });
+        if kind != SessionKind::HttpModern {
+            s.server.inner.register_session(key, Arc::downgrade(&s));
+        }
+        s
+    }
+
+    /// The connection kind.
+    pub fn kind(&self) -> SessionKind {
+        self.kind
+    }
+
+    pub(crate) fn era(&self) -> u8 {
+        self.era.load(Ordering::Acquire)
+    }
+
+    /// Lock the era if it is still open; never flips an established era.
+    pub(crate) fn lock_era(&self, era: u8) {
+        let _ = self
+            .era
+            .compare_exchange(ERA_OPEN, era, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// True once `initialize` succeeded.
+    pub fn is_legacy_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_initialized(&self) -> bool {
+        self.initialized
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// The negotiated legacy version, once initialized.
+    pub fn negotiated_version(&self) -> Option<String> {
+        lock(&self.legacy).protocol_version.clone()
+    }
+
+    /// True when the negotiated version allows JSON-RPC batches (2025-03-26 only, JR-06).
+    pub fn allows_batch(&self) -> bool {
+        lock(&self.legacy).protocol_version.as_deref()
+            == Some(crate::protocol::version::BATCH_VERSION)
+    }
+
+    /// Claim `id` as in flight; `None` when it is already in flight (the first keeps its routing).
+    pub(crate) fn register_inflight(&self, id: &Id) -> Option<(u64, CancellationToken)> {
+        let mut map = lock(&self.inflight);
+        if map.contains_key(id) || map.len() >= self.server.inner.options.limits.max_inflight {
+            return None;
+        }
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        map.insert(id.clone(), (seq, token.clone()));
+        Some((seq, token))
+    }
+
+    /// Remove `id` only if this registration still owns it (identity guard).
+    pub(crate) fn unregister_inflight(&self, id: &Id, seq: u64) {
+        let mut map = lock(&self.inflight);
+        if map.get(id).is_some_and(|(s, _)| *s == seq) {
+            map.remove(id);
+        }
+    }
+
+    /// True when a request with this id is in flight.
+    pub fn is_inflight(&self, id: &Id) -> bool {
+        lock(&self.inflight).contains_key(id)
+    }
+
+    /// Cooperatively cancel the in-flight request `id`; unknown ids are ignored.
+    pub fn cancel_request(&self, id: &Id) -> bool {
+        let token = lock(&self.inflight).get(id).map(|(_, t)| t.clone());
+        token.map(|t| t.cancel()).is_some()
+    }
+
+    /// Cancel everything in flight (shutdown).
+    pub fn cancel_all(&self) {
+        let tokens: Vec<_> = lock(&self.inflight)
+            .values()
+            .map(|(_, t)| t.clone())
+            .collect();
+        for t in tokens {
+            t.cancel();
+        }
+    }
+
+    /// How many requests are in flight.
+    pub fn inflight_count(&self) -> usize {
+        lock(&self.inflight).len()
+    }
+
+    pub(crate) fn next_peer_id(&self) -> Id {
+        Id::Num(self.next_peer_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    pub(crate) fn add_pending(&self, id: Id, tx: PendingTx) {
+        lock(&self.pending).insert(id, tx);
+    }
+
+    pub(crate) fn remove_pending(&self, id: &Id) -> bool {
+        lock(&self.pending).remove(id).is_some()
+    }
+
+    /// Deliver the peer's response to a server→client request; unknown or late ids are ignored.
+    pub fn deliver_response(&self, id: &Id, outcome: Result<Value, ErrorObject>) -> bool {
+        let tx = lock(&self.pending).remove(id);
+        match tx {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => {
+                tracing::debug!(%id, "ignoring a response to an unknown or finished request");
+                false
+            }
+        }
+    }
+
+    /// Send a notification on the session's own channel (not tied to a request).
+    pub fn notify(&self, method: &str, params: Option<&Value>) -> bool {
+        self.sink.try_send(encode_notification(method, params))
+    }
+
+    pub(crate) fn subscribe(&self, uri: &str) {
+        lock(&self.subscriptions).insert(uri.to_owned());
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    /// True when the session subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// True when this connection can carry `subscriptions/listen` streams (none yet: stdio answers
+    /// `subscriptions/listen` with -32601, and discovery strips `listChanged`/`subscribe`).
+    pub(crate) fn supports_listen(&self) -> bool {
+        false
+    }
+
+    /// The session-wide log level set by `logging/setLevel`.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        lock(&self.legacy).log_level
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.server.inner.unregister_session(self.key);
+    }
+}

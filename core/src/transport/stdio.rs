@@ -1,0 +1,271 @@
+//! The stdio server transport (REQUIREMENTS STDIO-01…04; seeds: frame cap, non-object frames,
+//! final frame without newline).
+//!
+//! Frames are newline-delimited and capped (default 4 MiB). Requests run concurrently (a slow tool
+//! never delays a `ping`). Responses and notifications are written by one writer task that
+//! batches whatever is queued before each flush. On EOF the server stops reading, lets in-flight
+//! requests finish within the grace period (then cancels them), flushes and returns.
+
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
+use tokio_util::task::TaskTracker;
+
+use super::Outbound;
+use crate::error::ErrorObject;
+use crate::jsonrpc::codec::{FrameError, FrameReader};
+use crate::jsonrpc::{classify, encode_error, parse_frame, Incoming, ParsedFrame};
+use crate::server::{encode_reply, Server, Session, SessionKind};
+
+/// Why serving stdio stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StdioError {
+    /// A frame crossed the size cap; it was reported and the connection closed.
+    #[error("frame exceeds {0} bytes")]
+    FrameTooLarge(usize),
+    /// Reading failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// A limit is out of range.
+    #[error("{0}")]
+    Limit(#[from] crate::limits::LimitError),
+}
+
+/// Serve `server` on this process's stdin/stdout until EOF.
+///
+/// # Errors
+/// See [`StdioError`].
+pub async fn serve_stdio(server: &Server) -> Result<(), StdioError> {
+    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serve `server` on any byte streams with stdio framing.
+///
+/// # Errors
+/// See [`StdioError`].
+pub async fn serve_io<R, W>(server: &Server, reader: R, writer: W) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let limits = server.limits().clone();
+    let mut frames = FrameReader::new(
+        BufReader::with_capacity(64 * 1024, reader),
+        limits.max_message_bytes,
+    )?;
+    let (tx, rx) = mpsc::channel::<Vec<u8>>(limits.max_outbound_queue);
+    let writer_task = tokio::spawn(write_loop(writer, rx));
+    let sink: Arc<dyn Outbound> = Arc::new(tx.clone());
+    let session = server.new_session(SessionKind::Stdio, sink.clone());
+    let tracker = TaskTracker::new();
+    let conn = Conn {
+        session: session.clone(),
+        sink: sink.clone(),
+        tx: tx.clone(),
+        tracker: tracker.clone(),
+    };
+
+    let mut outcome = Ok(());
+    loop {
+        match frames.next_frame().await {
+            Ok(Some(frame)) => {
+                conn.on_frame(frame, limits.max_json_depth, limits.max_batch_len)
+                    .await
+            }
+            Ok(None) => break,
+            Err(FrameError::TooLarge { limit }) => {
+                tracing::error!(
+                    limit,
+                    "inbound frame exceeds the size limit; closing the connection"
+                );
+                let err = ErrorObject::invalid_request(format!("message exceeds {limit} bytes"));
+                let _ = tx.send(encode_error(None, &err)).await;
+                outcome = Err(StdioError::FrameTooLarge(limit));
+                break;
+            }
+            Err(FrameError::Io(e)) => {
+                outcome = Err(StdioError::Io(e));
+                break;
+            }
+        }
+    }
+    drop(frames);
+    tracker.close();
+    if tokio::time::timeout(limits.shutdown_grace, tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "in-flight requests did not finish within the grace period; cancelling them"
+        );
+        session.cancel_all();
+        let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
+    }
+    drop(conn);
+    drop(session);
+    drop(sink);
+    drop(tx);
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
+    outcome
+}
+
+struct Conn {
+    session: Arc<Session>,
+    sink: Arc<dyn Outbound>,
+    tx: mpsc::Sender<Vec<u8>>,
+    tracker: TaskTracker,
+}
+
+impl Conn {
+    async fn send(&self, frame: Vec<u8>) {
+        let _ = self.tx.send(frame).await;
+    }
+
+    async fn on_frame(&self, frame: &[u8], max_depth: usize, max_batch: usize) {
+        match parse_frame(frame, max_depth) {
+            ParsedFrame::Error(e) => self.send(encode_error(None, &e)).await,
+            ParsedFrame::Single(v) => self.on_value(v).await,
+            ParsedFrame::Batch(items) => self.on_batch(items, max_batch).await,
+        }
+    }
+
+    async fn on_value(&self, v: Value) {
+        match classify(v) {
+            Incoming::Request { id, method, params } => {
+                match self
+                    .session
+                    .start_request(id.clone(), method, params, self.sink.clone())
+                {
+                    Ok(fut) => {
+                        let tx = self.tx.clone();
+                        self.tracker.spawn(async move {
+                            if let Some(reply) = fut.await {
+                                let _ = tx.send(encode_reply(&id, &reply)).await;
+                            }
+                        });
+                    }
+                    Err(reply) => self.send(encode_reply(&id, &reply)).await,
+                }
+            }
+            Incoming::Notification { method, params } => {
+                self.session.handle_notification(&method, params.as_ref())
+            }
+            Incoming::Response { id, outcome } => {
+                self.session.deliver_response(&id, outcome);
+            }
+            Incoming::Invalid { id, error } => self.send(encode_error(id.as_ref(), &error)).await,
+        }
+    }
+
+    /// JSON-RPC batches (JR-06): answered per element only where the negotiated version allows
+    /// them (2025-03-26); otherwise the whole array is one -32600.
+    async fn on_batch(&self, items: Vec<Value>, max_batch: usize) {
+        if items.is_empty() {
+            return self
+                .send(encode_error(
+                    None,
+                    &ErrorObject::invalid_request("empty batch"),
+                ))
+                .await;
+        }
+        if !self.session.allows_batch() {
+            let e = ErrorObject::invalid_request(
+                "batches are not supported by the negotiated protocol version",
+            );
+            return self.send(encode_error(None, &e)).await;
+        }
+        if items.len() > max_batch {
+            let e = ErrorObject::invalid_request(format!("batch exceeds {max_batch} messages"));
+            return self.send(encode_error(None, &e)).await;
+        }
+        let mut answers: Vec<Answer> = Vec::with_capacity(items.len());
+        for item in items {
+            match classify(item) {
+                Incoming::Request { id, method, params } => {
+                    match self
+                        .session
+                        .start_request(id.clone(), method, params, self.sink.clone())
+                    {
+                        Ok(fut) => answers.push(Answer::Pending(id, self.tracker.spawn(fut))),
+                        Err(reply) => answers.push(Answer::Ready(encode_reply(&id, &reply))),
+                    }
+                }
+                Incoming::Notification { method, params } => {
+                    self.session.handle_notification(&method, params.as_ref());
+                }
+                Incoming::Response { id, outcome } => {
+                    self.session.deliver_response(&id, outcome);
+                }
+                Incoming::Invalid { id, error } => {
+                    answers.push(Answer::Ready(encode_error(id.as_ref(), &error)))
+                }
+            }
+        }
+        if answers.is_empty() {
+            return;
+        }
+        let tx = self.tx.clone();
+        self.tracker.spawn(async move {
+            let mut out = Vec::with_capacity(answers.len());
+            for a in answers {
+                match a {
+                    Answer::Ready(b) => out.push(b),
+                    Answer::Pending(id, h) => {
+                        if let Ok(Some(reply)) = h.await {
+                            out.push(encode_reply(&id, &reply));
+                        }
+                    }
+                }
+            }
+            if out.is_empty() {
+                return;
+            }
+            let mut frame =
+                Vec::with_capacity(out.iter().map(Vec::len).sum::<usize>() + out.len() + 1);
+            frame.push(b'[');
+            for (i, b) in out.iter().enumerate() {
+                if i > 0 {
+                    frame.push(b',');
+                }
+                frame.extend_from_slice(b);
+            }
+            frame.push(b']');
+            let _ = tx.send(frame).await;
+        });
+    }
+}
+
+enum Answer {
+    Ready(Vec<u8>),
+    Pending(
+        crate::jsonrpc::Id,
+        tokio::task::JoinHandle<Option<crate::server::Reply>>,
+    ),
+}
+
+/// One writer: each message on its own line; whatever is queued is written before one flush.
+async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Vec<u8>>) {
+    let mut w = BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(first) = rx.recv().await {
+        let mut msg = first;
+        loop {
+            if w.write_all(&msg).await.is_err() || w.write_all(b"\n").await.is_err() {
+                tracing::warn!("stdout closed; dropping outbound messages");
+                rx.close();
+                return;
+            }
+            match rx.try_recv() {
+                Ok(next) => msg = next,
+                Err(_) => break,
+            }
+        }
+        if w.flush().await.is_err() {
+            rx.close();
+            return;
+        }
+    }
+    let _ = w.flush().await;
+}
