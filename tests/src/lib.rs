@@ -1,1 +1,39 @@
-//! placeholder
+//! Shared helpers for wire tests: the official schemas of both eras and a real stdio peer.
+//!
+//! Every message a test receives through [`StdioPeer`] is validated against the schema of its era
+//! (`shared/spec/<version>/schema.json`): the envelope against `JSONRPCMessage`, and results
+//! against the result type of the method that was asked.
+//!
+//! One deliberate exception: an error answering an unreadable request carries `"id": null`, as
+//! JSON-RPC 2.0 requires; the MCP schema only allows omitting the id, so the validator accepts
+//! `null` there and nowhere else.
+
+pub mod schema;
+pub mod stdio;
+
+pub use schema::{validate_def, validate_message, Era};
+pub use stdio::StdioPeer;
+
+use std::path::PathBuf;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Path of a binary of the examples crate, building it if `cargo test` did not.
+pub fn example_bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> → target/<profile>/<name>
+    let dir = exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf();
+    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "-p", "mcpcore-examples", "--bin", name])
+            .current_dir(workspace_root())
+            .status()
+            .expect("cargo build");
+        assert!(status.success(), "building {name} failed");
+    }
+    path
+}

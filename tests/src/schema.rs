@@ -1,0 +1,134 @@
+//! Validation against the official MCP schemas.
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Which revision's schema applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2025-11-25 (and the older handshake versions it subsumes).
+    Legacy,
+    /// 2026-07-28.
+    Modern,
+}
+
+impl Era {
+    fn dir(self) -> &'static str {
+        match self {
+            Era::Legacy => "2025-11-25",
+            Era::Modern => "2026-07-28",
+        }
+    }
+}
+
+fn shared_dir() -> PathBuf {
+    if let Ok(p) = std::env::var("MCP_SHARED_DIR") {
+        return PathBuf::from(p);
+    }
+    crate::workspace_root().join("../shared")
+}
+
+fn document(era: Era) -> &'static Value {
+    static DOCS: OnceLock<Mutex<HashMap<Era, &'static Value>>> = OnceLock::new();
+    let docs = DOCS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut g = docs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    g.entry(era).or_insert_with(|| {
+        let path = shared_dir().join("spec").join(era.dir()).join("schema.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        Box::leak(Box::new(serde_json::from_str(&text).expect("schema JSON")))
+    })
+}
+
+fn validator(era: Era, def: &str) -> Arc<jsonschema::Validator> {
+    static CACHE: OnceLock<Mutex<HashMap<(Era, String), Arc<jsonschema::Validator>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut g = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    g.entry((era, def.to_owned()))
+        .or_insert_with(|| {
+            let doc = document(era);
+            assert!(doc["$defs"].get(def).is_some(), "no $defs/{def} in the {era:?} schema");
+            let schema = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": format!("#/$defs/{def}"),
+                "$defs": doc["$defs"],
+            });
+            Arc::new(jsonschema::validator_for(&schema).expect("compile schema"))
+        })
+        .clone()
+}
+
+/// Validate `value` against `$defs/<def>` of the era's schema.
+///
+/// # Errors
+/// The violations, joined.
+pub fn validate_def(era: Era, def: &str, value: &Value) -> Result<(), String> {
+    let v = validator(era, def);
+    if v.is_valid(value) {
+        return Ok(());
+    }
+    Err(v.iter_errors(value).take(5).map(|e| format!("{}: {e}", e.instance_path())).collect::<Vec<_>>().join("; "))
+}
+
+/// The result definition for a method's response, per era.
+pub fn result_def(era: Era, method: &str) -> Option<&'static str> {
+    Some(match (era, method) {
+        (_, "initialize") => "InitializeResult",
+        (_, "ping") | (_, "logging/setLevel") | (_, "resources/subscribe") | (_, "resources/unsubscribe") => "EmptyResult",
+        (Era::Modern, "server/discover") => "DiscoverResult",
+        (_, "tools/list") => "ListToolsResult",
+        (Era::Legacy, "tools/call") => "CallToolResult",
+        (Era::Modern, "tools/call") => return Some("CallToolResult|InputRequiredResult"),
+        (_, "prompts/list") => "ListPromptsResult",
+        (Era::Legacy, "prompts/get") => "GetPromptResult",
+        (Era::Modern, "prompts/get") => return Some("GetPromptResult|InputRequiredResult"),
+        (_, "resources/list") => "ListResourcesResult",
+        (_, "resources/templates/list") => "ListResourceTemplatesResult",
+        (Era::Legacy, "resources/read") => "ReadResourceResult",
+        (Era::Modern, "resources/read") => return Some("ReadResourceResult|InputRequiredResult"),
+        (_, "completion/complete") => "CompleteResult",
+        _ => return None,
+    })
+}
+
+/// Validate one wire message; `method` names the request a response answers (if known).
+///
+/// # Errors
+/// What is wrong with it.
+pub fn validate_message(era: Era, msg: &Value, method: Option<&str>) -> Result<(), String> {
+    let is_null_id_error = msg.get("error").is_some() && msg.get("id") == Some(&Value::Null);
+    if is_null_id_error {
+        let mut m = msg.clone();
+        if let Some(o) = m.as_object_mut() {
+            o.remove("id");
+        }
+        return validate_def(era, "JSONRPCErrorResponse", &m);
+    }
+    validate_def(era, "JSONRPCMessage", msg)?;
+    if let (Some(result), Some(method)) = (msg.get("result"), method) {
+        if let Some(defs) = result_def(era, method) {
+            let errs: Vec<String> = defs.split('|').filter_map(|d| validate_def(era, d, result).err()).collect();
+            if errs.len() == defs.split('|').count() {
+                return Err(format!("result of {method} is not a {defs}: {}", errs.join(" | ")));
+            }
+        }
+    }
+    if let Some(m) = msg.get("method").and_then(Value::as_str) {
+        let def = match m {
+            "notifications/progress" => Some("ProgressNotification"),
+            "notifications/message" => Some("LoggingMessageNotification"),
+            "notifications/cancelled" => Some("CancelledNotification"),
+            "notifications/resources/updated" => Some("ResourceUpdatedNotification"),
+            "notifications/tools/list_changed" => Some("ToolListChangedNotification"),
+            "sampling/createMessage" => Some("CreateMessageRequest"),
+            "elicitation/create" => Some("ElicitRequest"),
+            "roots/list" => Some("ListRootsRequest"),
+            _ => None,
+        };
+        if let Some(d) = def {
+            validate_def(era, d, msg)?;
+        }
+    }
+    Ok(())
+}
