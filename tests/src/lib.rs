@@ -25,7 +25,11 @@ pub fn workspace_root() -> PathBuf {
 pub fn example_bin(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/<test> → target/<profile>/<name>
-    let dir = exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf();
+    let dir = exe
+        .parent()
+        .and_then(|p| p.parent())
+        .expect("target dir")
+        .to_path_buf();
     let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     if !path.exists() {
         let status = std::process::Command::new(env!("CARGO"))

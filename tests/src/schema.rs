@@ -33,22 +33,35 @@ fn shared_dir() -> PathBuf {
 fn document(era: Era) -> &'static Value {
     static DOCS: OnceLock<Mutex<HashMap<Era, &'static Value>>> = OnceLock::new();
     let docs = DOCS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut g = docs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut g = docs
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     g.entry(era).or_insert_with(|| {
-        let path = shared_dir().join("spec").join(era.dir()).join("schema.json");
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let path = shared_dir()
+            .join("spec")
+            .join(era.dir())
+            .join("schema.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
         Box::leak(Box::new(serde_json::from_str(&text).expect("schema JSON")))
     })
 }
 
+type ValidatorCache = Mutex<HashMap<(Era, String), Arc<jsonschema::Validator>>>;
+
 fn validator(era: Era, def: &str) -> Arc<jsonschema::Validator> {
-    static CACHE: OnceLock<Mutex<HashMap<(Era, String), Arc<jsonschema::Validator>>>> = OnceLock::new();
+    static CACHE: OnceLock<ValidatorCache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut g = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut g = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     g.entry((era, def.to_owned()))
         .or_insert_with(|| {
             let doc = document(era);
-            assert!(doc["$defs"].get(def).is_some(), "no $defs/{def} in the {era:?} schema");
+            assert!(
+                doc["$defs"].get(def).is_some(),
+                "no $defs/{def} in the {era:?} schema"
+            );
             let schema = json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$ref": format!("#/$defs/{def}"),
@@ -68,14 +81,22 @@ pub fn validate_def(era: Era, def: &str, value: &Value) -> Result<(), String> {
     if v.is_valid(value) {
         return Ok(());
     }
-    Err(v.iter_errors(value).take(5).map(|e| format!("{}: {e}", e.instance_path())).collect::<Vec<_>>().join("; "))
+    Err(v
+        .iter_errors(value)
+        .take(5)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect::<Vec<_>>()
+        .join("; "))
 }
 
 /// The result definition for a method's response, per era.
 pub fn result_def(era: Era, method: &str) -> Option<&'static str> {
     Some(match (era, method) {
         (_, "initialize") => "InitializeResult",
-        (_, "ping") | (_, "logging/setLevel") | (_, "resources/subscribe") | (_, "resources/unsubscribe") => "EmptyResult",
+        (_, "ping")
+        | (_, "logging/setLevel")
+        | (_, "resources/subscribe")
+        | (_, "resources/unsubscribe") => "EmptyResult",
         (Era::Modern, "server/discover") => "DiscoverResult",
         (_, "tools/list") => "ListToolsResult",
         (Era::Legacy, "tools/call") => "CallToolResult",
@@ -108,9 +129,15 @@ pub fn validate_message(era: Era, msg: &Value, method: Option<&str>) -> Result<(
     validate_def(era, "JSONRPCMessage", msg)?;
     if let (Some(result), Some(method)) = (msg.get("result"), method) {
         if let Some(defs) = result_def(era, method) {
-            let errs: Vec<String> = defs.split('|').filter_map(|d| validate_def(era, d, result).err()).collect();
+            let errs: Vec<String> = defs
+                .split('|')
+                .filter_map(|d| validate_def(era, d, result).err())
+                .collect();
             if errs.len() == defs.split('|').count() {
-                return Err(format!("result of {method} is not a {defs}: {}", errs.join(" | ")));
+                return Err(format!(
+                    "result of {method} is not a {defs}: {}",
+                    errs.join(" | ")
+                ));
             }
         }
     }

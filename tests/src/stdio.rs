@@ -38,7 +38,15 @@ impl StdioPeer {
             .expect("spawn server");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        Self { child, stdin, stdout, era: Era::Legacy, methods: HashMap::new(), backlog: VecDeque::new(), next_id: 1000 }
+        Self {
+            child,
+            stdin,
+            stdout,
+            era: Era::Legacy,
+            methods: HashMap::new(),
+            backlog: VecDeque::new(),
+            next_id: 1000,
+        }
     }
 
     /// Spawn the demo server.
@@ -71,14 +79,21 @@ impl StdioPeer {
         if let Some(m) = self.backlog.pop_front() {
             return Some(m);
         }
-        let line = tokio::time::timeout(wait, self.stdout.next_line()).await.ok()?.ok()??;
-        let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote non-JSON {line:?}: {e}"));
+        let line = tokio::time::timeout(wait, self.stdout.next_line())
+            .await
+            .ok()?
+            .ok()??;
+        let msg: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("server wrote non-JSON {line:?}: {e}"));
         let items: Vec<Value> = match &msg {
             Value::Array(a) => a.clone(),
             _ => vec![msg.clone()],
         };
         for item in &items {
-            let method = item.get("id").and_then(|id| self.methods.get(&id.to_string())).cloned();
+            let method = item
+                .get("id")
+                .and_then(|id| self.methods.get(&id.to_string()))
+                .cloned();
             if let Err(e) = validate_message(self.era, item, method.as_deref()) {
                 panic!("schema violation ({:?}) in {item}: {e}", self.era);
             }
@@ -88,7 +103,9 @@ impl StdioPeer {
 
     /// Next message; panics on timeout.
     pub async fn recv(&mut self) -> Value {
-        self.try_recv(RECV_TIMEOUT).await.expect("no message from the server within the timeout")
+        self.try_recv(RECV_TIMEOUT)
+            .await
+            .expect("no message from the server within the timeout")
     }
 
     /// Receive until the response with `id`; other messages are returned alongside.
@@ -107,7 +124,8 @@ impl StdioPeer {
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = json!(self.next_id);
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
         let (resp, others) = self.response(&id).await;
         self.backlog.extend(others);
         resp
@@ -122,13 +140,17 @@ impl StdioPeer {
                 json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "wire-test", "version": "1"}}),
             )
             .await;
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
         r
     }
 
     /// Wait for the process to exit, bounded.
     pub async fn wait_exit(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
-        tokio::time::timeout(wait, self.child.wait()).await.ok()?.ok()
+        tokio::time::timeout(wait, self.child.wait())
+            .await
+            .ok()?
+            .ok()
     }
 }
 

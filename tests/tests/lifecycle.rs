@@ -10,7 +10,12 @@ async fn lc01_initialize_and_tools_call() {
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(r["result"]["serverInfo"]["name"], "mcpcore-demo");
     assert!(r["result"]["capabilities"]["tools"].is_object());
-    let r = p.request("tools/call", json!({"name": "echo", "arguments": {"text": "hi"}})).await;
+    let r = p
+        .request(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        )
+        .await;
     assert_eq!(r["result"]["content"][0]["text"], "hi");
 }
 
