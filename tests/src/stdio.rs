@@ -5,8 +5,8 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::schema::{validate_message, Era};
@@ -164,7 +164,8 @@ impl StdioPeer {
             one => vec![one],
         };
         for item in items {
-            if let (Some(id), Some(m)) = (item.get("id"), item.get("method").and_then(Value::as_str))
+            if let (Some(id), Some(m)) =
+                (item.get("id"), item.get("method").and_then(Value::as_str))
             {
                 self.methods.insert(id.to_string(), m.to_owned());
             }

@@ -17,7 +17,11 @@ async fn still_alive(p: &mut StdioPeer) {
 #[tokio::test]
 async fn jr01_parse_error_has_null_id() {
     let mut p = StdioPeer::demo();
-    for bad in [&b"{not json\n"[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\n", b"\xff\xfe\n"] {
+    for bad in [
+        &b"{not json\n"[..],
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\n",
+        b"\xff\xfe\n",
+    ] {
         p.send_raw(bad).await;
         let m = p.recv().await;
         assert_eq!(m["error"]["code"], -32700, "{m}");
@@ -45,17 +49,32 @@ async fn jr01_invalid_request_objects() {
     let mut p = StdioPeer::demo();
     let cases = [
         (json!({"id": 1, "method": "ping"}), json!(1)),
-        (json!({"jsonrpc": "1.0", "id": 2, "method": "ping"}), json!(2)),
+        (
+            json!({"jsonrpc": "1.0", "id": 2, "method": "ping"}),
+            json!(2),
+        ),
         (json!({"jsonrpc": "2.0", "id": 3, "method": 7}), json!(3)),
         (
             json!({"jsonrpc": "2.0", "id": 4, "method": "ping", "params": [1]}),
             json!(4),
         ),
         (json!({"jsonrpc": "2.0", "id": "s5"}), json!("s5")),
-        (json!({"jsonrpc": "2.0", "id": null, "method": "ping"}), Value::Null),
-        (json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}), Value::Null),
-        (json!({"jsonrpc": "2.0", "id": true, "method": "ping"}), Value::Null),
-        (json!({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}), Value::Null),
+        (
+            json!({"jsonrpc": "2.0", "id": null, "method": "ping"}),
+            Value::Null,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
+            Value::Null,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": true, "method": "ping"}),
+            Value::Null,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}),
+            Value::Null,
+        ),
         (json!({"jsonrpc": "2.0"}), Value::Null),
     ];
     for (bad, id) in cases {

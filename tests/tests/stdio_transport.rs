@@ -38,7 +38,11 @@ async fn stdio01_over_limit_frame_reported_and_closed() {
     let at_limit = format!("{ping}{}\n", " ".repeat(512 - ping.len()));
     p.send_raw(at_limit.as_bytes()).await;
     let m = p.recv().await;
-    assert_eq!(m["result"], json!({}), "a 512-byte frame is within the limit: {m}");
+    assert_eq!(
+        m["result"],
+        json!({}),
+        "a 512-byte frame is within the limit: {m}"
+    );
 
     let big = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\n",
@@ -116,7 +120,10 @@ async fn stdio04_eof_grace_then_cancel() {
     let (log, others) = p.notification("notifications/message").await;
     assert_eq!(log["params"]["data"], "wait cancelled");
     assert!(others.iter().all(|m| m["id"] != "long"), "{others:?}");
-    assert!(p.try_recv(EXIT_WAIT).await.is_none(), "no response after cancel");
+    assert!(
+        p.try_recv(EXIT_WAIT).await.is_none(),
+        "no response after cancel"
+    );
     let status = p.wait_exit(EXIT_WAIT).await.expect("server exits");
     assert!(status.success());
 }

@@ -156,10 +156,15 @@ pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> Me
     let legacy = s.era() == ERA_LEGACY;
     list(
         s,
-        s.server.inner.registry.tools.iter().map(|t| match &t.legacy_def {
-            Some(d) if legacy => d.clone(),
-            _ => t.def.clone(),
-        }),
+        s.server
+            .inner
+            .registry
+            .tools
+            .iter()
+            .map(|t| match &t.legacy_def {
+                Some(d) if legacy => d.clone(),
+                _ => t.def.clone(),
+            }),
         "tools",
         params,
     )
