@@ -288,6 +288,12 @@ fn jss_schema_bounds_rejected_at_registration() {
         None,
     );
     assert!(e.contains("not valid JSON Schema"), "{e}");
+    // JSS-01: an unknown dialect is refused (nothing is fetched to find out what it is).
+    let e = refused(
+        json!({"$schema": "https://example.com/my-dialect", "type": "object"}),
+        None,
+    );
+    assert!(e.contains("tool t"), "{e}");
     let e = refused(json!({"type": "string"}), None);
     assert!(e.contains("object"), "{e}");
 
