@@ -89,11 +89,15 @@ mod tests {
         assert_eq!(l.max_json_depth, 64);
         assert_eq!(l.peer_request_timeout, Duration::from_secs(600));
         assert!(l.validate().is_ok());
-        let mut z = Limits::default();
-        z.max_message_bytes = 0;
+        let z = Limits {
+            max_message_bytes: 0,
+            ..Limits::default()
+        };
         assert_eq!(z.validate().unwrap_err().name, "max_message_bytes");
-        let mut z = Limits::default();
-        z.peer_request_timeout = Duration::ZERO;
+        let z = Limits {
+            peer_request_timeout: Duration::ZERO,
+            ..Limits::default()
+        };
         assert_eq!(z.validate().unwrap_err().name, "peer_request_timeout");
     }
 }
