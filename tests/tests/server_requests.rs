@@ -217,11 +217,11 @@ async fn samp02_sampling_capability_checks() {
     let mut p = StdioPeer::wire_ready(&[], json!({"roots": {}})).await;
     let seen = refused(&mut p, "sample", json!({}), "sampling/createMessage").await;
     assert!(seen.contains("sampling"), "{seen}");
-    // Uncaught, the peer sees only a generic internal error.
+    // Uncaught: -32603 naming the missing capability (as the legacy input_required shim does).
     let r = p.call_tool("sample", json!({})).await;
     assert_eq!(
         r["error"],
-        json!({"code": -32603, "message": "Internal error"})
+        json!({"code": -32603, "message": "Client does not support sampling"})
     );
 
     let mut p = StdioPeer::wire_ready(&[], json!({"sampling": {}})).await;

@@ -47,7 +47,11 @@ impl From<PeerError> for HandlerError {
         match e {
             PeerError::Timeout => HandlerError::rpc(codes::REQUEST_TIMEOUT, "Request timed out"),
             PeerError::Rpc(e) => HandlerError::Rpc(e),
-            // Asking for an undeclared capability is a server bug: logged, generic -32603.
+            // Same answer as the legacy input_required shim gives for an undeclared capability.
+            PeerError::MissingCapability(c) => HandlerError::rpc(
+                codes::INTERNAL_ERROR,
+                format!("Client does not support {c}"),
+            ),
             other => HandlerError::Internal(other.to_string()),
         }
     }
