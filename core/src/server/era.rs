@@ -71,6 +71,10 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
             bad.push(KEY_CLIENT_INFO);
         }
     }
+    // An unknown level reads as absent (the safe direction); a non-string one is mistyped.
+    if meta.get(KEY_LOG_LEVEL).is_some_and(|l| !l.is_string()) {
+        bad.push(KEY_LOG_LEVEL);
+    }
     if !bad.is_empty() {
         return Err(ErrorObject::invalid_params(format!(
             "missing or invalid _meta envelope keys: {}",
@@ -157,6 +161,24 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.code, -32022);
         assert_eq!(e.data.unwrap()["requested"], "2099-01-01");
+    }
+
+    #[test]
+    fn mistyped_optional_keys_are_named() {
+        let e = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: [],
+            KEY_CLIENT_INFO: "me", KEY_LOG_LEVEL: 3
+        }))))
+        .unwrap_err();
+        assert_eq!(e.code, -32602);
+        for k in [KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL] {
+            assert!(e.message.contains(k), "{k} not named in {}", e.message);
+        }
+        let ok = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {}
+        }))))
+        .unwrap();
+        assert_eq!(ok.client_info, None);
     }
 
     #[test]
