@@ -21,6 +21,7 @@ use super::builder::ServerInner;
 use super::context::RequestContext;
 use super::handler::{InputRequired, Outcome};
 use super::methods;
+use super::peer::PeerError;
 use super::session::Session;
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::security::sealing::{self, Claims, KeyError, KeyRing, Sealer};
@@ -396,10 +397,19 @@ pub(crate) async fn legacy_shim(
                     }
                 }
             }
-            let answer = ctx
-                .peer_request(&leg, leg_params, None)
-                .await
-                .map_err(|e| HandlerError::from(e).into_wire(&leg))?;
+            // A client error on a leg fails the original request; it is reported as -32603 so
+            // the client's code is never mistaken for an answer about the original method.
+            let answer = match ctx.peer_request(&leg, leg_params, None).await {
+                Ok(v) => v,
+                Err(PeerError::Rpc(e)) => {
+                    return Err(ErrorObject::new(
+                        codes::INTERNAL_ERROR,
+                        format!("The client refused {leg} for input {key}: {}", e.message),
+                    )
+                    .with_data(json!({"clientError": e})))
+                }
+                Err(e) => return Err(HandlerError::from(e).into_wire(&leg)),
+            };
             answers.insert(key, answer);
         }
         let responses = (!answers.is_empty()).then_some(answers);
