@@ -57,7 +57,8 @@ impl StdioPeer {
             if m.get("id") == Some(&id) && m.get("method").is_none() {
                 return (m, legs);
             }
-            if let (Some(leg_id), Some(leg)) = (m.get("id"), m.get("method").and_then(Value::as_str))
+            if let (Some(leg_id), Some(leg)) =
+                (m.get("id"), m.get("method").and_then(Value::as_str))
             {
                 let params = m.get("params").cloned().unwrap_or(Value::Null);
                 let reply = match answer(leg, &params) {

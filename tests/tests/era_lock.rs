@@ -11,10 +11,14 @@ fn server(args: &[&str]) -> StdioPeer {
     StdioPeer::spawn(Path::new(env!("CARGO_BIN_EXE_era-server")), args)
 }
 
-const REMOVED: [(&str, fn() -> Value); 5] = [
-    ("initialize", || {
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
-    }),
+/// A removed method and a builder of plausible params for it.
+type Removed = (&'static str, fn() -> Value);
+
+const REMOVED: [Removed; 5] = [
+    (
+        "initialize",
+        || json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+    ),
     ("ping", || json!({})),
     ("logging/setLevel", || json!({"level": "info"})),
     ("resources/subscribe", || json!({"uri": "era://plain"})),
@@ -66,8 +70,14 @@ async fn modern_lock_via_discover_then_legacy_traffic_is_refused() {
         let (r, _) = p.call(m, json!({})).await;
         assert_eq!(code(&r), -32602, "{m}: {r}");
         let msg = r["error"]["message"].as_str().unwrap_or_default();
-        assert!(msg.contains("io.modelcontextprotocol/protocolVersion"), "{msg}");
-        assert!(msg.contains("io.modelcontextprotocol/clientCapabilities"), "{msg}");
+        assert!(
+            msg.contains("io.modelcontextprotocol/protocolVersion"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("io.modelcontextprotocol/clientCapabilities"),
+            "{msg}"
+        );
     }
     // Legacy _meta without the claim key is still legacy traffic, hence refused here.
     let (r, _) = p
@@ -148,7 +158,11 @@ async fn removed_methods_after_a_modern_lock() {
     // Unknown methods and listen (not served on stdio) are -32601 too.
     for m in ["unknown/method", "subscriptions/listen"] {
         let r = p
-            .modern(m, json!({"notifications": {"toolsListChanged": true}}), json!({}))
+            .modern(
+                m,
+                json!({"notifications": {"toolsListChanged": true}}),
+                json!({}),
+            )
             .await;
         assert_eq!(code(&r), -32601, "{m}: {r}");
     }

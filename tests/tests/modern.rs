@@ -70,7 +70,11 @@ async fn cache01_every_cacheable_result_carries_hints() {
         }
         // A handler's own hints win.
         let r = p
-            .modern("resources/read", json!({"uri": "era://override"}), json!({}))
+            .modern(
+                "resources/read",
+                json!({"uri": "era://override"}),
+                json!({}),
+            )
             .await;
         assert_eq!(r["result"]["ttlMs"], 60000);
         assert_eq!(r["result"]["cacheScope"], "public");
@@ -117,7 +121,10 @@ async fn meta01_envelope_errors_name_the_keys() {
         (
             json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": [],
                    "io.modelcontextprotocol/clientInfo": {"name": 1}}),
-            vec!["io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo"],
+            vec![
+                "io.modelcontextprotocol/clientCapabilities",
+                "io.modelcontextprotocol/clientInfo",
+            ],
         ),
         (
             json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
@@ -183,7 +190,10 @@ async fn log02_log_level_gates_this_request_only() {
     };
     // No logLevel: no log notifications at all.
     let (r, others) = p
-        .call("tools/call", with_envelope(json!({"name": "log_all"}), json!({})))
+        .call(
+            "tools/call",
+            with_envelope(json!({"name": "log_all"}), json!({})),
+        )
         .await;
     assert_eq!(text(&r), "sent: ");
     assert!(logs(&others).is_empty());
@@ -195,7 +205,10 @@ async fn log02_log_level_gates_this_request_only() {
     assert_eq!(logs(&others), [json!("warning"), json!("error")]);
     // The next request without logLevel is silent again (nothing carries over).
     let (r, others) = p
-        .call("tools/call", with_envelope(json!({"name": "log_all"}), json!({})))
+        .call(
+            "tools/call",
+            with_envelope(json!({"name": "log_all"}), json!({})),
+        )
         .await;
     assert_eq!(text(&r), "sent: ");
     assert!(logs(&others).is_empty());

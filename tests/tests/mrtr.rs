@@ -159,7 +159,11 @@ async fn mrtr06_tampered_malformed_and_cross_call_states_never_reach_the_handler
     ];
     for s in bad_states {
         let r = p
-            .modern("tools/call", retry("mrtr_state", json!({"q": "x"}), s), ELICIT())
+            .modern(
+                "tools/call",
+                retry("mrtr_state", json!({"q": "x"}), s),
+                ELICIT(),
+            )
             .await;
         assert_invalid_state(&r);
     }
@@ -271,18 +275,30 @@ async fn mrtr06_shared_key_ring_rotation_and_wrong_keys() {
         .await;
     assert_eq!(text(&r), "state=state-ok:from-peer");
     // Same key bytes under another id, or another key: refused.
-    for other in [sealer(&[("k9", KEY1)], false), sealer(&[("k1", KEY2)], false)] {
+    for other in [
+        sealer(&[("k9", KEY1)], false),
+        sealer(&[("k1", KEY2)], false),
+    ] {
         let r = p
             .modern(
                 "tools/call",
-                retry("mrtr_state", json!({"q": "z"}), json!(seal(&other, "z", "state-ok:forged"))),
+                retry(
+                    "mrtr_state",
+                    json!({"q": "z"}),
+                    json!(seal(&other, "z", "state-ok:forged")),
+                ),
                 ELICIT(),
             )
             .await;
         assert_invalid_state(&r);
     }
     // Rotation: current k2, previous k1. Old tokens still open; new tokens use k2 only.
-    let mut p = server(&["--key", &format!("k2={KEY2}"), "--key", &format!("k1={KEY1}")]);
+    let mut p = server(&[
+        "--key",
+        &format!("k2={KEY2}"),
+        "--key",
+        &format!("k1={KEY1}"),
+    ]);
     let r = p
         .modern(
             "tools/call",
@@ -304,7 +320,10 @@ async fn mrtr06_shared_key_ring_rotation_and_wrong_keys() {
         audience: None,
     };
     assert_eq!(
-        sealer(&[("k2", KEY2)], false).0.unseal(&issued, &claims).as_deref(),
+        sealer(&[("k2", KEY2)], false)
+            .0
+            .unseal(&issued, &claims)
+            .as_deref(),
         Ok("state-ok:w")
     );
     assert!(peer_worker.0.unseal(&issued, &claims).is_err());
@@ -355,7 +374,12 @@ async fn mrtr06_audience_is_bound() {
 async fn mrtr03_undeclared_capabilities_fail_with_merged_requirements() {
     let mut p = server(&[]);
     let cases = [
-        ("mrtr_elicit", json!({}), json!({}), json!({"elicitation": {"form": {}}})),
+        (
+            "mrtr_elicit",
+            json!({}),
+            json!({}),
+            json!({"elicitation": {"form": {}}}),
+        ),
         (
             "mrtr_elicit",
             json!({}),
@@ -368,27 +392,48 @@ async fn mrtr03_undeclared_capabilities_fail_with_merged_requirements() {
             json!({"sampling": {}}),
             json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}}),
         ),
-        ("mrtr_url", json!({}), ELICIT(), json!({"elicitation": {"url": {}}})),
+        (
+            "mrtr_url",
+            json!({}),
+            ELICIT(),
+            json!({"elicitation": {"url": {}}}),
+        ),
         (
             "mrtr_sampling",
             json!({"tools": true}),
             json!({"sampling": {}}),
             json!({"sampling": {"tools": {}}}),
         ),
-        ("mrtr_roots", json!({}), json!({"sampling": {}}), json!({"roots": {}})),
+        (
+            "mrtr_roots",
+            json!({}),
+            json!({"sampling": {}}),
+            json!({"roots": {}}),
+        ),
     ];
     for (tool, args, caps, required) in cases {
         let r = p
             .modern("tools/call", json!({"name": tool, "arguments": args}), caps)
             .await;
         assert_eq!(r["error"]["code"], -32021, "{tool}: {r}");
-        assert_eq!(r["error"]["data"]["requiredCapabilities"], required, "{tool}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"], required,
+            "{tool}"
+        );
     }
     // Declared: served.
     let ok = [
-        ("mrtr_elicit", json!({}), json!({"elicitation": {"form": {}}})),
+        (
+            "mrtr_elicit",
+            json!({}),
+            json!({"elicitation": {"form": {}}}),
+        ),
         ("mrtr_url", json!({}), json!({"elicitation": {"url": {}}})),
-        ("mrtr_sampling", json!({"tools": true}), json!({"sampling": {"tools": {}}})),
+        (
+            "mrtr_sampling",
+            json!({"tools": true}),
+            json!({"sampling": {"tools": {}}}),
+        ),
         ("mrtr_roots", json!({}), json!({"roots": {}})),
         (
             "mrtr_multi",

@@ -64,7 +64,10 @@ async fn mrtr09_every_kind_and_in_process_state() {
     assert_eq!(text(&r), "all three answered");
     let mut m = methods(&legs);
     m.sort_unstable();
-    assert_eq!(m, ["elicitation/create", "roots/list", "sampling/createMessage"]);
+    assert_eq!(
+        m,
+        ["elicitation/create", "roots/list", "sampling/createMessage"]
+    );
     // The handler's state round-trips in process, as written (no sealing on this path).
     let (r, legs) = p
         .call_answering(
@@ -170,7 +173,9 @@ async fn elic07_url_elicitation_gets_an_elicitation_id() {
         })
         .await;
     assert_eq!(text(&r), "url done: \"accept\"");
-    let id = legs[0]["params"]["elicitationId"].as_str().unwrap_or_default();
+    let id = legs[0]["params"]["elicitationId"]
+        .as_str()
+        .unwrap_or_default();
     assert!(!id.is_empty(), "{}", legs[0]);
     // A handler-supplied id rides unchanged.
     let (_, legs) = p
@@ -187,9 +192,24 @@ async fn elic07_url_elicitation_gets_an_elicitation_id() {
 async fn mrtr09_capability_violation_fails_before_any_client_contact() {
     for (caps, tool, args, missing) in [
         (json!({}), "mrtr_elicit", json!({}), "elicitation"),
-        (json!({"elicitation": {}}), "mrtr_url", json!({}), "elicitation.url"),
-        (json!({"sampling": {}}), "mrtr_sampling", json!({"tools": true}), "sampling.tools"),
-        (json!({"elicitation": {}, "sampling": {}}), "mrtr_multi", json!({}), "roots"),
+        (
+            json!({"elicitation": {}}),
+            "mrtr_url",
+            json!({}),
+            "elicitation.url",
+        ),
+        (
+            json!({"sampling": {}}),
+            "mrtr_sampling",
+            json!({"tools": true}),
+            "sampling.tools",
+        ),
+        (
+            json!({"elicitation": {}, "sampling": {}}),
+            "mrtr_multi",
+            json!({}),
+            "roots",
+        ),
     ] {
         let mut p = legacy(&[], caps).await;
         let (r, legs) = p
@@ -239,7 +259,10 @@ async fn mrtr09_prompts_and_resources_through_the_shim() {
         .call_answering("prompts/get", json!({"name": "mrtr_prompt"}), client)
         .await;
     assert_eq!(legs.len(), 1);
-    assert_eq!(r["result"]["messages"][0]["content"]["text"], "Context: ctx");
+    assert_eq!(
+        r["result"]["messages"][0]["content"]["text"],
+        "Context: ctx"
+    );
     let (r, legs) = p
         .call_answering("resources/read", json!({"uri": "mrtr://gated"}), client)
         .await;

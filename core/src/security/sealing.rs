@@ -295,7 +295,9 @@ impl Sealer {
         token: &str,
         claims: &Claims<'_>,
     ) -> Result<String, SealError> {
-        let body = token.strip_prefix(TOKEN_PREFIX).ok_or(SealError::Malformed)?;
+        let body = token
+            .strip_prefix(TOKEN_PREFIX)
+            .ok_or(SealError::Malformed)?;
         let raw = URL_SAFE_NO_PAD
             .decode(body)
             .map_err(|_| SealError::Malformed)?;
@@ -488,7 +490,9 @@ mod tests {
         let args = json!({});
         let old = sealer();
         let tok_old = old.seal(&claims(&args), "old").unwrap();
-        let ring = KeyRing::new(key("k2", 2)).with_previous(key("k1", 1)).unwrap();
+        let ring = KeyRing::new(key("k2", 2))
+            .with_previous(key("k1", 1))
+            .unwrap();
         let rotated = Sealer::new(ring, DEFAULT_TTL);
         assert_eq!(rotated.unseal(&tok_old, &claims(&args)).unwrap(), "old");
         let tok_new = rotated.seal(&claims(&args), "new").unwrap();

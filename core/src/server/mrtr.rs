@@ -278,10 +278,7 @@ pub(crate) fn modern_result(
         Err(Refusal::Missing(required, missing)) => {
             return Err(ErrorObject::new(
                 codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                format!(
-                    "Missing required client capability: {}",
-                    missing.join(", ")
-                ),
+                format!("Missing required client capability: {}", missing.join(", ")),
             )
             .with_data(json!({"requiredCapabilities": required})));
         }

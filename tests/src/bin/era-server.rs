@@ -11,8 +11,8 @@
 use mcpcore::security::{KeyRing, SealKey};
 use mcpcore::transport::stdio::serve_stdio;
 use mcpcore::{
-    handler_fn, CallToolResult, HandlerError, InputRequired, Limits, LoggingLevel, Outcome,
-    Prompt, RequestContext, Resource, Server, Tool,
+    handler_fn, CallToolResult, HandlerError, InputRequired, Limits, LoggingLevel, Outcome, Prompt,
+    RequestContext, Resource, Server, Tool,
 };
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
