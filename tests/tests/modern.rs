@@ -256,3 +256,20 @@ async fn ext01_client_extensions_reach_the_handler() {
     let seen: Value = serde_json::from_str(text(&r)).expect("json text");
     assert_eq!(seen, caps);
 }
+
+#[tokio::test]
+async fn jr05_no_server_requests_on_the_modern_era() {
+    let mut p = server(&[]);
+    let (r, others) = p
+        .call(
+            "tools/call",
+            with_envelope(json!({"name": "direct_elicit"}), json!({"elicitation": {}})),
+        )
+        .await;
+    assert!(
+        others.iter().all(|m| m.get("id").is_none()),
+        "a request was sent: {others:?}"
+    );
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert_eq!(r["error"]["message"], "Internal error");
+}

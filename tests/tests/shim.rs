@@ -279,3 +279,13 @@ async fn mrtr09_output_schema_applies_to_the_final_result() {
         .await;
     assert_eq!(r["result"]["structuredContent"], json!({"name": "Ada"}));
 }
+
+#[tokio::test]
+async fn legacy_handlers_may_still_send_requests_directly() {
+    let mut p = legacy(&[], json!({"elicitation": {}})).await;
+    let (r, legs) = p
+        .call_answering("tools/call", json!({"name": "direct_elicit"}), client)
+        .await;
+    assert_eq!(methods(&legs), ["elicitation/create"]);
+    assert_eq!(text(&r), "direct: \"accept\"");
+}

@@ -6,6 +6,11 @@
 //! then dispatched; success locks the connection modern. A legacy request on a modern connection
 //! is refused; otherwise `initialize`/`ping` are served and everything else needs a finished
 //! handshake.
+//!
+//! For `tools/call`, `prompts/get` and `resources/read` on the modern era the echoed
+//! `requestState` is opened before any handler runs, and an `input_required` outcome is gated,
+//! sealed and answered by [`super::mrtr`]; on the legacy era the shim fulfils it. Complete
+//! results are stamped here (`resultType`, cache hints; JR-04, CACHE-01, MRTR-08).
 
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};

@@ -5,7 +5,8 @@
 //!
 //! Tools: `mrtr_elicit`, `mrtr_url {elicitation_id?}`, `mrtr_sampling {tools?}`, `mrtr_roots`,
 //! `mrtr_multi`, `mrtr_state {q}`, `mrtr_rounds {n}`, `mrtr_state_only`, `mrtr_output`,
-//! `mrtr_bad`, `mrtr_empty`, `needs_sampling`, `log_all`, `client_caps`, `invocations`.
+//! `mrtr_bad`, `mrtr_empty`, `needs_sampling`, `log_all`, `client_caps`, `direct_elicit` (a classic server→client
+//! request), `invocations`.
 //! Prompt: `mrtr_prompt`. Resources: `mrtr://gated` (MRTR), `era://plain`, `era://override`.
 
 use mcpcore::security::{KeyRing, SealKey};
@@ -263,6 +264,13 @@ fn tools(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
             Ok::<Outcome, HandlerError>(
                 CallToolResult::text(ctx.client_capabilities().to_string()).into(),
             )
+        }),
+    )
+    .tool(
+        tool("direct_elicit"),
+        handler_fn(|ctx, _a: Value| async move {
+            let r = ctx.elicit(form("Direct?", "name", "string"), None).await?;
+            text(format!("direct: {}", r["action"]))
         }),
     )
     .tool(
