@@ -472,6 +472,46 @@ mod tests {
         assert_eq!(miss, ["elicitation", "roots"]);
     }
 
+    fn ctx_on(kind: super::super::SessionKind, shim: bool) -> RequestContext {
+        use super::super::context::CtxInner;
+        let server = crate::Server::builder("t", "1")
+            .options(|o| o.legacy_input_shim = shim)
+            .build()
+            .unwrap();
+        let sink: Arc<dyn crate::transport::Outbound> = Arc::new(crate::transport::NullOutbound);
+        let session = server.new_session(kind, sink.clone());
+        RequestContext {
+            inner: Arc::new(CtxInner {
+                id: crate::Id::Num(1),
+                method: "tools/call".into(),
+                name: Some("t".into()),
+                meta: None,
+                cancel: tokio_util::sync::CancellationToken::new(),
+                sink,
+                session,
+                envelope: None,
+                input_responses: None,
+                request_state: None,
+                last_progress: std::sync::Mutex::new(None),
+            }),
+        }
+    }
+
+    #[tokio::test]
+    async fn mrtr09_shim_needs_a_session_and_can_be_off() {
+        use super::super::SessionKind;
+        let first = || InputRequired::new().state("s");
+        for (kind, shim) in [(SessionKind::HttpModern, true), (SessionKind::Stdio, false)] {
+            let ctx = ctx_on(kind, shim);
+            let session = ctx.session().clone();
+            let e = legacy_shim(&session, &ctx, None, first())
+                .await
+                .unwrap_err();
+            assert_eq!(e.code, -32603);
+            assert_eq!(e.message, "Internal error");
+        }
+    }
+
     #[test]
     fn mrtr02_malformed_outcomes() {
         for bad in [
