@@ -59,7 +59,20 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
     if version.is_none() {
         bad.push(KEY_PROTOCOL_VERSION);
     }
-    let caps = meta.get(KEY_CLIENT_CAPABILITIES).filter(|v| v.is_object());
+    // The known capabilities are objects when present (ClientCapabilities in the schema).
+    let caps = meta.get(KEY_CLIENT_CAPABILITIES).filter(|v| {
+        v.as_object().is_some_and(|o| {
+            [
+                "elicitation",
+                "sampling",
+                "roots",
+                "experimental",
+                "extensions",
+            ]
+            .iter()
+            .all(|k| o.get(*k).is_none_or(Value::is_object))
+        })
+    });
     if caps.is_none() {
         bad.push(KEY_CLIENT_CAPABILITIES);
     }
@@ -174,6 +187,11 @@ mod tests {
         for k in [KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL] {
             assert!(e.message.contains(k), "{k} not named in {}", e.message);
         }
+        let e = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"sampling": true}
+        }))))
+        .unwrap_err();
+        assert!(e.message.contains(KEY_CLIENT_CAPABILITIES));
         let ok = parse_envelope(Some(&params(json!({
             KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {}
         }))))
