@@ -122,6 +122,7 @@ pub(crate) struct ServerInner {
     pub capabilities: Value,
     sessions: Mutex<HashMap<u64, Weak<Session>>>,
     next_key: AtomicU64,
+    pub change_sinks: Mutex<Vec<Weak<dyn super::ChangeSink>>>,
 }
 
 impl ServerInner {
@@ -392,6 +393,7 @@ impl ServerBuilder {
                 capabilities,
                 sessions: Mutex::new(HashMap::new()),
                 next_key: AtomicU64::new(1),
+                change_sinks: Mutex::new(Vec::new()),
             }),
         })
     }
