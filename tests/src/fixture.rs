@@ -1,6 +1,7 @@
 //! An in-process MCP server for HTTP wire tests, served on 127.0.0.1 port 0.
 //!
 //! Tools: `echo {text}`, `slow {ms}` (progress per quarter, cancellable; counts cancellations),
+//! `hang` (one progress event, then waits for cancellation up to 30 s; counts it),
 //! `log {level, message}`, `region {region, count}` (both mirrored as `Mcp-Param-*` headers),
 //! `needs_elicitation` (-32021 unless declared), `ask {prompt}` (legacy sampling round-trip),
 //! `flood {n}` (n progress notifications without yielding; reports how many were queued),
@@ -9,7 +10,7 @@
 use mcpcore::transport::http::{serve, HttpListener, HttpOptions};
 use mcpcore::{
     handler_fn, CallToolResult, HandlerError, Limits, LoggingLevel, Prompt, PromptArgument,
-    Resource, Server, Tool,
+    Resource, Server, ServerOptions, Tool,
 };
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,9 +26,20 @@ pub struct Counters {
 
 /// Build the fixture server.
 pub fn build(limits: Limits, counters: Arc<Counters>) -> Server {
+    build_with(limits, counters, |_| {})
+}
+
+/// Build the fixture server, editing its options first.
+pub fn build_with(
+    limits: Limits,
+    counters: Arc<Counters>,
+    edit: impl FnOnce(&mut ServerOptions),
+) -> Server {
     let c = counters.clone();
+    let c2 = counters.clone();
     Server::builder("http-fixture", "1")
         .limits(limits)
+        .options(edit)
         .tool(
             Tool::new("echo").input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})),
             handler_fn(|_ctx, args: Value| async move {
@@ -52,6 +64,23 @@ pub fn build(limits: Limits, counters: Arc<Counters>) -> Server {
                         ctx.progress(f64::from(i), Some(4.0), Some("working"));
                     }
                     Ok(CallToolResult::text(format!("slept {ms} ms")))
+                }
+            }),
+        )
+        .tool(
+            Tool::new("hang"),
+            handler_fn(move |ctx, _args: Value| {
+                let c = c2.clone();
+                async move {
+                    ctx.progress(1.0, None, Some("started"));
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_secs(30)) => {}
+                        () = ctx.cancelled() => {
+                            c.cancelled.fetch_add(1, Ordering::SeqCst);
+                            return Err(HandlerError::internal("cancelled"));
+                        }
+                    }
+                    Ok(CallToolResult::text("done"))
                 }
             }),
         )
@@ -148,8 +177,17 @@ impl Fixture {
 
     /// Start with these limits and options.
     pub async fn with(limits: Limits, opts: HttpOptions) -> Self {
+        Self::with_server_options(limits, opts, |_| {}).await
+    }
+
+    /// Start with these limits, HTTP options and server options.
+    pub async fn with_server_options(
+        limits: Limits,
+        opts: HttpOptions,
+        edit: impl FnOnce(&mut ServerOptions),
+    ) -> Self {
         let counters = Arc::new(Counters::default());
-        let server = build(limits, counters.clone());
+        let server = build_with(limits, counters.clone(), edit);
         let addr = "127.0.0.1:0".parse().expect("addr");
         let listener = serve(server.clone(), addr, opts).await.expect("listen");
         Self {

@@ -220,8 +220,8 @@ impl HttpReply {
     pub async fn next_event(&mut self) -> Option<SseEvent> {
         loop {
             if let Some(i) = find_blank_line(&self.decoded) {
-                let block: Vec<u8> = self.decoded.drain(..i.0).collect();
-                self.decoded.drain(..i.1);
+                let mut block: Vec<u8> = self.decoded.drain(..i.1).collect();
+                block.truncate(i.0);
                 return Some(parse_event(&String::from_utf8_lossy(&block)));
             }
             if !self.fill().await {

@@ -148,18 +148,13 @@ async fn modern_pump(
                 biased;
                 () = tx.closed() => {
                     // HTTP-08: the client closed the stream; the request is cancelled.
-                    session.cancel_request(&id);
-                    return;
+                    return cancel_and_drain(&session, &id, fut).await;
                 }
-                () = stop.cancelled() => {
-                    session.cancel_request(&id);
-                    return;
-                }
+                () = stop.cancelled() => return cancel_and_drain(&session, &id, fut).await,
                 r = &mut fut => break r,
                 Some(m) = rx.recv() => {
                     if tx.send(sse::event(None, &m)).await.is_err() {
-                        session.cancel_request(&id);
-                        return;
+                        return cancel_and_drain(&session, &id, fut).await;
                     }
                 }
             }
@@ -189,7 +184,7 @@ async fn legacy_pump(
             tokio::select! {
                 biased;
                 () = stop.cancelled() => {
-                    session.cancel_request(&id);
+                    cancel_and_drain(&session, &id, fut).await;
                     break None;
                 }
                 r = &mut fut => break r,
@@ -204,4 +199,12 @@ async fn legacy_pump(
         stream.push(&encode_reply(&id, &r));
     }
     stream.finish();
+}
+
+/// Cancel a running request and let its handler observe the cancellation and clean up, bounded
+/// by the server's shutdown grace; whatever it answers is discarded.
+async fn cancel_and_drain(session: &Session, id: &Id, fut: ReplyFuture) {
+    session.cancel_request(id);
+    let grace = session.server.limits().shutdown_grace;
+    let _ = tokio::time::timeout(grace, fut).await;
 }
