@@ -52,10 +52,10 @@ pub async fn raw_request(
         .await
         .expect("connect timeout")
         .expect("connect");
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n",
-        addr.port()
-    );
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: 127.0.0.1:{}\r\n", addr.port()));
+    }
     let mut has_len = false;
     let mut chunked = false;
     for (k, v) in headers {

@@ -82,6 +82,9 @@ fn allowed(list: &AllowList, full: &str, host: &str) -> bool {
 
 /// `Origin` (when present) and `Host` must be on their allow-lists (HTTP-03).
 pub(crate) fn origin_and_host_ok(h: &HeaderMap, origins: &AllowList, hosts: &AllowList) -> bool {
+    if h.get_all(ORIGIN).iter().count() > 1 || h.get_all(HOST).iter().count() > 1 {
+        return false;
+    }
     if let Some(o) = h.get(ORIGIN) {
         let Ok(o) = o.to_str() else {
             return false;
