@@ -1,5 +1,6 @@
 //! `conformance-server`: the fixture the official MCP conformance suite runs against
-//! (shared/conformance/FIXTURE.md), built on the public mcpcore API only.
+//! (shared/conformance/FIXTURE.md), built on the public mcpcore API only. Serves stdio by default,
+//! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address).
 
 #[path = "conformance/fixture.rs"]
 mod fixture;
@@ -27,6 +28,27 @@ async fn main() {
             std::process::exit(2);
         }
     };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, addr] = args.as_slice() {
+        if flag == "--http" {
+            let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
+                eprintln!("conformance-server: --http needs an address like 127.0.0.1:3000");
+                std::process::exit(2);
+            };
+            let opts = mcpcore::transport::http::HttpOptions::default();
+            let listener = match mcpcore::transport::http::serve(server, addr, opts).await {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("conformance-server: cannot listen on {addr}: {e}");
+                    std::process::exit(1);
+                }
+            };
+            eprintln!("conformance-server: listening on http://{}/mcp", listener.local_addr());
+            let _ = tokio::signal::ctrl_c().await;
+            listener.shutdown().await;
+            return;
+        }
+    }
     if let Err(e) = mcpcore::transport::stdio::serve_stdio(&server).await {
         eprintln!("conformance-server: {e}");
         std::process::exit(1);
