@@ -43,7 +43,10 @@ async fn main() {
                     std::process::exit(1);
                 }
             };
-            eprintln!("conformance-server: listening on http://{}/mcp", listener.local_addr());
+            eprintln!(
+                "conformance-server: listening on http://{}/mcp",
+                listener.local_addr()
+            );
             let _ = tokio::signal::ctrl_c().await;
             listener.shutdown().await;
             return;

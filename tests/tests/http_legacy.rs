@@ -263,3 +263,39 @@ async fn notifications_and_unknown_responses_are_202() {
         400
     );
 }
+
+#[tokio::test]
+async fn stateless_legacy_mode_keeps_no_sessions() {
+    let mut opts = HttpOptions::default();
+    opts.stateless_legacy = true;
+    let f = Fixture::with(Limits::default(), opts).await;
+    let c = f.client();
+    let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
+    let ex = c.post(&c.legacy_headers(), &msg, Era::Legacy).await;
+    assert_eq!(ex.status, 200);
+    assert!(ex.header("mcp-session-id").is_none());
+    let ex = c
+        .legacy(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "s"}}),
+        )
+        .await;
+    assert_eq!(ex.status, 200);
+    assert_eq!(ex.last()["result"]["content"][0]["text"], "s");
+    let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 8}, "_meta": {"progressToken": 1}}});
+    let ex = c.post(&c.legacy_headers(), &msg, Era::Legacy).await;
+    assert!(ex.sse);
+    assert_eq!(ex.messages.len(), 5);
+    assert_eq!(f.listener.service().legacy_session_count(), 0);
+    let r = mcpcore_tests::http::raw_request(
+        f.addr(),
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream")],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 405);
+}

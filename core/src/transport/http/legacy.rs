@@ -6,6 +6,7 @@
 //! 409), which carries the session's unrelated messages. Every SSE event has an id
 //! `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a bounded buffer.
 //! DELETE ends the session. Idle sessions are reaped; the session count is capped (503).
+//! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy`).
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode};
@@ -341,6 +342,9 @@ pub(crate) async fn request(
     method: String,
     params: Option<Map<String, Value>>,
 ) -> Resp {
+    if shared.opts.stateless_legacy {
+        return stateless(shared, h, id, method, params).await;
+    }
     if method == "initialize" && h.get(SESSION_ID).is_none() {
         return initialize(shared, id, params).await;
     }
@@ -447,6 +451,64 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
     r
 }
 
+/// Stateless legacy mode: `initialize` is answered and forgotten; any other request runs on a
+/// fresh session whose handshake is replayed from the `MCP-Protocol-Version` header.
+async fn stateless(
+    shared: &Arc<Shared>,
+    h: &HeaderMap,
+    id: Id,
+    method: String,
+    params: Option<Map<String, Value>>,
+) -> Resp {
+    let session = shared.server.new_session(
+        SessionKind::HttpLegacy,
+        Arc::new(crate::transport::NullOutbound),
+    );
+    let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
+    let sink: Arc<dyn Outbound> = Arc::new(tx);
+    if method != "initialize" {
+        let version = get_str(h, PROTOCOL_VERSION).unwrap_or("2025-03-26");
+        if !is_legacy_supported(version) {
+            return err(
+                StatusCode::BAD_REQUEST,
+                Some(&id),
+                codes::INVALID_REQUEST,
+                "Unsupported MCP-Protocol-Version",
+            );
+        }
+        let init = serde_json::json!({"protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "stateless-http", "version": "0"}});
+        let handshake = session
+            .handle_request(
+                Id::Num(0),
+                "initialize".into(),
+                init.as_object().cloned(),
+                sink.clone(),
+            )
+            .await;
+        if handshake.is_none_or(|r| r.result.is_err()) {
+            return err(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Some(&id),
+                codes::INTERNAL_ERROR,
+                "Internal error",
+            );
+        }
+    }
+    match session.start_request(id.clone(), method, params, sink) {
+        Err(reply) => respond::json_reply(&id, &reply, &Era::LegacyStateless),
+        Ok(fut) => {
+            let p = Pending {
+                id,
+                fut: Box::pin(fut),
+                rx,
+                session,
+            };
+            respond::answer(shared, p, Era::LegacyStateless).await
+        }
+    }
+}
+
 /// A legacy notification POST → 202.
 pub(crate) fn notification(
     shared: &Arc<Shared>,
@@ -454,6 +516,13 @@ pub(crate) fn notification(
     method: &str,
     params: Option<&Map<String, Value>>,
 ) -> Resp {
+    if shared.opts.stateless_legacy {
+        tracing::debug!(
+            method,
+            "stateless legacy mode: notification accepted and ignored"
+        );
+        return body::status(StatusCode::ACCEPTED);
+    }
     match lookup(shared, h, None) {
         Ok(e) => {
             e.session.handle_notification(method, params);
@@ -470,6 +539,9 @@ pub(crate) fn response(
     id: &Id,
     outcome: Result<Value, ErrorObject>,
 ) -> Resp {
+    if shared.opts.stateless_legacy {
+        return body::status(StatusCode::ACCEPTED);
+    }
     match lookup(shared, h, None) {
         Ok(e) => {
             e.session.deliver_response(id, outcome);

@@ -30,6 +30,10 @@ pub struct HttpOptions {
     /// Serve the legacy (sessionful) era too (default true). When false, GET/DELETE → 405 and
     /// envelope-less requests → 400 + -32022 naming the modern versions.
     pub legacy: bool,
+    /// Serve legacy traffic without sessions (default false): `initialize` mints no id, every
+    /// request runs on a fresh handshake-initialized session, GET/DELETE → 405, and
+    /// server→client requests cannot be answered (there is no session to route them to).
+    pub stateless_legacy: bool,
     /// Most concurrent legacy sessions (default 10,000); past it `initialize` → 503.
     pub max_sessions: usize,
     /// Idle legacy sessions are reaped after this long (default 30 min).
@@ -53,6 +57,7 @@ impl Default for HttpOptions {
             allowed_origins: AllowList::Localhost,
             allowed_hosts: AllowList::Localhost,
             legacy: true,
+            stateless_legacy: false,
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             replay_buffer: 64,

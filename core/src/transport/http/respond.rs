@@ -35,6 +35,8 @@ pub(crate) struct Pending {
 pub(crate) enum Era {
     Modern,
     Legacy(Arc<Entry>),
+    /// Legacy traffic in stateless mode: legacy statuses, a plain stream without event ids.
+    LegacyStateless,
 }
 
 /// §0.6 / §0.7: pre-dispatch protocol errors are 400 (404 for an unknown method); handler
@@ -74,7 +76,7 @@ pub(crate) fn legacy_status(reply: &Reply) -> StatusCode {
 pub(crate) fn json_reply(id: &Id, reply: &Reply, era: &Era) -> Resp {
     let status = match era {
         Era::Modern => modern_status(reply),
-        Era::Legacy(_) => legacy_status(reply),
+        Era::Legacy(_) | Era::LegacyStateless => legacy_status(reply),
     };
     body::json(status, encode_reply(id, reply))
 }
@@ -109,7 +111,7 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
         }
     };
     match era {
-        Era::Modern => {
+        Era::Modern | Era::LegacyStateless => {
             let (tx, brx) = mpsc::channel::<Bytes>(32);
             let _ = tx.try_send(sse::event(None, &first));
             shared

@@ -147,13 +147,14 @@ impl HttpService {
             return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
         }
         let legacy_on = s.opts.legacy;
+        let sessions_on = legacy_on && !s.opts.stateless_legacy;
         match *req.method() {
             Method::POST => s.tracker.track_future(post(s, req)).await,
-            Method::GET if legacy_on => legacy::get(s, req.headers()),
-            Method::DELETE if legacy_on => legacy::delete(s, req.headers()),
+            Method::GET if sessions_on => legacy::get(s, req.headers()),
+            Method::DELETE if sessions_on => legacy::delete(s, req.headers()),
             _ => {
                 let mut r = body::text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
-                let allow = if legacy_on {
+                let allow = if sessions_on {
                     "GET, POST, DELETE"
                 } else {
                     "POST"
