@@ -95,21 +95,34 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
         session,
     } = p;
     let stop = shared.hard_stop.clone();
-    let (first, state) = tokio::select! {
+    // HTTP-08 also while the answer is still undecided: if hyper drops this future because the
+    // client went away, the request's token is cancelled (not just its future dropped), so work
+    // the handler spawned sees it too.
+    let mut guard = CancelOnDrop {
+        session: session.clone(),
+        id: id.clone(),
+        armed: matches!(era, Era::Modern),
+    };
+    let started = tokio::select! {
         biased;
-        r = &mut fut => match rx.try_recv() {
-            Ok(first) => (first, Started::Done(r)),
-            Err(_) => return match r {
-                Some(r) => json_reply(&id, &r, &era),
-                None => body::status(StatusCode::SERVICE_UNAVAILABLE),
-            },
-        },
+        r = &mut fut => {
+            guard.armed = false;
+            match rx.try_recv() {
+                Ok(first) => (first, Started::Done(r)),
+                Err(_) => return match r {
+                    Some(r) => json_reply(&id, &r, &era),
+                    None => body::status(StatusCode::SERVICE_UNAVAILABLE),
+                },
+            }
+        }
         Some(first) = rx.recv() => (first, Started::Running(fut)),
         () = stop.cancelled() => {
             session.cancel_request(&id);
             return body::status(StatusCode::SERVICE_UNAVAILABLE);
         }
     };
+    guard.armed = false;
+    let (first, state) = started;
     match era {
         Era::Modern | Era::LegacyStateless => {
             let (tx, brx) = mpsc::channel::<Bytes>(32);
@@ -209,4 +222,18 @@ async fn cancel_and_drain(session: &Session, id: &Id, fut: ReplyFuture) {
     session.cancel_request(id);
     let grace = session.server.limits().shutdown_grace;
     let _ = tokio::time::timeout(grace, fut).await;
+}
+
+struct CancelOnDrop {
+    session: Arc<Session>,
+    id: Id,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.cancel_request(&self.id);
+        }
+    }
 }
