@@ -213,7 +213,12 @@ async fn idle_sessions_are_reaped() {
     opts.session_idle_timeout = Duration::from_millis(100);
     let f = Fixture::with(Limits::default(), opts).await;
     let mut c = f.client();
-    c.initialize().await;
+    // Not `initialize()`: its follow-up notification could itself race the reaper.
+    let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
+    let ex = c.post(&c.legacy_headers(), &msg, Era::Legacy).await;
+    c.session = ex.header("mcp-session-id").map(str::to_owned);
+    assert!(c.session.is_some());
     let deadline = tokio::time::Instant::now() + WAIT;
     while f.listener.service().legacy_session_count() > 0 {
         assert!(
