@@ -5,7 +5,8 @@
 #[path = "conformance/fixture.rs"]
 mod fixture;
 
-use mcpcore::Server;
+use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
+use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 
 fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildError> {
@@ -13,6 +14,20 @@ fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildErro
     let server = fixture::register(
         Server::builder("mcpcore-conformance", env!("CARGO_PKG_VERSION")).cache_hints(0, false),
         handle.clone(),
+    )
+    // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's
+    // server-side custom-header checks have something to exercise.
+    .tool(
+        Tool::new("test_header_params")
+            .description("Echoes arguments that clients mirror into Mcp-Param-* headers.")
+            .input_schema(json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                "verbose": {"type": "boolean", "x-mcp-header": "Verbose"}
+            }})),
+        handler_fn(|_ctx, args: Value| async move {
+            Ok::<_, HandlerError>(CallToolResult::text(args.to_string()))
+        }),
     )
     .build()?;
     let _ = handle.set(server.clone());

@@ -43,12 +43,13 @@ pub fn decode_header_value(raw: &[u8]) -> Result<String, HeaderValueError> {
         return Err(HeaderValueError::InvalidCharacters);
     }
     let s = std::str::from_utf8(raw).map_err(|_| HeaderValueError::InvalidCharacters)?;
-    let Some(rest) = s.strip_prefix("=?base64?") else {
+    // Only a value with both markers is encoded; anything else (e.g. a missing `?=`) is literal.
+    let Some(payload) = s
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
         return Ok(s.to_owned());
     };
-    let payload = rest
-        .strip_suffix("?=")
-        .ok_or(HeaderValueError::MalformedBase64)?;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(payload)
         .map_err(|_| HeaderValueError::MalformedBase64)?;
@@ -309,8 +310,9 @@ mod tests {
             Err(HeaderValueError::MalformedBase64)
         );
         assert_eq!(
-            decode_header_value(b"=?base64?w6lj"),
-            Err(HeaderValueError::MalformedBase64)
+            decode_header_value(b"=?base64?w6lj").as_deref(),
+            Ok("=?base64?w6lj"),
+            "without the ?= suffix the value is literal"
         );
         assert_eq!(
             decode_header_value(b"a\x01b"),
