@@ -3,7 +3,9 @@
 //! (REQUIREMENTS HTTP-01…16, LHTTP-09, §0.7).
 //!
 //! Check order (§0.7): header version/method vs body (-32020) → envelope (-32602 / -32022) →
-//! removed method (-32601, 404) → `Mcp-Name` (-32020) → `Mcp-Param-*` (-32020) → dispatch.
+//! removed or unknown method (-32601, 404) → `Mcp-Name` (-32020) → `Mcp-Param-*` (-32020) →
+//! dispatch. Envelope and method checks run inside core dispatch on the happy path; a header
+//! failure first asks the envelope, so precedence is kept without validating twice.
 
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value};
@@ -33,23 +35,17 @@ pub(crate) async fn request(
     if let Err(e) = headers::check_version_and_method(h, &method, params.as_ref()) {
         return bad(e);
     }
-    if let Err(e) = era::parse_envelope(params.as_ref()) {
-        return bad(e);
-    }
-    if era::REMOVED_IN_MODERN.contains(&method.as_str()) {
-        return body::rpc_error(
-            StatusCode::NOT_FOUND,
-            Some(&id),
-            &ErrorObject::method_not_found(&method),
-        );
+    if method == "subscriptions/listen" {
+        // Core dispatch never sees listen requests, so validate the envelope here.
+        if let Err(e) = era::parse_envelope(params.as_ref()) {
+            return bad(e);
+        }
     }
     if method == "subscriptions/listen" {
         return listen::open(shared, id, params.as_ref());
     }
-    if let Err(e) = headers::check_name(h, &method, params.as_ref()) {
-        return bad(e);
-    }
-    if method == "tools/call" {
+    let mut header_check = headers::check_name(h, &method, params.as_ref());
+    if header_check.is_ok() && method == "tools/call" {
         let p = params.as_ref();
         let schema = p
             .and_then(|p| p.get("name"))
@@ -57,10 +53,13 @@ pub(crate) async fn request(
             .and_then(|n| shared.server.inner.registry.tool(n))
             .and_then(|t| t.def.get("inputSchema"));
         if let Some(schema) = schema {
-            if let Err(e) = headers::check_params(h, schema, p.and_then(|p| p.get("arguments"))) {
-                return bad(e);
-            }
+            header_check = headers::check_params(h, schema, p.and_then(|p| p.get("arguments")));
         }
+    }
+    if let Err(e) = header_check {
+        // Envelope errors (-32602 / -32022) come first (§0.7 step 4 before 7 and 9). On the
+        // happy path core validates the envelope once, during dispatch.
+        return bad(era::parse_envelope(params.as_ref()).err().unwrap_or(e));
     }
     let session = shared
         .server
