@@ -598,3 +598,61 @@ pub(crate) fn delete(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
     }
     body::status(StatusCode::OK)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(b) = rx.try_recv() {
+            out.push(String::from_utf8_lossy(&b).into_owned());
+        }
+        out
+    }
+
+    #[test]
+    fn lhttp06_replay_after_an_event_id_from_a_bounded_buffer() {
+        let s = Stream::new(3, 2);
+        for m in ["a", "b", "c"] {
+            assert!(!s.push(m.as_bytes()), "nobody reads yet");
+        }
+        let (tx, mut rx) = mpsc::channel(8);
+        assert!(s.attach(Some(1), None, tx, false));
+        // seq 1 ("a") was evicted by the cap of 2; after 1 → b, c.
+        assert_eq!(
+            drain(&mut rx),
+            vec!["id: 3_2\ndata: b\n\n", "id: 3_3\ndata: c\n\n"]
+        );
+        assert!(s.push(b"d"));
+        assert_eq!(drain(&mut rx), vec!["id: 3_4\ndata: d\n\n"]);
+        s.finish();
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn exclusive_attach_refuses_a_second_live_reader() {
+        let s = Stream::new(0, 4);
+        let (tx1, _rx1) = mpsc::channel(4);
+        let (tx2, _rx2) = mpsc::channel(4);
+        assert!(s.attach(None, Some(1000), tx1, true));
+        assert!(!s.attach(None, Some(1000), tx2, true));
+        let (tx3, _rx3) = mpsc::channel(4);
+        drop(_rx1);
+        assert!(
+            s.attach(None, Some(1000), tx3, true),
+            "a closed reader frees the slot"
+        );
+    }
+
+    #[test]
+    fn a_reader_that_falls_behind_is_detached() {
+        let s = Stream::new(1, 16);
+        let (tx, mut rx) = mpsc::channel(1);
+        s.attach(None, None, tx, false);
+        assert!(s.push(b"x"));
+        assert!(!s.push(b"y"), "full: detached instead of blocking");
+        assert_eq!(drain(&mut rx).len(), 1);
+        assert!(rx.try_recv().is_err());
+    }
+}
