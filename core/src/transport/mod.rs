@@ -4,6 +4,7 @@
 //! [`crate::server::Session`]. Outbound messages leave through an [`Outbound`] sink, so request-
 //! related messages can be routed to the stream of the request that caused them.
 
+pub mod http;
 pub mod stdio;
 
 /// Where serialized outbound JSON-RPC messages go (a connection writer, or one request's stream).
