@@ -44,31 +44,51 @@ async fn main() {
         }
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, addr] = args.as_slice() {
-        if flag == "--http" {
-            let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
-                eprintln!("conformance-server: --http needs an address like 127.0.0.1:3000");
-                std::process::exit(2);
-            };
-            let opts = mcpcore::transport::http::HttpOptions::default();
-            let listener = match mcpcore::transport::http::serve(server, addr, opts).await {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("conformance-server: cannot listen on {addr}: {e}");
-                    std::process::exit(1);
-                }
-            };
-            eprintln!(
-                "conformance-server: listening on http://{}/mcp",
-                listener.local_addr()
-            );
-            let _ = tokio::signal::ctrl_c().await;
-            listener.shutdown().await;
-            return;
+    let addr = match args.as_slice() {
+        [flag, addr] if flag == "--http" => Some(addr.clone()),
+        [flag, port] if flag == "--port" => Some(format!("127.0.0.1:{port}")),
+        [] => std::env::var("PORT").ok().map(|p| format!("127.0.0.1:{p}")),
+        [flag] if flag == "--stdio" => None,
+        _ => {
+            eprintln!("usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio]  (or PORT=N)");
+            std::process::exit(2);
         }
+    };
+    if let Some(addr) = addr {
+        let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
+            eprintln!("conformance-server: bad address {addr}");
+            std::process::exit(2);
+        };
+        let opts = mcpcore::transport::http::HttpOptions::default();
+        let listener = match mcpcore::transport::http::serve(server, addr, opts).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("conformance-server: cannot listen on {addr}: {e}");
+                std::process::exit(1);
+            }
+        };
+        eprintln!("conformance-server: listening on http://{}/mcp", listener.local_addr());
+        wait_for_signal().await;
+        listener.shutdown().await;
+        return;
     }
     if let Err(e) = mcpcore::transport::stdio::serve_stdio(&server).await {
         eprintln!("conformance-server: {e}");
         std::process::exit(1);
     }
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -85,6 +85,11 @@ impl Stream {
         }
     }
 
+    /// Drop the live reader (its response ends); the stream stays resumable by event id.
+    pub(crate) fn detach(&self) {
+        lock(&self.inner).live = None;
+    }
+
     /// The stream is complete: close the live reader once it has drained.
     pub(crate) fn finish(&self) {
         let mut st = lock(&self.inner);
@@ -362,8 +367,9 @@ pub(crate) async fn request(
             "request id is already in flight",
         );
     }
-    let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
-    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
+    let (sink, rx, close) =
+        respond::RequestSink::new(shared.server.limits().max_outbound_queue, true);
+    match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => {
             if session.is_inflight(&id) {
                 return err(
@@ -381,6 +387,7 @@ pub(crate) async fn request(
                 fut: Box::pin(fut),
                 rx,
                 session,
+                close,
             };
             respond::answer(shared, p, Era::Legacy(entry)).await
         }
@@ -503,6 +510,7 @@ async fn stateless(
                 fut: Box::pin(fut),
                 rx,
                 session,
+                close: tokio_util::sync::CancellationToken::new(),
             };
             respond::answer(shared, p, Era::LegacyStateless).await
         }

@@ -73,6 +73,7 @@ pub(crate) async fn request(
                 fut: Box::pin(fut),
                 rx,
                 session,
+                close: tokio_util::sync::CancellationToken::new(),
             };
             respond::answer(shared, p, Era::Modern).await
         }

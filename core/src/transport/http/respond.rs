@@ -23,12 +23,56 @@ use crate::server::{encode_reply, Reply, Session};
 
 pub(crate) type ReplyFuture = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
+/// The per-request sink: a bounded queue of related messages, plus (legacy streams) a way for the
+/// handler to close the SSE stream early so the client resumes it (`RequestContext::close_sse_stream`).
+pub(crate) struct RequestSink {
+    tx: mpsc::Sender<Vec<u8>>,
+    close: Option<tokio_util::sync::CancellationToken>,
+}
+
+impl RequestSink {
+    /// A sink and its receiving end; `closable` for legacy session streams.
+    pub(crate) fn new(
+        cap: usize,
+        closable: bool,
+    ) -> (
+        Arc<Self>,
+        mpsc::Receiver<Vec<u8>>,
+        tokio_util::sync::CancellationToken,
+    ) {
+        let (tx, rx) = mpsc::channel(cap);
+        let close = tokio_util::sync::CancellationToken::new();
+        let sink = Self {
+            tx,
+            close: closable.then(|| close.clone()),
+        };
+        (Arc::new(sink), rx, close)
+    }
+}
+
+impl crate::transport::Outbound for RequestSink {
+    fn try_send(&self, frame: Vec<u8>) -> bool {
+        self.tx.try_send(frame).is_ok()
+    }
+    fn close_stream(&self) -> bool {
+        match &self.close {
+            Some(t) => {
+                t.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// A started request: its reply future and the queue its related messages land in.
 pub(crate) struct Pending {
     pub id: Id,
     pub fut: ReplyFuture,
     pub rx: mpsc::Receiver<Vec<u8>>,
     pub session: Arc<Session>,
+    /// Cancelled when the handler asks to close its (legacy) SSE stream early.
+    pub close: tokio_util::sync::CancellationToken,
 }
 
 /// Which era's stream rules apply.
@@ -93,6 +137,7 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
         mut fut,
         mut rx,
         session,
+        close,
     } = p;
     let stop = shared.hard_stop.clone();
     // HTTP-08 also while the answer is still undecided: if hyper drops this future because the
@@ -108,14 +153,15 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
         r = &mut fut => {
             guard.armed = false;
             match rx.try_recv() {
-                Ok(first) => (first, Started::Done(r)),
+                Ok(first) => (Some(first), Started::Done(r)),
                 Err(_) => return match r {
                     Some(r) => json_reply(&id, &r, &era),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 },
             }
         }
-        Some(first) = rx.recv() => (first, Started::Running(fut)),
+        Some(first) = rx.recv() => (Some(first), Started::Running(fut)),
+        () = close.cancelled(), if matches!(era, Era::Legacy(_)) => (None, Started::Running(fut)),
         () = stop.cancelled() => {
             session.cancel_request(&id);
             return body::status(StatusCode::SERVICE_UNAVAILABLE);
@@ -126,7 +172,9 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
     match era {
         Era::Modern | Era::LegacyStateless => {
             let (tx, brx) = mpsc::channel::<Bytes>(32);
-            let _ = tx.try_send(sse::event(None, &first));
+            if let Some(first) = &first {
+                let _ = tx.try_send(sse::event(None, first));
+            }
             shared
                 .tracker
                 .spawn(modern_pump(state, rx, tx, session, id, stop));
@@ -135,10 +183,12 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
         Era::Legacy(entry) => {
             let (stream, brx) =
                 entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
-            stream.push(&first);
+            if let Some(first) = &first {
+                stream.push(first);
+            }
             shared
                 .tracker
-                .spawn(legacy_pump(state, rx, stream, session, id, stop));
+                .spawn(legacy_pump(state, rx, stream, session, id, stop, close));
             let mut r = body::sse(brx);
             if let Ok(v) = HeaderValue::from_str(entry.sid()) {
                 r.headers_mut().insert(super::headers::SESSION_ID, v);
@@ -192,7 +242,9 @@ async fn legacy_pump(
     session: Arc<Session>,
     id: Id,
     stop: tokio_util::sync::CancellationToken,
+    close: tokio_util::sync::CancellationToken,
 ) {
+    let mut detached = false;
     let reply = match state {
         Started::Done(r) => r,
         Started::Running(mut fut) => loop {
@@ -201,6 +253,11 @@ async fn legacy_pump(
                 () = stop.cancelled() => {
                     cancel_and_drain(&session, &id, fut).await;
                     break None;
+                }
+                () = close.cancelled(), if !detached => {
+                    // SSE polling: end this response now; the rest is replayed on resumption.
+                    stream.detach();
+                    detached = true;
                 }
                 r = &mut fut => break r,
                 Some(m) = rx.recv() => { stream.push(&m); }
