@@ -27,12 +27,13 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-start() { # start BINARY ARGS... → prints the URL; the server runs with one worker thread
+URL=""
+start() { # start BINARY ARGS... → sets URL; the server runs with one worker thread
   local log; log=$(mktemp)
-  TOKIO_WORKER_THREADS=1 $PIN_SERVER "$@" 2>"$log" &
+  TOKIO_WORKER_THREADS=1 $PIN_SERVER "$@" >/dev/null 2>"$log" </dev/null &
   PIDS+=($!)
-  for _ in $(seq 100); do
-    if grep -q "http://" "$log"; then grep -o 'http://[^ ]*' "$log" | head -1; return; fi
+  for _ in $(seq 200); do
+    if grep -q "http://" "$log"; then URL=$(grep -o 'http://[^ ]*' "$log" | head -1); return; fi
     sleep 0.05
   done
   echo "server did not start: $(cat "$log")" >&2; exit 1
@@ -48,8 +49,8 @@ run() { # run URL → "rps p99_us"
   echo "$(sed -E 's/.*rps=([0-9]+).*/\1/' <<<"$line") $(sed -E 's/.*p99_us=([0-9]+).*/\1/' <<<"$line")"
 }
 
-OURS_URL=$(start "$TARGET/demo-server" --http 127.0.0.1:0)
-BARE_URL=$(start "$TARGET/bench-bare-hyper" 127.0.0.1:0)
+start "$TARGET/demo-server" --http 127.0.0.1:0; OURS_URL=$URL
+start "$TARGET/bench-bare-hyper" 127.0.0.1:0; BARE_URL=$URL
 run "$OURS_URL" >/dev/null   # warm-up
 read -r OURS OURS_P99 < <(run "$OURS_URL")
 read -r BARE BARE_P99 < <(run "$BARE_URL")

@@ -2,9 +2,10 @@
 """Idle legacy session RSS and start-up time for scripts/bench-http.sh (stdlib only).
 
 usage: sessions.py SERVER_BINARY [N_SESSIONS]
-Starts `SERVER --http 127.0.0.1:0` (pinned by the caller), measures the time from spawn to the
-first answered request, then opens N legacy sessions (initialize, left idle) and reports the RSS
-growth per session.
+Starts `SERVER --http 127.0.0.1:0` (pinned by the caller) five times and reports the time from
+spawn to the first answered request (min and median; includes process creation and reading the
+bound address), then opens N legacy sessions (initialize, left idle) on one server and reports
+the RSS growth per session.
 """
 import http.client
 import json
@@ -21,43 +22,62 @@ def rss_kib(pid):
     return 0
 
 
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"}}})
+HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def launch(exe):
+    """Start the server; return (process, connection, ms from spawn to the first answer)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen([exe, "--http", "127.0.0.1:0"], stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    line = p.stderr.readline().decode()
+    addr = line.split("http://")[1].strip().removesuffix("/mcp")
+    host, port = addr.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", "/mcp", INIT, HEADERS)
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 200, r.status
+    return p, conn, (time.perf_counter() - t0) * 1000
+
+
+def stop(p):
+    p.terminate()
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
 def main():
     exe = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
-    t0 = time.perf_counter()
-    p = subprocess.Popen([exe, "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    startups = []
+    for _ in range(5):
+        p, _conn, ms = launch(exe)
+        startups.append(ms)
+        stop(p)
+    startups.sort()
+    p, conn, _ = launch(exe)
     try:
-        line = p.stderr.readline().decode()
-        addr = line.split("http://")[1].strip().removesuffix("/mcp")
-        host, port = addr.rsplit(":", 1)
-        conn = http.client.HTTPConnection(host, int(port), timeout=10)
-        init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "1"}}})
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-        conn.request("POST", "/mcp", init, headers)
-        r = conn.getresponse()
-        r.read()
-        startup_ms = (time.perf_counter() - t0) * 1000
-        assert r.status == 200, r.status
         time.sleep(0.2)
         before = rss_kib(p.pid)
         for _ in range(n):
-            conn.request("POST", "/mcp", init, headers)
+            conn.request("POST", "/mcp", INIT, HEADERS)
             r = conn.getresponse()
             r.read()
             assert r.status == 200, r.status
         time.sleep(0.5)
         after = rss_kib(p.pid)
         per = (after - before) * 1024 / n
-        print(f"BENCH startup_ms={startup_ms:.1f} sessions={n} rss_before_kib={before} "
-              f"rss_after_kib={after} bytes_per_idle_session={per:.0f}")
+        print(f"BENCH startup_ms_min={startups[0]:.1f} startup_ms_median={startups[2]:.1f} "
+              f"sessions={n} rss_before_kib={before} rss_after_kib={after} "
+              f"bytes_per_idle_session={per:.0f}")
     finally:
-        p.terminate()
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            p.kill()
+        stop(p)
 
 
 if __name__ == "__main__":
