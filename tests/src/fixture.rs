@@ -136,6 +136,15 @@ pub fn build_with(
             }),
         )
         .tool(
+            Tool::new("poll"),
+            handler_fn(|ctx, _args: Value| async move {
+                // SSE polling (LHTTP-04): close the response stream mid-call, answer afterwards.
+                let closed = ctx.close_sse_stream();
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok::<_, HandlerError>(CallToolResult::text(format!("closed={closed}")))
+            }),
+        )
+        .tool(
             Tool::new("fail"),
             handler_fn(|_ctx, _args: Value| async move {
                 Err::<Value, _>(HandlerError::internal("secret detail"))

@@ -304,3 +304,50 @@ async fn stateless_legacy_mode_keeps_no_sessions() {
     .await;
     assert_eq!(r.status, 405);
 }
+
+/// LHTTP-04 SSE polling: a handler closes its response stream mid-call (after the priming
+/// event); the client resumes with `Last-Event-ID` and gets the response from the replay.
+#[tokio::test]
+async fn lhttp04_handler_closes_stream_and_client_resumes() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let call = json!({"jsonrpc": "2.0", "id": 31, "method": "tools/call", "params": {"name": "poll", "arguments": {}}});
+    let mut r = c
+        .post_raw(&c.legacy_headers(), call.to_string().as_bytes())
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.content_type().starts_with("text/event-stream"));
+    let priming = tokio::time::timeout(WAIT, r.next_event())
+        .await
+        .expect("priming in time")
+        .expect("priming event");
+    let eid = priming.id.clone().expect("the priming event carries an id");
+    assert!(priming.data.is_empty(), "the priming event has empty data");
+    assert!(priming.retry.is_some(), "the priming event carries retry");
+    // The server ends the stream without the response.
+    let rest = tokio::time::timeout(WAIT, r.next_data_event())
+        .await
+        .expect("stream ends in time");
+    assert!(
+        rest.is_none(),
+        "the stream closed before the response: {rest:?}"
+    );
+    let mut g = c.get(Some(&eid)).await;
+    assert_eq!(g.status, 200);
+    let (_, resp) = next_msg(&mut g).await;
+    assert_eq!(resp["id"], 31);
+    assert_eq!(resp["result"]["content"][0]["text"], "closed=true");
+}
+
+/// On modern HTTP there is no resumable stream: the hook reports `false` and the answer is JSON.
+#[tokio::test]
+async fn close_sse_stream_is_a_no_op_on_modern_requests() {
+    let f = Fixture::start().await;
+    let c = f.client();
+    let ex = c
+        .modern(5, "tools/call", json!({"name": "poll", "arguments": {}}))
+        .await;
+    assert_eq!(ex.status, 200);
+    assert_eq!(ex.last()["result"]["content"][0]["text"], "closed=false");
+}
