@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of mcpcore: formatting, lints, Rust unit and wire tests (real stdio pipes,
-# every message validated against the official schemas in ../shared/spec).
-# Later legs (C, Python, Node, conformance) join here as they land.
+# Runs every test of mcpcore: formatting, lints, Rust unit and wire tests (real stdio pipes and
+# real HTTP on 127.0.0.1, every message validated against the official schemas in ../shared/spec),
+# the C suite (driven by cargo test), and the official conformance suite against our fixtures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,3 +21,12 @@ echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (unit + wire)"
 cargo test --workspace
+
+# The conformance suite needs node + npm (run.sh fetches the pinned suite and a Node 22 runtime
+# from the npm registry into ~/.cache/mcp-conformance).
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  echo "== installing nodejs and npm (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+echo "== conformance suite"
+bash scripts/conformance.sh
