@@ -111,12 +111,14 @@ fn main() -> ExitCode {
             match run::run(cmd, p) {
                 Ok(f) => {
                     println!(
-                        "round {round}/{}  {name:<10} sequential {:>9}/s (p50 {:>4} µs, p99 {:>4} µs)   pipelined {:>9}/s",
+                        "round {round}/{}  {name:<10} sequential {:>8}/s (p50 {:>4} µs, p99 {:>5} µs, cpu {:>5} µs/call)   pipelined {:>8}/s (cpu {:>5} µs/call)",
                         opts.rounds,
                         thousands(f.seq_rate),
                         f.seq_p50.as_micros(),
                         f.seq_p99.as_micros(),
+                        micros(f.seq_cpu),
                         thousands(f.pipe_rate),
+                        micros(f.pipe_cpu),
                     );
                     results[i].push(f);
                 }
@@ -152,30 +154,61 @@ fn report(opts: &Opts, results: &[Vec<Figures>]) {
             .map(|r| median(r.iter().map(pick).collect()))
             .collect()
     };
-    let rows = [
-        ("sequential", med(|f| f.seq_rate)),
-        ("pipelined", med(|f| f.pipe_rate)),
+    // Throughput rows: higher is better, ratio = first / other. CPU rows: lower is better,
+    // ratio = other / first, so above 1 always means the first server is ahead.
+    let rows: [(&str, Vec<f64>, bool); 4] = [
+        ("sequential calls/s", med(|f| f.seq_rate), true),
+        ("pipelined calls/s", med(|f| f.pipe_rate), true),
+        (
+            "sequential server cpu µs/call",
+            med(|f| cpu_us(f.seq_cpu)),
+            false,
+        ),
+        (
+            "pipelined server cpu µs/call",
+            med(|f| cpu_us(f.pipe_cpu)),
+            false,
+        ),
     ];
     println!();
-    print!("{:<12}", "median");
+    print!("{:<31}", "median");
     for n in &names {
-        print!("{:>14}", format!("{n} calls/s"));
+        print!("{n:>12}");
     }
     for n in names.iter().skip(1) {
-        print!("{:>18}", format!("{}/{n}", names[0]));
+        print!("{:>16}", format!("{} vs {n}", names[0]));
     }
     println!();
-    for (label, vals) in &rows {
-        print!("{label:<12}");
+    for (label, vals, higher_better) in &rows {
+        print!("{label:<31}");
         for v in vals {
-            print!("{:>14}", thousands(*v));
+            if *higher_better {
+                print!("{:>12}", thousands(*v));
+            } else {
+                print!("{v:>12.1}");
+            }
         }
         for v in vals.iter().skip(1) {
-            let ratio = if *v > 0.0 { vals[0] / v } else { f64::NAN };
-            print!("{:>18}", format!("{ratio:.2}x"));
+            let ratio = if *higher_better {
+                vals[0] / v
+            } else {
+                v / vals[0]
+            };
+            print!("{:>16}", format!("{ratio:.2}x"));
         }
         println!();
     }
+}
+
+fn cpu_us(d: Option<Duration>) -> f64 {
+    d.map_or(f64::NAN, |d| d.as_secs_f64() * 1e6)
+}
+
+fn micros(d: Option<Duration>) -> String {
+    d.map_or_else(
+        || "?".to_owned(),
+        |d| format!("{:.1}", d.as_secs_f64() * 1e6),
+    )
 }
 
 fn thousands(v: f64) -> String {

@@ -36,8 +36,12 @@ pub struct Figures {
     pub seq_p50: Duration,
     /// 99th percentile sequential round trip.
     pub seq_p99: Duration,
+    /// Server CPU time (user + system, all threads) per sequential call, when readable.
+    pub seq_cpu: Option<Duration>,
     /// Pipelined calls per second.
     pub pipe_rate: f64,
+    /// Server CPU time per pipelined call, when readable.
+    pub pipe_cpu: Option<Duration>,
 }
 
 /// One line of a server's answer, read just far enough to check it.
@@ -54,6 +58,7 @@ struct Answer {
 }
 
 struct Conn {
+    pid: u32,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     line: Vec<u8>,
@@ -72,11 +77,13 @@ pub fn run(cmd: &[String], plan: &Plan) -> Result<Figures, String> {
         .map_err(|e| format!("spawn {prog}: {e}"))?;
     let stdin = child.stdin.take().ok_or("no stdin pipe")?;
     let stdout = child.stdout.take().ok_or("no stdout pipe")?;
+    let pid = child.id();
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let budget = plan.timeout;
     let watchdog = thread::spawn(move || watch(child, done_rx, budget));
 
     let mut conn = Conn {
+        pid,
         stdin,
         stdout: BufReader::with_capacity(256 * 1024, stdout),
         line: Vec::with_capacity(4096),
@@ -127,9 +134,11 @@ fn measure(c: &mut Conn, plan: &Plan) -> Result<Figures, String> {
     next_id += plan.warmup;
     lat.clear();
 
+    let cpu0 = cpu_time(c.pid);
     let t0 = Instant::now();
     sequential(c, next_id, plan.seq, &mut lat)?;
     let seq_secs = t0.elapsed().as_secs_f64();
+    let cpu1 = cpu_time(c.pid);
     next_id += plan.seq;
     lat.sort_unstable();
     let pct = |p: f64| {
@@ -140,13 +149,33 @@ fn measure(c: &mut Conn, plan: &Plan) -> Result<Figures, String> {
     let t0 = Instant::now();
     pipelined(c, next_id, plan.pipe, plan.window)?;
     let pipe_secs = t0.elapsed().as_secs_f64();
+    let cpu2 = cpu_time(c.pid);
+    let per_call = |a: Option<Duration>, b: Option<Duration>, n: u64| {
+        Some(b?.saturating_sub(a?) / u32::try_from(n).ok()?)
+    };
 
     Ok(Figures {
         seq_rate: plan.seq as f64 / seq_secs,
         seq_p50: pct(0.50),
         seq_p99: pct(0.99),
+        seq_cpu: per_call(cpu0, cpu1, plan.seq),
         pipe_rate: plan.pipe as f64 / pipe_secs,
+        pipe_cpu: per_call(cpu1, cpu2, plan.pipe),
     })
+}
+
+/// CPU time the server process has used so far (user + system, all its threads, including
+/// exited ones), from `/proc/PID/stat` in clock ticks (`USER_HZ`, 100 on Linux). `None` where
+/// there is no procfs. The server command must `exec` the server (as `taskset` does) for the
+/// pid to be the server's.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11); // field 14 (utime) is the 12th here
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 fn handshake(c: &mut Conn) -> Result<(), String> {
