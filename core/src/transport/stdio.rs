@@ -40,7 +40,7 @@ pub enum StdioError {
 /// When stdin/stdout are pipes (the way MCP clients launch servers) they are driven by the
 /// runtime's I/O reactor (see [`stdio_streams`]); the connection runs as a spawned task, so
 /// reading, dispatch and writing share the runtime's workers instead of handing every frame
-/// across threads.
+/// across threads. Run it on a Tokio runtime with I/O and time enabled (`enable_all`).
 ///
 /// # Errors
 /// See [`StdioError`].
