@@ -7,6 +7,7 @@
 //! requests finish within the grace period (then cancels them), flushes and returns.
 
 use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
@@ -36,10 +37,71 @@ pub enum StdioError {
 
 /// Serve `server` on this process's stdin/stdout until EOF.
 ///
+/// When stdin/stdout are pipes (the way MCP clients launch servers) they are driven by the
+/// runtime's I/O reactor (see [`stdio_streams`]); the connection runs as a spawned task, so
+/// reading, dispatch and writing share the runtime's workers instead of handing every frame
+/// across threads. Run it on a Tokio runtime with I/O and time enabled (`enable_all`).
+///
 /// # Errors
 /// See [`StdioError`].
 pub async fn serve_stdio(server: &Server) -> Result<(), StdioError> {
-    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+    let (reader, writer) = stdio_streams();
+    let server = server.clone();
+    match tokio::spawn(async move { serve_io(&server, reader, writer).await }).await {
+        Ok(outcome) => outcome,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => Err(StdioError::Io(std::io::Error::other(
+            "the stdio connection task was cancelled",
+        ))),
+    }
+}
+
+type StdioReader = Box<dyn AsyncRead + Unpin + Send>;
+type StdioWriter = Box<dyn AsyncWrite + Unpin + Send>;
+
+/// This process's stdin and stdout as async streams.
+///
+/// Tokio's `stdin()`/`stdout()` run every read and write on the blocking thread pool, which
+/// costs two thread hand-offs per message. On Linux, a stream that is a pipe is instead reopened
+/// through `/proc/self/fd` in non-blocking mode: that is a new open file description, so the
+/// process's own fd 0/1 (and any child that inherits them) keep their blocking mode. Anything
+/// else (a terminal, a file, `/dev/null`, another OS) falls back to Tokio's handles.
+/// Must be called inside a Tokio runtime with I/O enabled.
+pub fn stdio_streams() -> (StdioReader, StdioWriter) {
+    (pipe_reader(), pipe_writer())
+}
+
+#[cfg(target_os = "linux")]
+fn pipe_reader() -> StdioReader {
+    match tokio::net::unix::pipe::OpenOptions::new().open_receiver("/proc/self/fd/0") {
+        Ok(rx) => Box::new(rx),
+        Err(e) => {
+            tracing::debug!(error = %e, "stdin is not a reopenable pipe; using blocking reads");
+            Box::new(tokio::io::stdin())
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn pipe_writer() -> StdioWriter {
+    // Without readers, opening a FIFO for writing fails (ENXIO) rather than blocking.
+    match tokio::net::unix::pipe::OpenOptions::new().open_sender("/proc/self/fd/1") {
+        Ok(tx) => Box::new(tx),
+        Err(e) => {
+            tracing::debug!(error = %e, "stdout is not a reopenable pipe; using blocking writes");
+            Box::new(tokio::io::stdout())
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pipe_reader() -> StdioReader {
+    Box::new(tokio::io::stdin())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pipe_writer() -> StdioWriter {
+    Box::new(tokio::io::stdout())
 }
 
 /// Serve `server` on any byte streams with stdio framing.
@@ -57,7 +119,8 @@ where
         limits.max_message_bytes,
     )?;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(limits.max_outbound_queue);
-    let writer_task = tokio::spawn(write_loop(writer, rx));
+    let answering = Arc::new(AtomicUsize::new(0));
+    let writer_task = tokio::spawn(write_loop(writer, rx, answering.clone()));
     let sink: Arc<dyn Outbound> = Arc::new(tx.clone());
     let session = server.new_session(SessionKind::Stdio, sink.clone());
     let tracker = TaskTracker::new();
@@ -66,6 +129,7 @@ where
         sink: sink.clone(),
         tx: tx.clone(),
         tracker: tracker.clone(),
+        answering,
     };
 
     let mut outcome = Ok(());
@@ -117,6 +181,24 @@ struct Conn {
     sink: Arc<dyn Outbound>,
     tx: mpsc::Sender<Vec<u8>>,
     tracker: TaskTracker,
+    /// Spawned request tasks that have not produced their answer yet (see [`write_loop`]).
+    answering: Arc<AtomicUsize>,
+}
+
+/// Counts one spawned request task in [`Conn::answering`] until it is dropped.
+struct Answering(Arc<AtomicUsize>);
+
+impl Answering {
+    fn new(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count.clone())
+    }
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Conn {
@@ -141,8 +223,11 @@ impl Conn {
                 {
                     Ok(fut) => {
                         let tx = self.tx.clone();
+                        let answering = Answering::new(&self.answering);
                         self.tracker.spawn(async move {
-                            if let Some(reply) = fut.await {
+                            let reply = fut.await;
+                            drop(answering);
+                            if let Some(reply) = reply {
                                 let _ = tx.send(encode_reply(&id, &reply)).await;
                             }
                         });
@@ -208,7 +293,9 @@ impl Conn {
             return;
         }
         let tx = self.tx.clone();
+        let answering = Answering::new(&self.answering);
         self.tracker.spawn(async move {
+            let _answering = answering;
             let mut out = Vec::with_capacity(answers.len());
             for a in answers {
                 match a {
@@ -247,9 +334,21 @@ enum Answer {
 }
 
 /// One writer: each message on its own line; whatever is queued is written before one flush.
-async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Vec<u8>>) {
+///
+/// When other request tasks are still working (`answering`), the writer yields once after the
+/// first message of a burst, so tasks that are already runnable (a pipelined burst) queue their
+/// answers first and share one write system call instead of one each. A lone request (the
+/// sequential case) is written at once, without the extra scheduler turn.
+async fn write_loop<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    answering: Arc<AtomicUsize>,
+) {
     let mut w = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(first) = rx.recv().await {
+        if answering.load(Ordering::Relaxed) > 0 {
+            tokio::task::yield_now().await;
+        }
         let mut msg = first;
         loop {
             if w.write_all(&msg).await.is_err() || w.write_all(b"\n").await.is_err() {
