@@ -4,7 +4,7 @@
 //! `init=<version>` (answer `initialize` with this version), `cycle` (tools/list cursors
 //! loop A→B→A), `oversize=<bytes>`. `tools/call` names pick a behaviour: `die`, `garbage`,
 //! `oversize`, `typed` (structuredContent violating the listed outputSchema), `weird`
-//! (unknown resultType), `hang` (never answers), anything else echoes the params back.
+//! (unknown resultType), `hang` (never answers), `late` (answered just before the next request's answer), anything else echoes the params back.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -36,6 +36,7 @@ fn main() {
     let mut out = std::io::stdout();
     let mut notes: Vec<Value> = Vec::new();
     let mut listen_id: Option<Value> = None;
+    let mut late: Option<Value> = None;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
@@ -64,6 +65,9 @@ fn main() {
         };
         if method.is_empty() {
             continue; // a response from the client
+        }
+        if let Some(l) = late.take() {
+            reply(&mut out, &l, json!({"content": [{"type": "text", "text": "late"}]}));
         }
         match method.as_str() {
             "server/discover" => match discover.as_str() {
@@ -134,6 +138,7 @@ fn main() {
             {
                 "die" => std::process::exit(1),
                 "hang" => {}
+                "late" => late = Some(id.clone()),
                 "garbage" => {
                     let _ = writeln!(out, "this is not json");
                     let _ = writeln!(out, "5");
