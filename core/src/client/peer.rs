@@ -214,20 +214,25 @@ impl Peer {
         };
         // Timed out or cancelled: first writer wins. If the response already won, use it.
         if lock(&self.pending).remove(id).is_some() {
-            self.transport.abort(id);
             let state = lock(&self.wire).clone();
+            // Legacy: tell the server first (a dropped stream alone is not a cancellation there),
+            // then stop reading. Modern HTTP: closing the stream is the cancellation (HTTP-08).
             if spec.notify_cancel && self.transport.cancel_by_notification(&state) {
                 let reason = match early {
                     ClientError::Timeout => "timeout",
                     _ => "cancelled by the caller",
                 };
-                let _ = self
+                if let Err(e) = self
                     .notify(
                         "notifications/cancelled",
                         Some(json!({"requestId": id.to_value(), "reason": reason})),
                     )
-                    .await;
+                    .await
+                {
+                    tracing::debug!(error = %e, "could not send notifications/cancelled");
+                }
             }
+            self.transport.abort(id);
         }
         Err(early)
     }

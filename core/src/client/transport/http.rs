@@ -30,6 +30,7 @@ use crate::client::error::ClientError;
 use crate::client::peer::lock;
 use crate::client::ClientOptions;
 use crate::jsonrpc::{parse_frame, Id, ParsedFrame};
+use crate::server::era::KEY_PROTOCOL_VERSION;
 
 /// HTTP-specific options.
 #[derive(Debug, Clone)]
@@ -134,36 +135,54 @@ impl HttpTransport {
         }))
     }
 
-    fn base(&self, method: Method) -> hyper::http::request::Builder {
+    /// A request builder with the custom headers, and the session and version headers:
+    /// `modern_version` is the version of a modern message (its envelope, or the connection's
+    /// era for notifications); legacy messages carry the negotiated version and the session id.
+    fn base(&self, method: Method, modern_version: Option<&str>) -> hyper::http::request::Builder {
         let mut b = Request::builder().method(method).uri(self.uri.clone());
         for (k, v) in &self.headers {
             b = b.header(k, v);
+        }
+        if let Some(v) = modern_version {
+            return b.header(VERSION_HEADER, v);
         }
         let state = lock(&self.state).clone();
         if let Some(v) = &state.protocol_version {
             b = b.header(VERSION_HEADER, v.as_str());
         }
-        if !state.modern {
-            if let Some(s) = lock(&self.session).as_deref() {
-                b = b.header(SESSION_HEADER, s);
-            }
+        if let Some(s) = lock(&self.session).as_deref() {
+            b = b.header(SESSION_HEADER, s);
         }
         b
     }
 
     /// The POST for one message, with the modern mirror headers (HTTP-09, HTTP-15).
     fn post(&self, msg: &OutMsg) -> Result<Request<Full<Bytes>>, ClientError> {
-        let mut b = self
-            .base(Method::POST)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
-        let modern = lock(&self.state).modern;
         let (method, params) = match msg {
             OutMsg::Request { method, params, .. } => (Some(method.as_str()), params.as_ref()),
             OutMsg::Notification { method, params } => (Some(method.as_str()), params.as_ref()),
             OutMsg::Response { .. } => (None, None),
         };
-        if let (true, Some(method)) = (modern, method) {
+        // The body decides the era of a request (its envelope); notifications follow the
+        // connection's era.
+        let claimed = params
+            .and_then(|p| p.pointer("/_meta"))
+            .and_then(|m| m.get(KEY_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let modern_version = claimed.or_else(|| {
+            let st = lock(&self.state);
+            if st.modern && matches!(msg, OutMsg::Notification { .. }) {
+                st.protocol_version.clone()
+            } else {
+                None
+            }
+        });
+        let mut b = self
+            .base(Method::POST, modern_version.as_deref())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        if let (Some(_), Some(method)) = (&modern_version, method) {
             b = b.header("mcp-method", method);
             let name = match method {
                 "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
@@ -314,7 +333,7 @@ impl HttpTransport {
         let Some(me) = self.me.upgrade() else { return };
         let task = tokio::spawn(async move {
             let req = match me
-                .base(Method::GET)
+                .base(Method::GET, None)
                 .header(ACCEPT, "text/event-stream")
                 .body(Full::new(Bytes::new()))
             {
@@ -436,7 +455,10 @@ impl ClientTransport for HttpTransport {
             let session = lock(&self.session).take();
             if session.is_some() {
                 *lock(&self.session) = session;
-                if let Ok(req) = self.base(Method::DELETE).body(Full::new(Bytes::new())) {
+                if let Ok(req) = self
+                    .base(Method::DELETE, None)
+                    .body(Full::new(Bytes::new()))
+                {
                     let _ = tokio::time::timeout(Duration::from_secs(5), self.client.request(req))
                         .await;
                 }
