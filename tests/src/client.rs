@@ -73,11 +73,9 @@ impl TapLog {
                                 }
                             }
                         }
-                        (Some(m), None) => {
-                            if is_standard(m) {
-                                if let Err(e) = validate_def(era, "ClientNotification", &msg) {
-                                    panic!("client notification invalid ({era:?}) {msg}: {e}");
-                                }
+                        (Some(m), None) if is_standard(m) => {
+                            if let Err(e) = validate_def(era, "ClientNotification", &msg) {
+                                panic!("client notification invalid ({era:?}) {msg}: {e}");
                             }
                         }
                         (None, Some(id)) => {

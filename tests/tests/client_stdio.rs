@@ -328,10 +328,9 @@ async fn calls_modern() {
     log.validate(SchemaEra::Modern);
 }
 
-fn collector() -> (
-    Arc<Mutex<Vec<(String, Value)>>>,
-    impl Fn(&str, &Value) + Send + Sync + 'static,
-) {
+type Seen = Arc<Mutex<Vec<(String, Value)>>>;
+
+fn collector() -> (Seen, impl Fn(&str, &Value) + Send + Sync + 'static) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     (seen, move |m: &str, p: &Value| {
@@ -339,7 +338,7 @@ fn collector() -> (
     })
 }
 
-async fn wait_for(seen: &Arc<Mutex<Vec<(String, Value)>>>, method: &str) -> Value {
+async fn wait_for(seen: &Seen, method: &str) -> Value {
     let deadline = tokio::time::Instant::now() + BOUND;
     loop {
         if let Some((_, p)) = seen.lock().expect("lock").iter().find(|(m, _)| m == method) {

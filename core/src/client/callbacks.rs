@@ -98,15 +98,18 @@ impl Callbacks {
 
     /// Answer a server→client request: `ping` automatically, registered handlers, else -32601.
     pub async fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        if method == "ping" {
-            if let Some(h) = self.handlers.get("ping") {
-                return h.call(params).await;
+        let h = match self.handlers.get(method) {
+            Some(h) => h,
+            None if method == "ping" => return Ok(json!({})),
+            None => return Err(ErrorObject::method_not_found(method)),
+        };
+        // A panicking handler becomes a generic -32603, never a silent non-answer.
+        match tokio::spawn(h.call(params)).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(method, error = %e, "a client handler failed");
+                Err(ErrorObject::internal())
             }
-            return Ok(json!({}));
-        }
-        match self.handlers.get(method) {
-            Some(h) => h.call(params).await,
-            None => Err(ErrorObject::method_not_found(method)),
         }
     }
 }
@@ -127,6 +130,16 @@ mod tests {
             -32601
         );
         assert_eq!(cb.capabilities(&ClientOptions::default(), true), json!({}));
+    }
+
+    #[tokio::test]
+    async fn panicking_handler_answers_32603() {
+        let mut cb = Callbacks::default();
+        cb.handlers.insert(
+            ROOTS.into(),
+            Arc::new(client_handler_fn(|_| async { panic!("boom") })),
+        );
+        assert_eq!(cb.answer(ROOTS, json!({})).await.unwrap_err().code, -32603);
     }
 
     #[test]

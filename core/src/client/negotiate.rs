@@ -248,9 +248,11 @@ mod tests {
 
     #[test]
     fn argument_errors() {
-        let mut o = ClientOptions::default();
-        o.mode = ConnectMode::Legacy;
-        o.protocol_version = Some("2026-07-28".into());
+        let mut o = ClientOptions {
+            mode: ConnectMode::Legacy,
+            protocol_version: Some("2026-07-28".into()),
+            ..ClientOptions::default()
+        };
         assert!(matches!(validate(&o), Err(ClientError::InvalidArgument(_))));
         o.mode = ConnectMode::Modern;
         o.protocol_version = Some("2025-06-18".into());

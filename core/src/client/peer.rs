@@ -24,6 +24,13 @@ use crate::server::era::KEY_SUBSCRIPTION_ID;
 
 type PendingTx = oneshot::Sender<Result<Value, ClientError>>;
 
+/// Run a user callback; a panic in it is logged and never takes the connection down.
+fn guard(what: &str, f: impl FnOnce()) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+        tracing::error!("a {what} panicked; ignoring it");
+    }
+}
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -312,7 +319,7 @@ impl Peer {
             if let (Some(f), Some(progress)) = (f, p.get("progress").and_then(Value::as_f64)) {
                 let total = p.get("total").and_then(Value::as_f64);
                 let msg = p.get("message").and_then(Value::as_str).map(str::to_owned);
-                f(progress, total, msg);
+                guard("progress callback", || f(progress, total, msg));
             }
             return;
         }
@@ -326,7 +333,7 @@ impl Peer {
             c.invalidate(method, &p);
         }
         for cb in &self.callbacks.notifications {
-            cb(method, &p);
+            guard("notification callback", || cb(method, &p));
         }
     }
 }

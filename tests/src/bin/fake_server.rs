@@ -67,7 +67,11 @@ fn main() {
             continue; // a response from the client
         }
         if let Some(l) = late.take() {
-            reply(&mut out, &l, json!({"content": [{"type": "text", "text": "late"}]}));
+            reply(
+                &mut out,
+                &l,
+                json!({"content": [{"type": "text", "text": "late"}]}),
+            );
         }
         match method.as_str() {
             "server/discover" => match discover.as_str() {
