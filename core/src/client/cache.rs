@@ -62,22 +62,24 @@ impl Cache {
         if !CACHEABLE.contains(&method) {
             return;
         }
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return;
-        }
-        let Some(ttl) = result.get("ttlMs").and_then(Value::as_i64) else {
-            return;
-        };
-        let Ok(ttl) = u64::try_from(ttl) else { return };
-        if ttl == 0 {
-            return;
-        }
         let Some(kp) = key_params(params) else { return };
-        let Some(exp) = Instant::now().checked_add(Duration::from_millis(ttl)) else {
+        let key = (method.to_owned(), kp);
+        let ttl = result
+            .get("ttlMs")
+            .and_then(Value::as_i64)
+            .and_then(|t| u64::try_from(t).ok())
+            .filter(|t| *t > 0);
+        let complete = result.get("resultType").and_then(Value::as_str) != Some("input_required");
+        let expiry = ttl
+            .filter(|_| complete)
+            .and_then(|t| Instant::now().checked_add(Duration::from_millis(t)));
+        let mut map = lock(&self.entries);
+        // A newer answer that may not be cached replaces whatever was kept for the same key.
+        let Some(exp) = expiry else {
+            map.remove(&key);
             return;
         };
-        let mut map = lock(&self.entries);
-        if map.len() >= MAX_ENTRIES {
+        if map.len() >= MAX_ENTRIES && !map.contains_key(&key) {
             if let Some(oldest) = map
                 .iter()
                 .min_by_key(|(_, (e, _))| *e)
@@ -86,7 +88,7 @@ impl Cache {
                 map.remove(&oldest);
             }
         }
-        map.insert((method.to_owned(), kp), (exp, result.clone()));
+        map.insert(key, (exp, result.clone()));
     }
 
     /// Drop entries a notification makes stale (CACHE-05).
