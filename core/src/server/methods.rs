@@ -152,9 +152,19 @@ fn list(
 }
 
 pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    // Only handshake-era requests reach a legacy-locked session (modern ones are refused there).
+    let legacy = s.era() == ERA_LEGACY;
     list(
         s,
-        s.server.inner.registry.tools.iter().map(|t| t.def.clone()),
+        s.server
+            .inner
+            .registry
+            .tools
+            .iter()
+            .map(|t| match &t.legacy_def {
+                Some(d) if legacy => d.clone(),
+                _ => t.def.clone(),
+            }),
         "tools",
         params,
     )
@@ -265,7 +275,28 @@ pub(crate) async fn call_tool(
     if let Some(text) = mirror {
         obj.insert("content".into(), json!([{"type": "text", "text": text}]));
     }
+    // Legacy results carry only object `structuredContent` (TOOL-05); the text block stays.
+    if !ctx.is_modern() && obj.get("structuredContent").is_some_and(|v| !v.is_object()) {
+        obj.remove("structuredContent");
+    }
     Ok(Outcome::Complete(result))
+}
+
+/// Run one of the methods that may answer `input_required` (MRTR-01).
+pub(crate) async fn run_mrtr(
+    method: &str,
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    match method {
+        "tools/call" => call_tool(ctx, params).await,
+        "prompts/get" => get_prompt(ctx, params).await,
+        "resources/read" => read_resource(ctx, params).await,
+        other => {
+            tracing::error!(method = other, "not a multi round-trip method");
+            Err(ErrorObject::internal())
+        }
+    }
 }
 
 /// `prompts/get` (PRM-01, PRM-02).
