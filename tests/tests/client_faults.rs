@@ -100,6 +100,19 @@ async fn modern_mode_never_falls_back() {
 }
 
 #[tokio::test]
+async fn disc03_initialize_refused_with_32022_reprobes_once() {
+    let c = connect(Client::builder(), &["discover=fail-once", "init-32022"]).await;
+    assert_eq!(c.era(), Some(Era::Modern));
+    assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
+    c.close().await;
+    // Without a working discovery the refusal is the answer.
+    let e = try_connect(Client::builder(), &["discover=-32601", "init-32022"])
+        .await
+        .expect_err("no era works");
+    assert!(e.rpc_code().is_some(), "{e:?}");
+}
+
+#[tokio::test]
 async fn server_dying_during_the_probe_is_a_clear_error() {
     let e = try_connect(Client::builder(), &["discover=die"])
         .await

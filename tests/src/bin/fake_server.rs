@@ -1,7 +1,8 @@
 //! `fake-server [key=value…]`: a scripted, deliberately misbehaving stdio server for the
 //! client's fault tests. Options:
 //! `discover=ok|silent|die|malformed|legacy-versions|<error code>` (default -32601),
-//! `init=<version>` (answer `initialize` with this version), `cycle` (tools/list cursors
+//! `init=<version>` (answer `initialize` with this version), `init-32022` (refuse `initialize`
+//! as a modern-only server), `discover=fail-once` (-32601, then a modern answer), `cycle` (tools/list cursors
 //! loop A→B→A), `oversize=<bytes>`. `tools/call` names pick a behaviour: `die`, `garbage`,
 //! `oversize`, `typed` (structuredContent violating the listed outputSchema), `weird`
 //! (unknown resultType), `hang` (never answers), `late` (answered just before the next request's answer), anything else echoes the params back.
@@ -37,6 +38,7 @@ fn main() {
     let mut notes: Vec<Value> = Vec::new();
     let mut listen_id: Option<Value> = None;
     let mut late: Option<Value> = None;
+    let mut discovers = 0u32;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
@@ -74,6 +76,29 @@ fn main() {
             );
         }
         match method.as_str() {
+            "server/discover" if discover == "fail-once" => {
+                discovers += 1;
+                if discovers == 1 {
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+                    );
+                } else {
+                    reply(
+                        &mut out,
+                        &id,
+                        json!({"supportedVersions": ["2026-07-28"], "capabilities": {},
+                        "ttlMs": 0, "cacheScope": "private", "resultType": "complete"}),
+                    );
+                }
+            }
+            "initialize" if opts.contains_key("init-32022") => {
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32022,
+                    "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2025-11-25"}}}),
+                );
+            }
             "server/discover" => match discover.as_str() {
                 "silent" => {}
                 "die" => std::process::exit(3),
