@@ -314,3 +314,55 @@ async fn bad_urls_are_argument_errors() {
         assert!(matches!(e, ClientError::InvalidArgument(_)), "{u}: {e:?}");
     }
 }
+
+#[tokio::test]
+async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
+    use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
+    let ok = |_ctx, _a: Value| async move { Ok::<_, HandlerError>(CallToolResult::text("ok")) };
+    let server = Server::builder("hdr", "1")
+        .tool(
+            Tool::new("good").input_schema(json!({"type": "object", "properties": {
+                "q": {"type": "string", "x-mcp-header": "Q"}}})),
+            handler_fn(ok),
+        )
+        .tool(
+            Tool::new("on_number").input_schema(json!({"type": "object", "properties": {
+                "n": {"type": "number", "x-mcp-header": "N"}}})),
+            handler_fn(ok),
+        )
+        .tool(
+            Tool::new("duplicate").input_schema(json!({"type": "object", "properties": {
+                "a": {"type": "string", "x-mcp-header": "X"},
+                "b": {"type": "string", "x-mcp-header": "x"}}})),
+            handler_fn(ok),
+        )
+        .tool(
+            Tool::new("in_items").input_schema(json!({"type": "object", "properties": {
+                "l": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}}}})),
+            handler_fn(ok),
+        )
+        .build()
+        .expect("server");
+    let listener = mcpcore::transport::http::serve(
+        server,
+        "127.0.0.1:0".parse().expect("addr"),
+        ServerHttpOptions::default(),
+    )
+    .await
+    .expect("listen");
+    let u = format!("http://{}/mcp", listener.local_addr());
+    let c = bounded(Client::builder().connect_http(&u, HttpOptions::default()))
+        .await
+        .expect("connect");
+    let tools = bounded(c.list_all_tools(CallOptions::new()))
+        .await
+        .expect("tools");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["good"]);
+    let r = bounded(c.call_tool("good", json!({"q": "x y"}), CallOptions::new()))
+        .await
+        .expect("mirrored header accepted");
+    assert_eq!(r.content[0]["text"], "ok");
+    c.close().await;
+    listener.shutdown().await;
+}
