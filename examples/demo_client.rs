@@ -1,148 +1,98 @@
-//! `demo-client`: spawns `demo-server` and talks to it in both eras over stdio, printing each
-//! exchange. A scripted line client (the full client API comes with the client issue).
+//! `demo-client`: spawns `demo-server` and talks to it with mcpcore's client in both eras over
+//! stdio — the legacy `initialize` handshake, then the modern (2026-07-28) stateless era found by
+//! the automatic `server/discover` probe — printing what each call returns.
 
-use serde_json::{json, Value};
-use std::path::PathBuf;
-use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use mcpcore::client::{CallOptions, Client, ClientError, ConnectMode, StderrMode, StdioCommand};
+use serde_json::json;
+use std::path::Path;
 
-struct Conn {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: tokio::io::Lines<BufReader<ChildStdout>>,
-    next_id: i64,
+fn server_cmd(exe: &Path) -> StdioCommand {
+    StdioCommand::new(exe).stderr(StderrMode::Null)
 }
 
-impl Conn {
-    fn spawn(exe: &PathBuf) -> std::io::Result<Self> {
-        let mut child = Command::new(exe)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdout"))?;
-        Ok(Self {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout).lines(),
-            next_id: 1,
-        })
-    }
-
-    async fn send(&mut self, msg: &Value) -> std::io::Result<()> {
-        self.stdin.write_all(format!("{msg}\n").as_bytes()).await?;
-        self.stdin.flush().await
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> std::io::Result<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let req = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        println!("→ {req}");
-        self.send(&req).await?;
-        while let Some(line) = self.stdout.next_line().await? {
-            let msg: Value = serde_json::from_str(&line).map_err(std::io::Error::other)?;
-            println!("← {msg}");
-            if msg.get("id") == Some(&json!(id)) {
-                return Ok(msg);
-            }
-        }
-        Err(std::io::Error::other("server closed the connection"))
-    }
-
-    async fn close(mut self) -> std::io::Result<()> {
-        drop(self.stdin);
-        self.child.wait().await.map(|_| ())
-    }
+fn text(block: &serde_json::Value) -> &str {
+    block["text"].as_str().unwrap_or_default()
 }
 
-fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "demo-client", "version": "0.1.0"}
-    })
-}
-
-fn check(resp: &Value, what: &str) -> std::io::Result<()> {
-    if resp.get("result").is_some() {
-        Ok(())
-    } else {
-        Err(std::io::Error::other(format!("{what} failed: {resp}")))
+async fn tour(client: &Client) -> Result<(), ClientError> {
+    let info = client.server_implementation();
+    println!(
+        "   era {}, protocol {}, server {} {}",
+        client
+            .era()
+            .map_or_else(|| "?".to_owned(), |e| format!("{e:?}")),
+        client.protocol_version().unwrap_or_default(),
+        info.as_ref().map_or("?", |i| i.name.as_str()),
+        info.as_ref().map_or("?", |i| i.version.as_str()),
+    );
+    if let Some(i) = client.instructions() {
+        println!("   instructions: {i}");
     }
+    let tools = client.list_all_tools(CallOptions::new()).await?;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    println!("   tools: {}", names.join(", "));
+    let r = client
+        .call_tool("echo", json!({"text": "hello"}), CallOptions::new())
+        .await?;
+    println!("   echo → {}", text(&r.content[0]));
+    let r = client
+        .call_tool("add", json!({"a": 2, "b": 3}), CallOptions::new())
+        .await?;
+    println!(
+        "   add 2 + 3 → {}",
+        r.structured_content.unwrap_or_default()["sum"]
+    );
+    let opts = CallOptions::new().on_progress(|p, t, _m| {
+        println!("     progress {p}/{}", t.unwrap_or_default());
+    });
+    let r = client.call_tool("slow", json!({"ms": 80}), opts).await?;
+    println!("   slow → {}", text(&r.content[0]));
+    let p = client
+        .get_prompt("greet", json!({"name": "Ada"}), CallOptions::new())
+        .await?;
+    println!("   greet → {}", text(&p.messages[0]["content"]));
+    let rr = client
+        .read_resource("demo://notes/7", CallOptions::new())
+        .await?;
+    println!("   demo://notes/7 → {}", text(&rr.contents[0]));
+    let c = client
+        .complete(
+            json!({"type": "ref/prompt", "name": "greet"}),
+            "name",
+            "a",
+            None,
+            CallOptions::new(),
+        )
+        .await?;
+    println!("   complete \"a\" → {:?}", c.values);
+    match client
+        .call_tool("fail", json!({}), CallOptions::new())
+        .await
+    {
+        Err(e) => println!("   fail → {e}"),
+        Ok(r) => println!("   fail → {:?}", r.content),
+    }
+    Ok(())
 }
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exe = std::env::current_exe()?
         .with_file_name(format!("demo-server{}", std::env::consts::EXE_SUFFIX));
 
-    println!("== legacy era (initialize handshake, 2025-11-25)");
-    let mut c = Conn::spawn(&exe)?;
-    let r = c
-        .request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "demo-client", "version": "0.1.0"}}),
-        )
+    println!("== legacy era (initialize handshake)");
+    let client = Client::builder()
+        .mode(ConnectMode::Legacy)
+        .connect_stdio(server_cmd(&exe))
         .await?;
-    check(&r, "initialize")?;
-    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await?;
-    check(&c.request("tools/list", json!({})).await?, "tools/list")?;
-    check(
-        &c.request(
-            "tools/call",
-            json!({"name": "echo", "arguments": {"text": "hello"}}),
-        )
-        .await?,
-        "echo",
-    )?;
-    check(
-        &c.request(
-            "tools/call",
-            json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
-        )
-        .await?,
-        "add",
-    )?;
-    check(
-        &c.request(
-            "prompts/get",
-            json!({"name": "greet", "arguments": {"name": "Ada"}}),
-        )
-        .await?,
-        "greet",
-    )?;
-    check(
-        &c.request("resources/read", json!({"uri": "demo://notes/7"}))
-            .await?,
-        "read",
-    )?;
-    c.close().await?;
+    tour(&client).await?;
+    client.close().await;
 
-    println!("\n== modern era (2026-07-28, per-request envelope)");
-    let mut c = Conn::spawn(&exe)?;
-    check(
-        &c.request("server/discover", json!({"_meta": modern_meta()}))
-            .await?,
-        "server/discover",
-    )?;
-    check(
-        &c.request(
-            "tools/call",
-            json!({"name": "echo", "arguments": {"text": "stateless"}, "_meta": modern_meta()}),
-        )
-        .await?,
-        "echo",
-    )?;
-    c.close().await?;
+    println!("\n== modern era (automatic server/discover probe, per-request envelope)");
+    let client = Client::builder().connect_stdio(server_cmd(&exe)).await?;
+    tour(&client).await?;
+    client.close().await;
+
     println!("\ndemo finished: both eras answered");
     Ok(())
 }

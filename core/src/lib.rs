@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod client;
 pub mod error;
 pub mod jsonrpc;
 pub mod limits;

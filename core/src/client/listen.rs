@@ -1,0 +1,161 @@
+//! The `subscriptions/listen` client (REQUIREMENTS SUB-01…05, CAN-02).
+//!
+//! A listen request stays open: the server first sends `notifications/subscriptions/acknowledged`
+//! (the honoured subset), then the subscribed notifications, all tagged with the listen request's
+//! id, which the peer uses to demultiplex. Closing sends `notifications/cancelled` (stdio) or
+//! closes the request stream (HTTP).
+
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::peer::RequestSpec;
+use super::{CallOptions, Client, ClientError};
+use crate::jsonrpc::Id;
+
+/// Queue of notifications per subscription.
+const LISTEN_QUEUE: usize = 256;
+/// How long to wait for the acknowledgement when no request timeout is set.
+const ACK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An open subscription.
+pub struct Subscription {
+    id: Id,
+    honored: Value,
+    rx: mpsc::Receiver<Value>,
+    cancel: CancellationToken,
+    task: Option<JoinHandle<Result<Value, ClientError>>>,
+    client: Client,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .field("honored", &self.honored)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subscription {
+    /// The subscription id (= the listen request id).
+    pub fn id(&self) -> &Id {
+        &self.id
+    }
+    /// The notification types the server honoured (the acknowledgement's `notifications`).
+    pub fn honored(&self) -> &Value {
+        &self.honored
+    }
+    /// The next notification (`{"jsonrpc","method","params"}`), or `None` once the stream ended.
+    pub async fn next(&mut self) -> Option<Value> {
+        self.rx.recv().await
+    }
+    /// Close the subscription.
+    pub async fn close(mut self) {
+        self.cancel.cancel();
+        self.client.inner.peer.remove_listen(&self.id);
+        if let Some(t) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        self.client.inner.peer.remove_listen(&self.id);
+    }
+}
+
+impl Client {
+    /// Open a `subscriptions/listen` stream with `filter` (e.g.
+    /// `{"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]}`) and wait for the
+    /// acknowledgement.
+    ///
+    /// # Errors
+    /// [`ClientError::InvalidArgument`] on a legacy connection; the server's error; a protocol
+    /// error when the first message is not the acknowledgement.
+    pub async fn listen(
+        &self,
+        filter: Value,
+        opts: CallOptions,
+    ) -> Result<Subscription, ClientError> {
+        if !self.is_modern() {
+            return Err(ClientError::InvalidArgument(
+                "subscriptions/listen needs a modern connection (legacy: subscribe_resource and list_changed notifications)".into(),
+            ));
+        }
+        let peer = self.inner.peer.clone();
+        let id = peer.next_id();
+        let (tx, mut rx) = mpsc::channel(LISTEN_QUEUE);
+        peer.add_listen(id.clone(), tx);
+        let mut params = Map::new();
+        params.insert("notifications".into(), filter);
+        self.stamp(&mut params, &opts);
+        let cancel = CancellationToken::new();
+        let token = cancel.clone();
+        let rid = id.clone();
+        let mut task = tokio::spawn(async move {
+            let r = peer
+                .request(
+                    rid.clone(),
+                    "subscriptions/listen",
+                    params,
+                    RequestSpec {
+                        timeout: None,
+                        cancel: Some(&token),
+                        on_progress: None,
+                        notify_cancel: true,
+                    },
+                )
+                .await;
+            peer.remove_listen(&rid);
+            r
+        });
+        let wait = opts
+            .timeout
+            .or(self.inner.options.request_timeout)
+            .unwrap_or(ACK_TIMEOUT);
+        let first = tokio::select! {
+            m = rx.recv() => m,
+            r = &mut task => {
+                return Err(match r {
+                    Ok(Ok(_)) => ClientError::Protocol("the listen stream ended before its acknowledgement".into()),
+                    Ok(Err(e)) => e,
+                    Err(_) => ClientError::Closed("listen task failed".into()),
+                });
+            }
+            () = tokio::time::sleep(wait) => {
+                cancel.cancel();
+                return Err(ClientError::Timeout);
+            }
+        };
+        let Some(first) = first else {
+            cancel.cancel();
+            return Err(ClientError::Closed("the listen stream closed".into()));
+        };
+        if first.get("method").and_then(Value::as_str)
+            != Some("notifications/subscriptions/acknowledged")
+        {
+            cancel.cancel();
+            return Err(ClientError::Protocol(format!(
+                "the first message of a listen stream must be the acknowledgement, got {}",
+                first.get("method").cloned().unwrap_or(Value::Null)
+            )));
+        }
+        let honored = first
+            .pointer("/params/notifications")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        Ok(Subscription {
+            id,
+            honored,
+            rx,
+            cancel,
+            task: Some(task),
+            client: self.clone(),
+        })
+    }
+}

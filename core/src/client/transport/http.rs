@@ -1,0 +1,483 @@
+//! The Streamable HTTP client transport on hyper (REQUIREMENTS HTTP-01…16, LHTTP-01…05,
+//! LHTTP-08, HTTP-18).
+//!
+//! Every message is its own POST with `Accept: application/json, text/event-stream`. A request's
+//! answer is a JSON body or an SSE stream carrying related notifications (and, legacy, server
+//! requests) and then the response; the stream is dropped once the response arrived, and dropping
+//! it early is how a modern request is cancelled (HTTP-08). Legacy connections carry
+//! `Mcp-Session-Id` and `MCP-Protocol-Version`, open a GET listening stream after the handshake,
+//! and DELETE the session on close. Modern requests carry `MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name` and the tool's `Mcp-Param-*` headers.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use hyper::{Method, Request, Uri};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::task::AbortHandle;
+
+use super::headers::{encode_value, param_headers, tool_param_headers, ParamHeader};
+use super::sse::SseParser;
+use super::{BoxFut, ClientTransport, Inbound, InboundTx, OutMsg, WireState};
+use crate::client::error::ClientError;
+use crate::client::peer::lock;
+use crate::client::ClientOptions;
+use crate::jsonrpc::{parse_frame, Id, ParsedFrame};
+use crate::server::era::KEY_PROTOCOL_VERSION;
+
+/// HTTP-specific options.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Extra headers on every request (e.g. `Authorization: Bearer …`).
+    pub headers: Vec<(String, String)>,
+    /// Open the legacy GET listening stream after the handshake (default on).
+    pub listen_stream: bool,
+    /// Timeout of a notification or response POST (default 30 s).
+    pub post_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            headers: Vec::new(),
+            listen_stream: true,
+            post_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Add a header.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
+
+pub(crate) struct HttpTransport {
+    me: Weak<HttpTransport>,
+    client: Hyper,
+    uri: Uri,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    opts: HttpOptions,
+    state: Mutex<WireState>,
+    session: Mutex<Option<String>>,
+    inbound: InboundTx,
+    streams: Mutex<HashMap<Id, AbortHandle>>,
+    get_stream: Mutex<Option<AbortHandle>>,
+    tools: Mutex<HashMap<String, Vec<ParamHeader>>>,
+    closed: AtomicBool,
+    max_bytes: usize,
+    max_depth: usize,
+}
+
+impl HttpTransport {
+    pub fn new(
+        url: &str,
+        opts: HttpOptions,
+        options: &ClientOptions,
+        inbound: InboundTx,
+    ) -> Result<Arc<Self>, ClientError> {
+        let uri: Uri = url
+            .parse()
+            .map_err(|e| ClientError::InvalidArgument(format!("invalid URL {url:?}: {e}")))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => {
+                return Err(ClientError::InvalidArgument(
+                    "https URLs are not supported by this build (no TLS)".into(),
+                ))
+            }
+            _ => {
+                return Err(ClientError::InvalidArgument(format!(
+                    "URL {url:?} must start with http://"
+                )))
+            }
+        }
+        let mut headers = Vec::new();
+        for (k, v) in &opts.headers {
+            let name = HeaderName::from_bytes(k.as_bytes())
+                .map_err(|e| ClientError::InvalidArgument(format!("header name {k:?}: {e}")))?;
+            let value = HeaderValue::from_str(v)
+                .map_err(|e| ClientError::InvalidArgument(format!("header {k} value: {e}")))?;
+            headers.push((name, value));
+        }
+        let client = HyperClient::builder(TokioExecutor::new()).build_http();
+        Ok(Arc::new_cyclic(|me| Self {
+            me: me.clone(),
+            client,
+            uri,
+            headers,
+            opts,
+            state: Mutex::new(WireState::default()),
+            session: Mutex::new(None),
+            inbound,
+            streams: Mutex::new(HashMap::new()),
+            get_stream: Mutex::new(None),
+            tools: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+            max_bytes: options.max_message_bytes,
+            max_depth: options.max_json_depth,
+        }))
+    }
+
+    /// A request builder with the custom headers, and the session and version headers:
+    /// `modern_version` is the version of a modern message (its envelope, or the connection's
+    /// era for notifications); legacy messages carry the negotiated version and the session id.
+    fn base(&self, method: Method, modern_version: Option<&str>) -> hyper::http::request::Builder {
+        let mut b = Request::builder().method(method).uri(self.uri.clone());
+        for (k, v) in &self.headers {
+            b = b.header(k, v);
+        }
+        if let Some(v) = modern_version {
+            return b.header(VERSION_HEADER, v);
+        }
+        let state = lock(&self.state).clone();
+        if let Some(v) = &state.protocol_version {
+            b = b.header(VERSION_HEADER, v.as_str());
+        }
+        if let Some(s) = lock(&self.session).as_deref() {
+            b = b.header(SESSION_HEADER, s);
+        }
+        b
+    }
+
+    /// The POST for one message, with the modern mirror headers (HTTP-09, HTTP-15).
+    fn post(&self, msg: &OutMsg) -> Result<Request<Full<Bytes>>, ClientError> {
+        let (method, params) = match msg {
+            OutMsg::Request { method, params, .. } => (Some(method.as_str()), params.as_ref()),
+            OutMsg::Notification { method, params } => (Some(method.as_str()), params.as_ref()),
+            OutMsg::Response { .. } => (None, None),
+        };
+        // The body decides the era of a request (its envelope); notifications follow the
+        // connection's era.
+        let claimed = params
+            .and_then(|p| p.pointer("/_meta"))
+            .and_then(|m| m.get(KEY_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let modern_version = claimed.or_else(|| {
+            let st = lock(&self.state);
+            if st.modern && matches!(msg, OutMsg::Notification { .. }) {
+                st.protocol_version.clone()
+            } else {
+                None
+            }
+        });
+        let mut b = self
+            .base(Method::POST, modern_version.as_deref())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        if let (Some(_), Some(method)) = (&modern_version, method) {
+            b = b.header("mcp-method", method);
+            let name = match method {
+                "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+                "resources/read" => params.and_then(|p| p.get("uri")),
+                _ => None,
+            }
+            .and_then(Value::as_str);
+            if let Some(n) = name {
+                b = b.header("mcp-name", encode_value(n));
+            }
+            if method == "tools/call" {
+                if let Some(decls) = name.and_then(|n| lock(&self.tools).get(n).cloned()) {
+                    for (k, v) in param_headers(&decls, params.and_then(|p| p.get("arguments"))) {
+                        b = b.header(k, v);
+                    }
+                }
+            }
+        }
+        b.body(Full::new(Bytes::from(msg.encode())))
+            .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))
+    }
+
+    async fn deliver(&self, bytes: &[u8], want: Option<&Id>) -> bool {
+        let values = match parse_frame(bytes, self.max_depth) {
+            ParsedFrame::Single(v) => vec![v],
+            ParsedFrame::Batch(items) => items,
+            ParsedFrame::Error(e) => {
+                tracing::warn!(error = %e, "skipping an unreadable message from the server");
+                return false;
+            }
+        };
+        let mut answered = false;
+        for v in values {
+            if let Some(id) = want {
+                if v.get("method").is_none() && v.get("id") == Some(&id.to_value()) {
+                    answered = true;
+                }
+            }
+            if self.inbound.send(Inbound::Message(v)).await.is_err() {
+                return answered;
+            }
+        }
+        answered
+    }
+
+    /// Read one request's answer (JSON or SSE); `Err` when it did not contain the response.
+    async fn run_request(&self, id: Id, req: Request<Full<Bytes>>, initialize: bool) {
+        let outcome = self.exchange(&id, req, initialize).await;
+        lock(&self.streams).remove(&id);
+        if let Err(e) = outcome {
+            let _ = self.inbound.send(Inbound::RequestFailed(id, e)).await;
+        }
+    }
+
+    async fn exchange(
+        &self,
+        id: &Id,
+        req: Request<Full<Bytes>>,
+        initialize: bool,
+    ) -> Result<(), ClientError> {
+        let resp = self
+            .client
+            .request(req)
+            .await
+            .map_err(|e| ClientError::Transport(format!("HTTP request failed: {e}")))?;
+        let status = resp.status();
+        if initialize && status.is_success() {
+            if let Some(s) = resp
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+            {
+                *lock(&self.session) = Some(s.to_owned());
+            }
+        }
+        let is_sse = content_type(resp.headers()).starts_with("text/event-stream");
+        let mut body = resp.into_body();
+        if is_sse {
+            let mut parser = SseParser::new(self.max_bytes);
+            let mut events = Vec::new();
+            while let Some(frame) = body.frame().await {
+                let frame =
+                    frame.map_err(|e| ClientError::Transport(format!("SSE stream failed: {e}")))?;
+                let Ok(chunk) = frame.into_data() else {
+                    continue;
+                };
+                parser
+                    .feed(&chunk, &mut events)
+                    .map_err(|e| ClientError::Transport(e.to_string()))?;
+                for ev in events.drain(..) {
+                    if ev.data.is_empty() {
+                        continue;
+                    }
+                    if self.deliver(ev.data.as_bytes(), Some(id)).await {
+                        return Ok(());
+                    }
+                }
+            }
+            return Err(ClientError::Closed(format!(
+                "the SSE stream (HTTP {status}) ended before the response"
+            )));
+        }
+        let bytes = read_limited(&mut body, self.max_bytes).await?;
+        if !bytes.is_empty() && self.deliver(&bytes, Some(id)).await {
+            return Ok(());
+        }
+        if status == hyper::StatusCode::NOT_FOUND && lock(&self.session).is_some() {
+            return Err(ClientError::Closed(
+                "the server ended the HTTP session (404); reconnect to start a new one".into(),
+            ));
+        }
+        Err(ClientError::Transport(format!(
+            "HTTP {status} without a JSON-RPC response"
+        )))
+    }
+
+    /// POST a notification or response and check it was accepted.
+    async fn post_oneway(&self, msg: OutMsg) -> Result<(), ClientError> {
+        let req = self.post(&msg)?;
+        let resp = tokio::time::timeout(self.opts.post_timeout, self.client.request(req))
+            .await
+            .map_err(|_| ClientError::Transport("HTTP POST timed out".into()))?
+            .map_err(|e| ClientError::Transport(format!("HTTP request failed: {e}")))?;
+        let status = resp.status();
+        let mut body = resp.into_body();
+        let bytes = read_limited(&mut body, self.max_bytes)
+            .await
+            .unwrap_or_default();
+        if !status.is_success() {
+            return Err(ClientError::Transport(format!(
+                "HTTP {status}: {}",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+            )));
+        }
+        if let OutMsg::Notification { method, .. } = &msg {
+            if method == "notifications/initialized" {
+                self.open_get_stream();
+            }
+        }
+        Ok(())
+    }
+
+    /// The legacy GET listening stream for server messages unrelated to a request (LHTTP-05).
+    fn open_get_stream(&self) {
+        if !self.opts.listen_stream || lock(&self.state).modern {
+            return;
+        }
+        let Some(me) = self.me.upgrade() else { return };
+        let task = tokio::spawn(async move {
+            let req = match me
+                .base(Method::GET, None)
+                .header(ACCEPT, "text/event-stream")
+                .body(Full::new(Bytes::new()))
+            {
+                Ok(r) => r,
+                Err(_) => return,
+            };
+            let Ok(resp) = me.client.request(req).await else {
+                return;
+            };
+            if !resp.status().is_success() {
+                tracing::debug!(status = %resp.status(), "no GET listening stream");
+                return;
+            }
+            let mut body = resp.into_body();
+            let mut parser = SseParser::new(me.max_bytes);
+            let mut events = Vec::new();
+            while let Some(Ok(frame)) = body.frame().await {
+                let Ok(chunk) = frame.into_data() else {
+                    continue;
+                };
+                if parser.feed(&chunk, &mut events).is_err() {
+                    tracing::warn!("GET stream event too large; closing the stream");
+                    return;
+                }
+                for ev in events.drain(..) {
+                    if !ev.data.is_empty() {
+                        me.deliver(ev.data.as_bytes(), None).await;
+                    }
+                }
+            }
+        });
+        if let Some(old) = lock(&self.get_stream).replace(task.abort_handle()) {
+            old.abort();
+        }
+    }
+}
+
+fn content_type(h: &hyper::HeaderMap) -> String {
+    h.get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+async fn read_limited(
+    body: &mut hyper::body::Incoming,
+    max: usize,
+) -> Result<Vec<u8>, ClientError> {
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame =
+            frame.map_err(|e| ClientError::Transport(format!("reading the body failed: {e}")))?;
+        if let Ok(d) = frame.into_data() {
+            if out.len() + d.len() > max {
+                return Err(ClientError::Transport(format!(
+                    "response body exceeds {max} bytes"
+                )));
+            }
+            out.extend_from_slice(&d);
+        }
+    }
+    Ok(out)
+}
+
+impl ClientTransport for HttpTransport {
+    fn send(&self, msg: OutMsg) -> BoxFut<'_, Result<(), ClientError>> {
+        Box::pin(async move {
+            if self.closed.load(Ordering::Acquire) {
+                return Err(ClientError::Closed("the transport is closed".into()));
+            }
+            match msg {
+                OutMsg::Request {
+                    ref id, ref method, ..
+                } => {
+                    let req = self.post(&msg)?;
+                    let Some(me) = self.me.upgrade() else {
+                        return Err(ClientError::Closed("the transport is gone".into()));
+                    };
+                    let id = id.clone();
+                    let initialize = method == "initialize";
+                    let key = id.clone();
+                    let mut streams = lock(&self.streams);
+                    let task =
+                        tokio::spawn(async move { me.run_request(id, req, initialize).await });
+                    streams.insert(key, task.abort_handle());
+                    Ok(())
+                }
+                other => self.post_oneway(other).await,
+            }
+        })
+    }
+
+    fn abort(&self, id: &Id) {
+        if let Some(h) = lock(&self.streams).remove(id) {
+            h.abort();
+        }
+    }
+
+    fn cancel_by_notification(&self, state: &WireState) -> bool {
+        !state.modern
+    }
+
+    fn set_state(&self, state: WireState) {
+        *lock(&self.state) = state;
+    }
+
+    fn close(&self) -> BoxFut<'_, ()> {
+        Box::pin(async move {
+            if self.closed.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            if let Some(h) = lock(&self.get_stream).take() {
+                h.abort();
+            }
+            let streams: Vec<AbortHandle> = lock(&self.streams).drain().map(|(_, h)| h).collect();
+            for h in streams {
+                h.abort();
+            }
+            let session = lock(&self.session).take();
+            if session.is_some() {
+                *lock(&self.session) = session;
+                if let Ok(req) = self
+                    .base(Method::DELETE, None)
+                    .body(Full::new(Bytes::new()))
+                {
+                    let _ = tokio::time::timeout(Duration::from_secs(5), self.client.request(req))
+                        .await;
+                }
+            }
+        })
+    }
+
+    fn is_http(&self) -> bool {
+        true
+    }
+
+    fn learn_tool(&self, name: &str, input_schema: &Value) -> Result<(), String> {
+        let decls = tool_param_headers(input_schema)?;
+        let mut tools = lock(&self.tools);
+        if decls.is_empty() {
+            tools.remove(name);
+        } else {
+            tools.insert(name.to_owned(), decls);
+        }
+        Ok(())
+    }
+}

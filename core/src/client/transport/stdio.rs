@@ -1,0 +1,302 @@
+//! The stdio client transport: spawns a server process and speaks newline-delimited JSON-RPC
+//! over its stdin/stdout (REQUIREMENTS STDIO-01…04, LC-06; seeds: frame cap, non-object frames).
+//!
+//! Frames are capped (default 4 MiB). An over-limit frame leaves the stream beyond recovery, so
+//! the transport closes (the child is killed) and every later call fails cleanly. Non-object
+//! frames, id-less non-notification frames and unparsable lines are skipped. Standard error is
+//! inherited, discarded, or captured into a bounded buffer (never treated as an error signal).
+//! Shutdown closes stdin, waits, then terminates (SIGTERM), then kills.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::Mutex as AsyncMutex;
+
+use super::{BoxFut, ClientTransport, Inbound, InboundTx, OutMsg, WireState};
+use crate::client::error::ClientError;
+use crate::jsonrpc::codec::{FrameError, FrameReader};
+use crate::jsonrpc::{parse_frame, ParsedFrame};
+
+/// What happens to the child's standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum StderrMode {
+    /// Passed through to this process's stderr.
+    #[default]
+    Inherit,
+    /// Discarded.
+    Null,
+    /// Captured (the last 64 KiB), readable with `Client::captured_stderr`.
+    Capture,
+}
+
+/// How to start the server process.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StdioCommand {
+    /// Program to run.
+    pub program: PathBuf,
+    /// Arguments.
+    pub args: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    /// Clear the inherited environment first.
+    pub env_clear: bool,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+    /// Standard error handling.
+    pub stderr: StderrMode,
+    /// How long to wait for exit after closing stdin before terminating (default 2 s).
+    pub close_grace: Duration,
+    /// How long to wait after SIGTERM before killing (default 2 s).
+    pub term_grace: Duration,
+}
+
+impl StdioCommand {
+    /// Run `program` with no arguments.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            env_clear: false,
+            cwd: None,
+            stderr: StderrMode::Inherit,
+            close_grace: Duration::from_secs(2),
+            term_grace: Duration::from_secs(2),
+        }
+    }
+    /// Add an argument.
+    #[must_use]
+    pub fn arg(mut self, a: impl Into<OsString>) -> Self {
+        self.args.push(a.into());
+        self
+    }
+    /// Add arguments.
+    #[must_use]
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+    /// Set an environment variable.
+    #[must_use]
+    pub fn env(mut self, k: impl Into<OsString>, v: impl Into<OsString>) -> Self {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+    /// Set the working directory.
+    #[must_use]
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+    /// Set the stderr mode.
+    #[must_use]
+    pub fn stderr(mut self, mode: StderrMode) -> Self {
+        self.stderr = mode;
+        self
+    }
+}
+
+const STDERR_CAP: usize = 64 * 1024;
+
+pub(crate) struct StdioTransport {
+    stdin: AsyncMutex<Option<ChildStdin>>,
+    child: AsyncMutex<Option<Child>>,
+    pid: Option<u32>,
+    stderr_buf: Option<Arc<Mutex<VecDeque<u8>>>>,
+    close_grace: Duration,
+    term_grace: Duration,
+    reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl StdioTransport {
+    /// Spawn the process and start reading its stdout into `inbound`.
+    pub fn spawn(
+        cmd: &StdioCommand,
+        max_bytes: usize,
+        max_depth: usize,
+        inbound: InboundTx,
+    ) -> Result<Arc<Self>, ClientError> {
+        let mut c = Command::new(&cmd.program);
+        c.args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        if cmd.env_clear {
+            c.env_clear();
+        }
+        for (k, v) in &cmd.env {
+            c.env(k, v);
+        }
+        if let Some(d) = &cmd.cwd {
+            c.current_dir(d);
+        }
+        c.stderr(match cmd.stderr {
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::Null => Stdio::null(),
+            StderrMode::Capture => Stdio::piped(),
+        });
+        let mut child = c.spawn().map_err(|e| {
+            ClientError::Transport(format!("cannot spawn {}: {e}", cmd.program.display()))
+        })?;
+        let stdin = child.stdin.take();
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| ClientError::Transport("child has no stdout".into()))?;
+        let stderr_buf = match child.stderr.take() {
+            Some(err) => {
+                let buf = Arc::new(Mutex::new(VecDeque::new()));
+                let b = buf.clone();
+                tokio::spawn(async move {
+                    let mut lines = BufReader::new(err).split(b'\n');
+                    while let Ok(Some(mut line)) = lines.next_segment().await {
+                        line.push(b'\n');
+                        let mut q = b.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        q.extend(line);
+                        while q.len() > STDERR_CAP {
+                            q.pop_front();
+                        }
+                    }
+                });
+                Some(buf)
+            }
+            None => None,
+        };
+        let pid = child.id();
+        let frames = FrameReader::new(BufReader::with_capacity(64 * 1024, stdout), max_bytes)
+            .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
+        let reader = tokio::spawn(read_loop(frames, max_depth, inbound));
+        Ok(Arc::new(Self {
+            stdin: AsyncMutex::new(stdin),
+            child: AsyncMutex::new(Some(child)),
+            pid,
+            stderr_buf,
+            close_grace: cmd.close_grace,
+            term_grace: cmd.term_grace,
+            reader: Mutex::new(Some(reader)),
+        }))
+    }
+
+    async fn shutdown(&self) {
+        self.stdin.lock().await.take();
+        let child = self.child.lock().await.take();
+        if let Some(mut child) = child {
+            if tokio::time::timeout(self.close_grace, child.wait())
+                .await
+                .is_err()
+            {
+                terminate(self.pid);
+                if tokio::time::timeout(self.term_grace, child.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = child.start_kill();
+                    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+                }
+            }
+        }
+        let reader = self
+            .reader
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(r) = reader {
+            r.abort();
+        }
+    }
+}
+
+#[cfg(unix)]
+fn terminate(pid: Option<u32>) {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    if let Some(p) = pid.and_then(|p| i32::try_from(p).ok()) {
+        let _ = kill(Pid::from_raw(p), Signal::SIGTERM);
+    }
+}
+
+#[cfg(not(unix))]
+fn terminate(_pid: Option<u32>) {}
+
+async fn read_loop<R: tokio::io::AsyncBufRead + Unpin>(
+    mut frames: FrameReader<R>,
+    max_depth: usize,
+    inbound: InboundTx,
+) {
+    let reason = loop {
+        match frames.next_frame().await {
+            Ok(Some(frame)) => match parse_frame(frame, max_depth) {
+                ParsedFrame::Single(v) => {
+                    if inbound.send(Inbound::Message(v)).await.is_err() {
+                        return;
+                    }
+                }
+                ParsedFrame::Batch(items) => {
+                    for v in items {
+                        if inbound.send(Inbound::Message(v)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                ParsedFrame::Error(e) => {
+                    tracing::warn!(error = %e, "skipping an unreadable frame from the server");
+                }
+            },
+            Ok(None) => break "the server closed its output (process exited?)".to_owned(),
+            Err(FrameError::TooLarge { limit }) => {
+                tracing::error!(limit, "server frame exceeds the size limit; closing");
+                break format!("a server frame exceeded {limit} bytes; the transport was closed");
+            }
+            Err(FrameError::Io(e)) => break format!("reading from the server failed: {e}"),
+        }
+    };
+    let _ = inbound.send(Inbound::Closed(reason)).await;
+}
+
+impl ClientTransport for StdioTransport {
+    fn send(&self, msg: OutMsg) -> BoxFut<'_, Result<(), ClientError>> {
+        let mut frame = msg.encode();
+        frame.push(b'\n');
+        Box::pin(async move {
+            let mut guard = self.stdin.lock().await;
+            let Some(stdin) = guard.as_mut() else {
+                return Err(ClientError::Closed("the transport is closed".into()));
+            };
+            let ok = stdin.write_all(&frame).await.is_ok() && stdin.flush().await.is_ok();
+            if ok {
+                Ok(())
+            } else {
+                guard.take();
+                Err(ClientError::Closed(
+                    "writing to the server failed (process exited?)".into(),
+                ))
+            }
+        })
+    }
+
+    fn cancel_by_notification(&self, _state: &WireState) -> bool {
+        true
+    }
+
+    fn close(&self) -> BoxFut<'_, ()> {
+        Box::pin(self.shutdown())
+    }
+
+    fn captured_stderr(&self) -> Option<String> {
+        self.stderr_buf.as_ref().map(|b| {
+            let q = b.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            String::from_utf8_lossy(&q.iter().copied().collect::<Vec<u8>>()).into_owned()
+        })
+    }
+}

@@ -1,0 +1,368 @@
+//! The client's Streamable HTTP transport against our HTTP server on 127.0.0.1, both eras
+//! (REQUIREMENTS HTTP-02, HTTP-05, HTTP-08, HTTP-09, HTTP-15, HTTP-16, HTTP-18, LHTTP-02,
+//! LHTTP-03, LHTTP-05, LHTTP-08, SUB-02/03, 0.8). The server validates every header the client
+//! sends (a missing or wrong one is a 400), so a successful call proves the headers.
+
+use mcpcore::client::{
+    client_handler_fn, CallOptions, Client, ClientError, ConnectMode, Era, HttpOptions,
+};
+use mcpcore::transport::http::HttpOptions as ServerHttpOptions;
+use mcpcore::Limits;
+use mcpcore_tests::fixture::Fixture;
+use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+const BOUND: Duration = Duration::from_secs(20);
+
+fn url(f: &Fixture) -> String {
+    format!("http://{}/mcp", f.addr())
+}
+
+async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(BOUND, f)
+        .await
+        .expect("must end within the bound")
+}
+
+async fn wait_until(mut f: impl FnMut() -> bool, what: &str) {
+    let deadline = tokio::time::Instant::now() + BOUND;
+    while !f() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what} within the bound"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn http18_auto_adopts_modern_and_calls_work() {
+    let f = Fixture::start().await;
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+        .await
+        .expect("connect");
+    assert_eq!(c.era(), Some(Era::Modern));
+    assert_eq!(
+        c.server_implementation().expect("info").name,
+        "http-fixture"
+    );
+    let tools = bounded(c.list_all_tools(CallOptions::new()))
+        .await
+        .expect("tools");
+    assert!(tools.iter().any(|t| t.name == "region"));
+    let r = bounded(c.call_tool("echo", json!({"text": "hi"}), CallOptions::new()))
+        .await
+        .expect("echo");
+    assert_eq!(r.content[0]["text"], "hi");
+    // HTTP-15/16: Mcp-Param-* mirrored (non-ASCII through the base64 sentinel), checked by the server.
+    let r = bounded(c.call_tool(
+        "region",
+        json!({"region": "Zürich ", "count": 3}),
+        CallOptions::new(),
+    ))
+    .await
+    .expect("region");
+    assert!(r.content[0]["text"]
+        .as_str()
+        .expect("text")
+        .contains("Zürich"));
+    // Mcp-Name for prompts/get and resources/read.
+    let p = bounded(c.get_prompt("greet", json!({"name": "Ada"}), CallOptions::new()))
+        .await
+        .expect("prompt");
+    assert_eq!(p.messages[0]["content"]["text"], "Hello Ada");
+    let rr = bounded(c.read_resource("demo://readme", CallOptions::new()))
+        .await
+        .expect("read");
+    assert_eq!(rr.contents[0]["text"], "readme");
+    // HTTP-05: an SSE answer with progress, then the response.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let opts = CallOptions::new().on_progress(move |p, _, _| s.lock().expect("lock").push(p));
+    let r = bounded(c.call_tool("slow", json!({"ms": 40}), opts))
+        .await
+        .expect("slow");
+    assert_eq!(r.content[0]["text"], "slept 40 ms");
+    assert_eq!(*seen.lock().expect("lock"), vec![1.0, 2.0, 3.0, 4.0]);
+    // -32021 surfaces as the server's error.
+    let e = bounded(c.call_tool("needs_elicitation", json!({}), CallOptions::new()))
+        .await
+        .expect_err("-32021");
+    assert_eq!(e.rpc_code(), Some(-32021));
+    c.close().await;
+    f.listener.shutdown().await;
+}
+
+#[tokio::test]
+async fn http08_modern_cancel_closes_the_stream() {
+    let f = Fixture::start().await;
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+        .await
+        .expect("connect");
+    let e = bounded(
+        c.call_tool(
+            "hang",
+            json!({}),
+            CallOptions::new()
+                .timeout(Duration::from_millis(300))
+                .on_progress(|_, _, _| {}),
+        ),
+    )
+    .await
+    .expect_err("timeout");
+    assert!(matches!(e, ClientError::Timeout), "{e:?}");
+    let counters = f.counters.clone();
+    wait_until(
+        || counters.cancelled.load(Ordering::SeqCst) == 1,
+        "server saw the cancellation",
+    )
+    .await;
+    let token = CancellationToken::new();
+    let t2 = token.clone();
+    let opts = CallOptions::new()
+        .cancel(token)
+        .on_progress(move |_, _, _| t2.cancel());
+    let e = bounded(c.call_tool("hang", json!({}), opts))
+        .await
+        .expect_err("cancelled");
+    assert!(matches!(e, ClientError::Cancelled), "{e:?}");
+    wait_until(
+        || counters.cancelled.load(Ordering::SeqCst) == 2,
+        "server saw the second cancellation",
+    )
+    .await;
+    bounded(c.call_tool("echo", json!({"text": "after"}), CallOptions::new()))
+        .await
+        .expect("still works");
+    c.close().await;
+    f.listener.shutdown().await;
+}
+
+#[tokio::test]
+async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
+    let f = Fixture::start().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let b = Client::builder()
+        .mode(ConnectMode::Legacy)
+        .on_sampling(client_handler_fn(|_p: Value| async move {
+            Ok(json!({"role": "assistant", "content": {"type": "text", "text": "from the client"}, "model": "m"}))
+        }))
+        .on_notification(move |m, _p| {
+            let _ = tx.send(m.to_owned());
+        });
+    let c = bounded(b.connect_http(&url(&f), HttpOptions::default()))
+        .await
+        .expect("connect");
+    assert_eq!(c.era(), Some(Era::Legacy));
+    assert_eq!(c.protocol_version().as_deref(), Some("2025-11-25"));
+    assert_eq!(f.listener.service().legacy_session_count(), 1);
+    // LHTTP-08: a sampling request on the POST's SSE stream, answered by a POSTed response.
+    let r = bounded(c.call_tool("ask", json!({"prompt": "x"}), CallOptions::new()))
+        .await
+        .expect("ask");
+    assert_eq!(r.content[0]["text"], "from the client");
+    // LHTTP-05: unrelated notifications arrive on the GET stream.
+    let server = f.server.clone();
+    let deadline = tokio::time::Instant::now() + BOUND;
+    let mut got = false;
+    while tokio::time::Instant::now() < deadline && !got {
+        server.notify_tools_list_changed();
+        if let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(200), rx.recv()).await {
+            got = m == "notifications/tools/list_changed";
+        }
+    }
+    assert!(got, "list_changed reached the callback over the GET stream");
+    // Legacy cancellation: notifications/cancelled is POSTed.
+    let e = bounded(c.call_tool(
+        "hang",
+        json!({}),
+        CallOptions::new().timeout(Duration::from_millis(300)),
+    ))
+    .await
+    .expect_err("timeout");
+    assert!(matches!(e, ClientError::Timeout));
+    let counters = f.counters.clone();
+    wait_until(
+        || counters.cancelled.load(Ordering::SeqCst) == 1,
+        "server saw the cancellation",
+    )
+    .await;
+    c.ping(CallOptions::new()).await.expect("ping");
+    // LHTTP-02: DELETE ends the session.
+    c.close().await;
+    let svc = f.listener.service().clone();
+    wait_until(|| svc.legacy_session_count() == 0, "session deleted").await;
+    f.listener.shutdown().await;
+}
+
+#[tokio::test]
+async fn modern_only_server_refuses_legacy_and_auto_still_works() {
+    let mut opts = ServerHttpOptions::default();
+    opts.legacy = false;
+    let f = Fixture::with(Limits::default(), opts).await;
+    let e = bounded(
+        Client::builder()
+            .mode(ConnectMode::Legacy)
+            .connect_http(&url(&f), HttpOptions::default()),
+    )
+    .await
+    .expect_err("legacy refused");
+    assert_eq!(e.rpc_code(), Some(-32022), "{e:?}");
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+        .await
+        .expect("auto");
+    assert!(c.is_modern());
+    c.close().await;
+    f.listener.shutdown().await;
+}
+
+#[tokio::test]
+async fn sub_listen_over_http() {
+    let f = Fixture::start().await;
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+        .await
+        .expect("connect");
+    let mut sub = bounded(c.listen(json!({"toolsListChanged": true}), CallOptions::new()))
+        .await
+        .expect("listen");
+    assert_eq!(sub.honored()["toolsListChanged"], true);
+    let server = f.server.clone();
+    let n = bounded(async {
+        loop {
+            server.notify_tools_list_changed();
+            if let Ok(n) = tokio::time::timeout(Duration::from_millis(200), sub.next()).await {
+                break n;
+            }
+        }
+    })
+    .await
+    .expect("notification");
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    sub.close().await;
+    let svc = f.listener.service().clone();
+    wait_until(|| svc.listen_stream_count() == 0, "listen stream closed").await;
+    c.close().await;
+    f.listener.shutdown().await;
+}
+
+/// A one-shot raw server that records the first request head and answers 404 with no body.
+async fn capture_head() -> (String, tokio::task::JoinHandle<Vec<String>>) {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = l.local_addr().expect("addr");
+    let task = tokio::spawn(async move {
+        let mut heads = Vec::new();
+        for _ in 0..2 {
+            let Ok(Ok((mut s, _))) = tokio::time::timeout(BOUND, l.accept()).await else {
+                break;
+            };
+            let mut buf = vec![0u8; 16 * 1024];
+            let mut got = Vec::new();
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match tokio::time::timeout(BOUND, s.read(&mut buf)).await {
+                    Ok(Ok(n)) if n > 0 => got.extend_from_slice(&buf[..n]),
+                    _ => break,
+                }
+            }
+            heads.push(String::from_utf8_lossy(&got).into_owned());
+            let _ = s
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
+                .await;
+        }
+        heads
+    });
+    (format!("http://{addr}/mcp"), task)
+}
+
+#[tokio::test]
+async fn http09_headers_on_the_wire_and_fallback_on_plain_404() {
+    let (u, task) = capture_head().await;
+    let opts = HttpOptions::default().header("Authorization", "Bearer t0k3n");
+    let e = bounded(Client::builder().connect_http(&u, opts))
+        .await
+        .expect_err("nothing there");
+    assert!(matches!(e, ClientError::Transport(_)), "{e:?}");
+    let heads = bounded(task).await.expect("heads");
+    assert_eq!(heads.len(), 2, "probe, then the initialize fallback");
+    let probe = heads[0].to_ascii_lowercase();
+    assert!(probe.contains("authorization: bearer t0k3n"));
+    assert!(probe.contains("mcp-protocol-version: 2026-07-28"));
+    assert!(probe.contains("mcp-method: server/discover"));
+    assert!(probe.contains("accept: application/json, text/event-stream"));
+    let init = heads[1].to_ascii_lowercase();
+    assert!(init.contains("authorization: bearer t0k3n"));
+    assert!(
+        !init.contains("mcp-method"),
+        "legacy requests carry no modern headers"
+    );
+}
+
+#[tokio::test]
+async fn bad_urls_are_argument_errors() {
+    for u in ["https://127.0.0.1/mcp", "ftp://x", "not a url"] {
+        let e = Client::builder()
+            .connect_http(u, HttpOptions::default())
+            .await
+            .expect_err("bad");
+        assert!(matches!(e, ClientError::InvalidArgument(_)), "{u}: {e:?}");
+    }
+}
+
+#[tokio::test]
+async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
+    use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
+    let ok = |_ctx, _a: Value| async move { Ok::<_, HandlerError>(CallToolResult::text("ok")) };
+    let server = Server::builder("hdr", "1")
+        .tool(
+            Tool::new("good").input_schema(json!({"type": "object", "properties": {
+                "q": {"type": "string", "x-mcp-header": "Q"}}})),
+            handler_fn(ok),
+        )
+        .tool(
+            Tool::new("on_number").input_schema(json!({"type": "object", "properties": {
+                "n": {"type": "number", "x-mcp-header": "N"}}})),
+            handler_fn(ok),
+        )
+        .tool(
+            Tool::new("duplicate").input_schema(json!({"type": "object", "properties": {
+                "a": {"type": "string", "x-mcp-header": "X"},
+                "b": {"type": "string", "x-mcp-header": "x"}}})),
+            handler_fn(ok),
+        )
+        .tool(
+            Tool::new("in_items").input_schema(json!({"type": "object", "properties": {
+                "l": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}}}})),
+            handler_fn(ok),
+        )
+        .build()
+        .expect("server");
+    let listener = mcpcore::transport::http::serve(
+        server,
+        "127.0.0.1:0".parse().expect("addr"),
+        ServerHttpOptions::default(),
+    )
+    .await
+    .expect("listen");
+    let u = format!("http://{}/mcp", listener.local_addr());
+    let c = bounded(Client::builder().connect_http(&u, HttpOptions::default()))
+        .await
+        .expect("connect");
+    let tools = bounded(c.list_all_tools(CallOptions::new()))
+        .await
+        .expect("tools");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["good"]);
+    let r = bounded(c.call_tool("good", json!({"q": "x y"}), CallOptions::new()))
+        .await
+        .expect("mirrored header accepted");
+    assert_eq!(r.content[0]["text"], "ok");
+    c.close().await;
+    listener.shutdown().await;
+}
