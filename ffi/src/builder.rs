@@ -83,7 +83,9 @@ impl mcp_server_builder_t {
     fn apply_options(&mut self, o: OptionsJson) -> Result<(), FfiError> {
         if let Some(scope) = &o.cache_scope {
             if scope != "public" && scope != "private" {
-                return Err(FfiError::invalid("cacheScope must be \"public\" or \"private\""));
+                return Err(FfiError::invalid(
+                    "cacheScope must be \"public\" or \"private\"",
+                ));
             }
         }
         if let Some(n) = o.max_concurrency {
@@ -168,7 +170,10 @@ fn register(
     })
 }
 
-fn definition<T: serde::de::DeserializeOwned>(v: Map<String, Value>, what: &str) -> Result<T, FfiError> {
+fn definition<T: serde::de::DeserializeOwned>(
+    v: Map<String, Value>,
+    what: &str,
+) -> Result<T, FfiError> {
     serde_json::from_value(Value::Object(v))
         .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
 }
@@ -335,15 +340,22 @@ pub extern "C" fn mcp_server_builder_add_tool(
     free_user_data: mcp_free_fn,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    register(builder, handler, user_data, free_user_data, error_out, |b, h| {
-        // SAFETY: tool_json is NULL or valid for tool_len bytes (contract).
-        let mut def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
-        def.entry("inputSchema")
-            .or_insert_with(|| serde_json::json!({"type": "object"}));
-        let tool: Tool = definition(def, "tool_json")?;
-        b.inner()?.add_tool(tool, h);
-        Ok(())
-    })
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: tool_json is NULL or valid for tool_len bytes (contract).
+            let mut def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
+            def.entry("inputSchema")
+                .or_insert_with(|| serde_json::json!({"type": "object"}));
+            let tool: Tool = definition(def, "tool_json")?;
+            b.inner()?.add_tool(tool, h);
+            Ok(())
+        },
+    )
 }
 
 /// Register a prompt.
@@ -373,13 +385,20 @@ pub extern "C" fn mcp_server_builder_add_prompt(
     free_user_data: mcp_free_fn,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    register(builder, handler, user_data, free_user_data, error_out, |b, h| {
-        // SAFETY: prompt_json is NULL or valid for prompt_len bytes (contract).
-        let def = unsafe { json_object_arg(prompt_json, prompt_len, "prompt_json") }?;
-        let prompt: Prompt = definition(def, "prompt_json")?;
-        b.inner()?.add_prompt(prompt, h);
-        Ok(())
-    })
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: prompt_json is NULL or valid for prompt_len bytes (contract).
+            let def = unsafe { json_object_arg(prompt_json, prompt_len, "prompt_json") }?;
+            let prompt: Prompt = definition(def, "prompt_json")?;
+            b.inner()?.add_prompt(prompt, h);
+            Ok(())
+        },
+    )
 }
 
 /// Register a concrete resource.
@@ -408,13 +427,20 @@ pub extern "C" fn mcp_server_builder_add_resource(
     free_user_data: mcp_free_fn,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    register(builder, handler, user_data, free_user_data, error_out, |b, h| {
-        // SAFETY: resource_json is NULL or valid for resource_len bytes (contract).
-        let def = unsafe { json_object_arg(resource_json, resource_len, "resource_json") }?;
-        let r: Resource = definition(def, "resource_json")?;
-        b.inner()?.add_resource(r, h);
-        Ok(())
-    })
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: resource_json is NULL or valid for resource_len bytes (contract).
+            let def = unsafe { json_object_arg(resource_json, resource_len, "resource_json") }?;
+            let r: Resource = definition(def, "resource_json")?;
+            b.inner()?.add_resource(r, h);
+            Ok(())
+        },
+    )
 }
 
 /// Register a resource template (RFC 6570 level-1 `{var}` expressions).
@@ -444,13 +470,20 @@ pub extern "C" fn mcp_server_builder_add_resource_template(
     free_user_data: mcp_free_fn,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    register(builder, handler, user_data, free_user_data, error_out, |b, h| {
-        // SAFETY: template_json is NULL or valid for template_len bytes (contract).
-        let def = unsafe { json_object_arg(template_json, template_len, "template_json") }?;
-        let t: ResourceTemplate = definition(def, "template_json")?;
-        b.inner()?.add_resource_template(t, h);
-        Ok(())
-    })
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: template_json is NULL or valid for template_len bytes (contract).
+            let def = unsafe { json_object_arg(template_json, template_len, "template_json") }?;
+            let t: ResourceTemplate = definition(def, "template_json")?;
+            b.inner()?.add_resource_template(t, h);
+            Ok(())
+        },
+    )
 }
 
 /// Set the `completion/complete` handler (replaces an earlier one, whose user data is then
@@ -476,9 +509,14 @@ pub extern "C" fn mcp_server_builder_set_completion(
     free_user_data: mcp_free_fn,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    register(builder, handler, user_data, free_user_data, error_out, |b, h| {
-        b.map(|sb| sb.completion(SharedHandler(h)))
-    })
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| b.map(|sb| sb.completion(SharedHandler(h))),
+    )
 }
 
 /// Register a custom JSON-RPC method (not one of the built-in MCP methods).
@@ -507,12 +545,19 @@ pub extern "C" fn mcp_server_builder_add_method(
     free_user_data: mcp_free_fn,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    register(builder, handler, user_data, free_user_data, error_out, |b, h| {
-        // SAFETY: method is NULL or valid for method_len bytes (contract).
-        let name = unsafe { str_arg(method, method_len, "method") }?.to_owned();
-        b.inner()?.add_method(name, h);
-        Ok(())
-    })
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: method is NULL or valid for method_len bytes (contract).
+            let name = unsafe { str_arg(method, method_len, "method") }?.to_owned();
+            b.inner()?.add_method(name, h);
+            Ok(())
+        },
+    )
 }
 
 /// Forwards to a shared handler (core's `completion` takes a handler by value).

@@ -107,7 +107,10 @@ pub extern "C" fn mcp_error_status(error: *const mcp_error_t) -> mcp_status_t {
 ///
 /// **Errors**: returns NULL (and leaves `len_out` untouched) when `error` is NULL.
 #[no_mangle]
-pub extern "C" fn mcp_error_message(error: *const mcp_error_t, len_out: *mut usize) -> *const c_char {
+pub extern "C" fn mcp_error_message(
+    error: *const mcp_error_t,
+    len_out: *mut usize,
+) -> *const c_char {
     ffi_guard(std::ptr::null(), || {
         // SAFETY: error is NULL or a live error handle (contract).
         match unsafe { handle::borrow(error, "error") } {
@@ -155,7 +158,10 @@ pub extern "C" fn mcp_error_data_json(
     ffi_guard(std::ptr::null(), || {
         // SAFETY: error is NULL or a live error handle (contract).
         match unsafe { handle::borrow(error, "error") } {
-            Ok(e) => e.data.as_ref().map_or(std::ptr::null(), |d| d.expose(len_out)),
+            Ok(e) => e
+                .data
+                .as_ref()
+                .map_or(std::ptr::null(), |d| d.expose(len_out)),
             Err(_) => std::ptr::null(),
         }
     })

@@ -22,7 +22,10 @@ pub(crate) fn ffi_guard<R>(default: R, f: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => v,
         Err(payload) => {
-            tracing::error!(panic = panic_message(&*payload), "panic caught at the C boundary");
+            tracing::error!(
+                panic = panic_message(&*payload),
+                "panic caught at the C boundary"
+            );
             default
         }
     }
@@ -51,11 +54,13 @@ pub(crate) fn status_guard(
         Err(e) => {
             let status = e.status;
             // Writing the error must not panic either (allocation aside, it cannot).
-            let _ = catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: error_out is NULL or points to writable storage for one pointer
-                // (documented contract of every entry point that takes it).
-                unsafe { handle::write_opt(error_out, handle::into_raw(mcp_error_t::from(e))) };
-            }));
+            if !error_out.is_null() {
+                let _ = catch_unwind(AssertUnwindSafe(|| {
+                    // SAFETY: error_out is non-NULL and points to writable storage for one
+                    // pointer (documented contract of every entry point that takes it).
+                    unsafe { error_out.write(handle::into_raw(mcp_error_t::from(e))) };
+                }));
+            }
             status
         }
     }

@@ -49,11 +49,12 @@ pub(crate) fn require_out<T>(out: *mut T, what: &str) -> Result<(), FfiError> {
     }
 }
 
-/// Write `v` to `out` when `out` is not NULL.
+/// Write `v` to `out` when `out` is not NULL. `T: Copy`, so nothing owned is ever dropped on the
+/// floor when `out` is NULL.
 ///
 /// # Safety
 /// `out` is NULL or valid for writing one `T`.
-pub(crate) unsafe fn write_opt<T>(out: *mut T, v: T) {
+pub(crate) unsafe fn write_opt<T: Copy>(out: *mut T, v: T) {
     if !out.is_null() {
         // SAFETY: per the contract; `write` does not read or drop the old (maybe uninit) value.
         unsafe { out.write(v) };

@@ -30,7 +30,9 @@ impl mcp_request_t {
     pub(crate) fn new(ctx: &RequestContext, params: &Value) -> Self {
         Self {
             method: NulTerminated::new(ctx.method().as_bytes().to_vec()),
-            name: ctx.name().map(|n| NulTerminated::new(n.as_bytes().to_vec())),
+            name: ctx
+                .name()
+                .map(|n| NulTerminated::new(n.as_bytes().to_vec())),
             params: NulTerminated::json(params),
             meta: ctx.meta().map(NulTerminated::json),
             id: NulTerminated::json(&ctx.id().to_value()),

@@ -60,7 +60,11 @@ pub struct mcp_responder_t {
 
 impl mcp_responder_t {
     /// Must be created on a runtime thread.
-    pub(crate) fn new(tx: oneshot::Sender<Answer>, ctx: RequestContext, cb: Arc<CCallback>) -> Self {
+    pub(crate) fn new(
+        tx: oneshot::Sender<Answer>,
+        ctx: RequestContext,
+        cb: Arc<CCallback>,
+    ) -> Self {
         Self {
             tx,
             ctx,
@@ -73,9 +77,15 @@ impl mcp_responder_t {
         let cancelled = self.ctx.is_cancelled();
         self.tx.send(answer).map_err(|_| {
             if cancelled || self.ctx.is_cancelled() {
-                FfiError::new(mcp_status_t::Cancelled, "the request was cancelled; the answer was discarded")
+                FfiError::new(
+                    mcp_status_t::Cancelled,
+                    "the request was cancelled; the answer was discarded",
+                )
             } else {
-                FfiError::new(mcp_status_t::Closed, "the request is gone; the answer was discarded")
+                FfiError::new(
+                    mcp_status_t::Closed,
+                    "the request is gone; the answer was discarded",
+                )
             }
         })
     }
@@ -369,7 +379,9 @@ async fn client_request(
         _ => ctx.peer_request(&method, params, timeout).await,
     };
     r.map_err(|e| match e {
-        PeerError::Timeout => FfiError::new(mcp_status_t::Timeout, "the client did not answer in time"),
+        PeerError::Timeout => {
+            FfiError::new(mcp_status_t::Timeout, "the client did not answer in time")
+        }
         PeerError::Cancelled => FfiError::new(mcp_status_t::Cancelled, "the request was cancelled"),
         PeerError::Closed => FfiError::new(mcp_status_t::Closed, "the connection is closed"),
         PeerError::Rpc(e) => FfiError::rpc(e),
@@ -396,7 +408,10 @@ unsafe fn client_request_args(
     // SAFETY: forwarded contract.
     let params = unsafe { opt_json_arg(params_json, params_len, "params_json") }?;
     if params.as_ref().is_some_and(|p| !p.is_object()) {
-        return Err(FfiError::new(mcp_status_t::InvalidJson, "params_json must be a JSON object"));
+        return Err(FfiError::new(
+            mcp_status_t::InvalidJson,
+            "params_json must be a JSON object",
+        ));
     }
     let timeout = (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms));
     Ok((method, params, timeout))
@@ -445,8 +460,9 @@ pub extern "C" fn mcp_responder_request_client(
         let r = unsafe { handle::borrow(responder, "responder") }?;
         let completion = Completion::new(callback, user_data)?;
         // SAFETY: pointers are NULL or valid for their lengths.
-        let (method, params, timeout) =
-            unsafe { client_request_args(method, method_len, params_json, params_len, timeout_ms) }?;
+        let (method, params, timeout) = unsafe {
+            client_request_args(method, method_len, params_json, params_len, timeout_ms)
+        }?;
         let ctx = r.ctx.clone();
         r.rt.spawn(async move {
             let outcome = client_request(ctx, method, params, timeout).await;
@@ -490,11 +506,11 @@ pub extern "C" fn mcp_responder_request_client_blocking(
         handle::require_out(result_out, "result_out")?;
         forbid_runtime_thread("mcp_responder_request_client_blocking")?;
         // SAFETY: pointers are NULL or valid for their lengths.
-        let (method, params, timeout) =
-            unsafe { client_request_args(method, method_len, params_json, params_len, timeout_ms) }?;
-        let v = r
-            .rt
-            .block_on(client_request(r.ctx.clone(), method, params, timeout))?;
+        let (method, params, timeout) = unsafe {
+            client_request_args(method, method_len, params_json, params_len, timeout_ms)
+        }?;
+        let v =
+            r.rt.block_on(client_request(r.ctx.clone(), method, params, timeout))?;
         // SAFETY: result_out is non-NULL (checked) and writable.
         unsafe { result_out.write(owned_json(&v)) };
         Ok(())

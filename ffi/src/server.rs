@@ -67,7 +67,9 @@ pub extern "C" fn mcp_server_serve_stdio(
             }
         })?;
         outcome.map_err(|e| match e {
-            StdioError::FrameTooLarge(_) => FfiError::new(mcp_status_t::LimitExceeded, e.to_string()),
+            StdioError::FrameTooLarge(_) => {
+                FfiError::new(mcp_status_t::LimitExceeded, e.to_string())
+            }
             other => FfiError::new(mcp_status_t::Transport, other.to_string()),
         })
     })

@@ -38,7 +38,11 @@ impl NulTerminated {
 ///
 /// # Safety
 /// `p` is NULL or valid for reading `len` bytes.
-pub(crate) unsafe fn str_arg<'a>(p: *const c_char, len: usize, what: &str) -> Result<&'a str, FfiError> {
+pub(crate) unsafe fn str_arg<'a>(
+    p: *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<&'a str, FfiError> {
     // SAFETY: forwarded contract.
     unsafe { opt_str_arg(p, len, what) }?.ok_or_else(|| FfiError::null(what))
 }
