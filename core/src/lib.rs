@@ -18,6 +18,7 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod protocol;
 pub mod schema;
+pub mod security;
 pub mod server;
 pub mod transport;
 

@@ -20,6 +20,8 @@ pub struct Limits {
     pub peer_request_timeout: Duration,
     /// Outbound queue per connection or per stream, in messages (default 1,000).
     pub max_outbound_queue: usize,
+    /// Most `input_required` rounds the legacy shim fulfils for one request (default 8).
+    pub max_mrtr_rounds: usize,
 }
 
 impl Default for Limits {
@@ -32,6 +34,7 @@ impl Default for Limits {
             shutdown_grace: Duration::from_secs(2),
             peer_request_timeout: Duration::from_secs(600),
             max_outbound_queue: 1000,
+            max_mrtr_rounds: 8,
         }
     }
 }
@@ -58,6 +61,7 @@ impl Limits {
             ("max_batch_len", self.max_batch_len),
             ("max_inflight", self.max_inflight),
             ("max_outbound_queue", self.max_outbound_queue),
+            ("max_mrtr_rounds", self.max_mrtr_rounds),
         ];
         for (name, v) in positive {
             if v == 0 {

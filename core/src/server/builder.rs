@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use super::handler::Handler;
+use super::mrtr::{self, RequestStateOptions};
 use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::session::{lock, Session};
 use super::uri_template::UriTemplate;
@@ -13,6 +14,7 @@ use super::Server;
 use crate::limits::Limits;
 use crate::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema;
+use crate::security::{KeyRing, Sealer};
 
 /// Cache hints stamped on cacheable modern results (CACHE-01).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +62,11 @@ pub struct ServerOptions {
     pub legacy_cache_hints: bool,
     /// Extensions advertised in capabilities (SEP-2133).
     pub extensions: Map<String, Value>,
+    /// Protection of `requestState` on the modern wire (sealed by default).
+    pub request_state: RequestStateOptions,
+    /// Serve `input_required` outcomes to legacy sessions with real server→client requests
+    /// (default `true`); when `false` such outcomes fail with -32603.
+    pub legacy_input_shim: bool,
 }
 
 impl ServerOptions {
@@ -77,6 +84,8 @@ impl ServerOptions {
             cache_hints: CacheHints::default(),
             legacy_cache_hints: false,
             extensions: Map::new(),
+            request_state: RequestStateOptions::default(),
+            legacy_input_shim: true,
         }
     }
 }
@@ -120,6 +129,7 @@ pub(crate) struct ServerInner {
     pub options: ServerOptions,
     pub registry: Registry,
     pub capabilities: Value,
+    pub sealer: Option<Sealer>,
     sessions: Mutex<HashMap<u64, Weak<Session>>>,
     next_key: AtomicU64,
 }
@@ -181,6 +191,21 @@ impl ServerBuilder {
             ttl_ms,
             scope: if public { "public" } else { "private" },
         };
+        self
+    }
+
+    /// Seal `requestState` with this shared key ring (current key first) instead of a random
+    /// per-process key, so every worker holding the ring accepts the others' states.
+    #[must_use]
+    pub fn request_state_keys(mut self, ring: KeyRing) -> Self {
+        self.options.request_state.keys = Some(ring);
+        self
+    }
+
+    /// Turn `requestState` sealing on (the default) or off (states then cross verbatim).
+    #[must_use]
+    pub fn seal_request_state(mut self, on: bool) -> Self {
+        self.options.request_state.seal = on;
         self
     }
 
@@ -385,11 +410,14 @@ impl ServerBuilder {
             return Err(BuildError::Option("page_size must be positive".into()));
         }
         let capabilities = capabilities(&self.options, &self.registry);
+        let sealer = mrtr::build_sealer(&self.options.request_state)
+            .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
         Ok(Server {
             inner: Arc::new(ServerInner {
                 options: self.options,
                 registry: self.registry,
                 capabilities,
+                sealer,
                 sessions: Mutex::new(HashMap::new()),
                 next_key: AtomicU64::new(1),
             }),

@@ -172,6 +172,30 @@ impl RequestContext {
             .try_send(encode_notification(method, Some(&params)))
     }
 
+    /// A context for re-running the same request with other input (the legacy MRTR shim).
+    pub(crate) fn with_inputs(
+        &self,
+        input_responses: Option<Map<String, Value>>,
+        request_state: Option<String>,
+    ) -> RequestContext {
+        let i = &self.inner;
+        RequestContext {
+            inner: Arc::new(CtxInner {
+                id: i.id.clone(),
+                method: i.method.clone(),
+                name: i.name.clone(),
+                meta: i.meta.clone(),
+                cancel: i.cancel.clone(),
+                sink: i.sink.clone(),
+                session: i.session.clone(),
+                envelope: i.envelope.clone(),
+                input_responses,
+                request_state,
+                last_progress: Mutex::new(*lock(&i.last_progress)),
+            }),
+        }
+    }
+
     pub(crate) fn session(&self) -> &Arc<Session> {
         &self.inner.session
     }

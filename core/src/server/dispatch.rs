@@ -6,6 +6,11 @@
 //! then dispatched; success locks the connection modern. A legacy request on a modern connection
 //! is refused; otherwise `initialize`/`ping` are served and everything else needs a finished
 //! handshake.
+//!
+//! For `tools/call`, `prompts/get` and `resources/read` on the modern era the echoed
+//! `requestState` is opened before any handler runs, and an `input_required` outcome is gated,
+//! sealed and answered by [`super::mrtr`]; on the legacy era the shim fulfils it. Complete
+//! results are stamped here (`resultType`, cache hints; JR-04, CACHE-01, MRTR-08).
 
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
@@ -14,6 +19,7 @@ use super::context::{CtxInner, RequestContext};
 use super::era::{self, Envelope};
 use super::handler::Outcome;
 use super::methods;
+use super::mrtr;
 use super::session::{Session, ERA_LEGACY, ERA_MODERN};
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
@@ -67,8 +73,6 @@ const CACHEABLE: &[&str] = &[
     "resources/read",
     "server/discover",
 ];
-/// Methods that may answer `input_required` (MRTR-01).
-const MRTR_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 impl Session {
     /// Start one request. The synchronous part runs now, in arrival order: a notification method
@@ -205,6 +209,30 @@ impl Session {
     ) -> Reply {
         let modern = envelope.is_some();
         let p = params.as_ref();
+        let reg = &self.server.inner.registry;
+        let has = |cap: &str| self.server.inner.capabilities.get(cap).is_some();
+        let mrtr_method = match method {
+            "tools/call" => has("tools"),
+            "prompts/get" => has("prompts"),
+            "resources/read" => has("resources"),
+            _ => false,
+        };
+        // Only modern requests carry MRTR fields on the wire; the legacy shim supplies them
+        // in-process, so a legacy client can never inject an unsealed state.
+        let retry = if modern && mrtr_method {
+            match mrtr::read_retry(&self.server.inner, method, p) {
+                Ok(r) => r,
+                Err(e) => {
+                    return Reply {
+                        result: Err(e),
+                        pre_dispatch: false,
+                    }
+                }
+            }
+        } else {
+            mrtr::Retry::default()
+        };
+        let retried = retry.input_responses.is_some() || retry.request_state.is_some();
         let name = match method {
             "tools/call" | "prompts/get" => p
                 .and_then(|p| p.get("name"))
@@ -226,19 +254,11 @@ impl Session {
                 sink,
                 session: self.clone(),
                 envelope,
-                input_responses: p
-                    .and_then(|p| p.get("inputResponses"))
-                    .and_then(Value::as_object)
-                    .cloned(),
-                request_state: p
-                    .and_then(|p| p.get("requestState"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                input_responses: retry.input_responses,
+                request_state: retry.request_state,
                 last_progress: Mutex::new(None),
             }),
         };
-        let reg = &self.server.inner.registry;
-        let has = |cap: &str| self.server.inner.capabilities.get(cap).is_some();
         let outcome = match method {
             "server/discover" if modern => Ok(Outcome::Complete(methods::discover(self))),
             "tools/list" if has("tools") => methods::list_tools(self, p),
@@ -269,8 +289,20 @@ impl Session {
         };
         let result = match outcome {
             Err(e) => Err(e),
-            Ok(Outcome::Complete(v)) => Ok(self.stamp_complete(method, v, modern)),
-            Ok(Outcome::InputRequired(ir)) => self.input_required(method, &ctx, ir),
+            Ok(Outcome::Complete(v)) => Ok(self.stamp_complete(method, v, modern, retried)),
+            Ok(Outcome::InputRequired(_)) if !mrtr_method => {
+                tracing::error!(
+                    method,
+                    "input_required is only allowed for tools/call, prompts/get, resources/read"
+                );
+                Err(ErrorObject::internal())
+            }
+            Ok(Outcome::InputRequired(ir)) if modern => {
+                mrtr::modern_result(&self.server.inner, &ctx, p, ir)
+            }
+            Ok(Outcome::InputRequired(ir)) => mrtr::legacy_shim(self, &ctx, p, ir)
+                .await
+                .map(|v| self.stamp_complete(method, v, false, false)),
         };
         Reply {
             result,
@@ -279,56 +311,35 @@ impl Session {
     }
 
     /// Stamp `resultType` (modern) and cache hints (modern cacheable, or legacy when opted in).
-    fn stamp_complete(&self, method: &str, mut v: Value, modern: bool) -> Value {
+    /// Retried MRTR results are never cacheable (MRTR-08): they get `ttlMs: 0`, `private`.
+    /// Legacy results of built-in methods lose any `resultType` and, unless hints are opted in,
+    /// any `ttlMs`/`cacheScope` a handler put there (pre-2026 shapes).
+    fn stamp_complete(&self, method: &str, mut v: Value, modern: bool, retried: bool) -> Value {
         let opts = &self.server.inner.options;
         let Some(obj) = v.as_object_mut() else {
             return v;
         };
+        let cacheable = CACHEABLE.contains(&method) && (modern || opts.legacy_cache_hints);
         if modern {
             obj.entry("resultType").or_insert_with(|| json!("complete"));
+        } else if methods::BUILT_IN.contains(&method) {
+            obj.remove("resultType");
+            if !cacheable {
+                obj.remove("ttlMs");
+                obj.remove("cacheScope");
+            }
         }
-        if CACHEABLE.contains(&method) && (modern || opts.legacy_cache_hints) {
-            obj.entry("ttlMs")
-                .or_insert_with(|| json!(opts.cache_hints.ttl_ms));
-            obj.entry("cacheScope")
-                .or_insert_with(|| json!(opts.cache_hints.scope));
+        if cacheable {
+            if retried {
+                obj.insert("ttlMs".into(), json!(0));
+                obj.insert("cacheScope".into(), json!("private"));
+            } else {
+                obj.entry("ttlMs")
+                    .or_insert_with(|| json!(opts.cache_hints.ttl_ms));
+                obj.entry("cacheScope")
+                    .or_insert_with(|| json!(opts.cache_hints.scope));
+            }
         }
         v
-    }
-
-    fn input_required(
-        &self,
-        method: &str,
-        ctx: &RequestContext,
-        ir: super::handler::InputRequired,
-    ) -> Result<Value, ErrorObject> {
-        if !MRTR_METHODS.contains(&method) {
-            tracing::error!(
-                method,
-                "input_required is only allowed for tools/call, prompts/get, resources/read"
-            );
-            return Err(ErrorObject::internal());
-        }
-        if !ctx.is_modern() {
-            // The legacy shim (server→client requests, then a re-run) is not built yet.
-            tracing::error!(method, "input_required outcome on a legacy request");
-            return Err(ErrorObject::internal());
-        }
-        if ir.input_requests.is_empty() && ir.request_state.is_none() {
-            tracing::error!(
-                method,
-                "input_required outcome with neither inputRequests nor requestState"
-            );
-            return Err(ErrorObject::internal());
-        }
-        let mut out = Map::new();
-        out.insert("resultType".into(), json!("input_required"));
-        if !ir.input_requests.is_empty() {
-            out.insert("inputRequests".into(), Value::Object(ir.input_requests));
-        }
-        if let Some(s) = ir.request_state {
-            out.insert("requestState".into(), Value::String(s));
-        }
-        Ok(Value::Object(out))
     }
 }

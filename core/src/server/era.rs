@@ -59,7 +59,20 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
     if version.is_none() {
         bad.push(KEY_PROTOCOL_VERSION);
     }
-    let caps = meta.get(KEY_CLIENT_CAPABILITIES).filter(|v| v.is_object());
+    // The known capabilities are objects when present (ClientCapabilities in the schema).
+    let caps = meta.get(KEY_CLIENT_CAPABILITIES).filter(|v| {
+        v.as_object().is_some_and(|o| {
+            [
+                "elicitation",
+                "sampling",
+                "roots",
+                "experimental",
+                "extensions",
+            ]
+            .iter()
+            .all(|k| o.get(*k).is_none_or(Value::is_object))
+        })
+    });
     if caps.is_none() {
         bad.push(KEY_CLIENT_CAPABILITIES);
     }
@@ -70,6 +83,10 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
         if !ok {
             bad.push(KEY_CLIENT_INFO);
         }
+    }
+    // An unknown level reads as absent (the safe direction); a non-string one is mistyped.
+    if meta.get(KEY_LOG_LEVEL).is_some_and(|l| !l.is_string()) {
+        bad.push(KEY_LOG_LEVEL);
     }
     if !bad.is_empty() {
         return Err(ErrorObject::invalid_params(format!(
@@ -157,6 +174,29 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.code, -32022);
         assert_eq!(e.data.unwrap()["requested"], "2099-01-01");
+    }
+
+    #[test]
+    fn mistyped_optional_keys_are_named() {
+        let e = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: [],
+            KEY_CLIENT_INFO: "me", KEY_LOG_LEVEL: 3
+        }))))
+        .unwrap_err();
+        assert_eq!(e.code, -32602);
+        for k in [KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL] {
+            assert!(e.message.contains(k), "{k} not named in {}", e.message);
+        }
+        let e = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"sampling": true}
+        }))))
+        .unwrap_err();
+        assert!(e.message.contains(KEY_CLIENT_CAPABILITIES));
+        let ok = parse_envelope(Some(&params(json!({
+            KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {}
+        }))))
+        .unwrap();
+        assert_eq!(ok.client_info, None);
     }
 
     #[test]

@@ -40,6 +40,46 @@ pub struct InputRequired {
     pub request_state: Option<String>,
 }
 
+impl InputRequired {
+    /// An empty outcome; add requests and/or state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Ask the client for `method` (`elicitation/create`, `sampling/createMessage`, `roots/list`)
+    /// under `key`; the answer comes back in `inputResponses[key]`.
+    #[must_use]
+    pub fn request(mut self, key: impl Into<String>, method: &str, params: Option<Value>) -> Self {
+        let mut req = Map::new();
+        req.insert("method".into(), Value::String(method.to_owned()));
+        if let Some(p) = params {
+            req.insert("params".into(), p);
+        }
+        self.input_requests.insert(key.into(), Value::Object(req));
+        self
+    }
+    /// An `elicitation/create` request (form mode unless `params.mode` says `url`).
+    #[must_use]
+    pub fn elicit(self, key: impl Into<String>, params: Value) -> Self {
+        self.request(key, "elicitation/create", Some(params))
+    }
+    /// A `sampling/createMessage` request.
+    #[must_use]
+    pub fn sample(self, key: impl Into<String>, params: Value) -> Self {
+        self.request(key, "sampling/createMessage", Some(params))
+    }
+    /// A `roots/list` request.
+    #[must_use]
+    pub fn list_roots(self, key: impl Into<String>) -> Self {
+        self.request(key, "roots/list", Some(Value::Object(Map::new())))
+    }
+    /// State to read back on the retry through `RequestContext::request_state`.
+    #[must_use]
+    pub fn state(mut self, state: impl Into<String>) -> Self {
+        self.request_state = Some(state.into());
+        self
+    }
+}
+
 impl From<Value> for Outcome {
     fn from(v: Value) -> Self {
         Outcome::Complete(v)

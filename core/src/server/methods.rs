@@ -268,6 +268,23 @@ pub(crate) async fn call_tool(
     Ok(Outcome::Complete(result))
 }
 
+/// Run one of the methods that may answer `input_required` (MRTR-01).
+pub(crate) async fn run_mrtr(
+    method: &str,
+    ctx: RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> MethodResult {
+    match method {
+        "tools/call" => call_tool(ctx, params).await,
+        "prompts/get" => get_prompt(ctx, params).await,
+        "resources/read" => read_resource(ctx, params).await,
+        other => {
+            tracing::error!(method = other, "not a multi round-trip method");
+            Err(ErrorObject::internal())
+        }
+    }
+}
+
 /// `prompts/get` (PRM-01, PRM-02).
 pub(crate) async fn get_prompt(
     ctx: RequestContext,

@@ -224,6 +224,12 @@ impl Session {
         false
     }
 
+    /// True when this connection can carry server→client requests tied to a request (stdio and
+    /// legacy HTTP sessions; never a modern request).
+    pub(crate) fn can_send_requests(&self) -> bool {
+        self.kind != SessionKind::HttpModern
+    }
+
     /// The session-wide log level set by `logging/setLevel`.
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         lock(&self.legacy).log_level

@@ -1,0 +1,642 @@
+//! Sealed `requestState` (REQUIREMENTS MRTR-06, SEP-2322; seeds: request-state security).
+//!
+//! The `requestState` of an `input_required` result leaves the server, sits in the client's hands
+//! and comes back as attacker-controlled input. It is therefore sealed with AES-256-GCM: the client
+//! can neither read it nor alter it, and a state issued for one call cannot be replayed against
+//! another.
+//!
+//! Token: `v1.<base64url(nonce ‖ ciphertext ‖ tag)>` (no padding), a random 96-bit nonce per seal,
+//! the version prefix bound as associated data. The encrypted payload binds an expiry (default
+//! 300 s, renewed every round because every round seals afresh), the method, the target (tool or
+//! prompt name, or resource URI), a SHA-256 digest of the canonical arguments (object keys sorted
+//! recursively), an optional audience, the id of the sealing key and the handler's own state.
+//!
+//! Keys live in a [`KeyRing`]: the first key seals, every key opens, so keys can be rotated
+//! without breaking rounds in flight, and workers that share a ring accept each other's tokens.
+//! Opening never panics on any input; every failure is one [`SealError`], which the server
+//! answers as -32602 "Invalid or expired requestState".
+
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::{Aes256Gcm, Nonce};
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The token version prefix (also the associated data).
+pub const TOKEN_PREFIX: &str = "v1.";
+const AAD: &[u8] = b"v1";
+const NONCE_LEN: usize = 12;
+const TAG_LEN: usize = 16;
+/// Default lifetime of a sealed state.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+/// Most keys a ring may hold (opening tries each one).
+pub const MAX_KEYS: usize = 16;
+
+/// Why a key or ring could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The key text is not base64 of exactly 32 bytes.
+    #[error("a request-state key must be 32 bytes, base64 or base64url encoded")]
+    BadKey,
+    /// The key id is empty or a ring holds the id twice.
+    #[error("key ids must be non-empty and unique")]
+    BadId,
+    /// More than [`MAX_KEYS`] keys.
+    #[error("a key ring holds at most {MAX_KEYS} keys")]
+    TooMany,
+    /// The operating system's random source failed.
+    #[error("random source unavailable")]
+    Random,
+}
+
+/// Why a token was refused (all answered as the same -32602 on the wire).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SealError {
+    /// Not a `v1.` token, bad base64, too short, or an unreadable payload.
+    #[error("malformed token")]
+    Malformed,
+    /// No key of the ring opens it (tampered, or sealed under an unknown key).
+    #[error("token does not authenticate")]
+    Unauthentic,
+    /// Past its expiry.
+    #[error("token expired")]
+    Expired,
+    /// Issued for another method, target, arguments or audience.
+    #[error("token was issued for another {0}")]
+    Mismatch(&'static str),
+    /// Sealing failed (random source or encryption); never caused by peer input.
+    #[error("sealing failed")]
+    Seal,
+}
+
+/// One AES-256 key with an id (the id names it in configuration and logs).
+#[derive(Clone)]
+pub struct SealKey {
+    id: String,
+    cipher: Aes256Gcm,
+}
+
+impl fmt::Debug for SealKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print key material.
+        f.debug_struct("SealKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SealKey {
+    /// A key from 32 raw bytes.
+    ///
+    /// # Errors
+    /// [`KeyError::BadId`] for an empty id.
+    pub fn new(id: impl Into<String>, bytes: [u8; 32]) -> Result<Self, KeyError> {
+        let id = id.into();
+        if id.is_empty() {
+            return Err(KeyError::BadId);
+        }
+        let cipher = Aes256Gcm::new_from_slice(&bytes).map_err(|_| KeyError::BadKey)?;
+        Ok(Self { id, cipher })
+    }
+
+    /// A key from its base64 or base64url text (padded or not), e.g. from an environment variable.
+    ///
+    /// # Errors
+    /// [`KeyError::BadKey`] unless the text decodes to exactly 32 bytes.
+    pub fn from_base64(id: impl Into<String>, text: &str) -> Result<Self, KeyError> {
+        let text = text.trim();
+        let bytes = [&URL_SAFE_NO_PAD, &URL_SAFE, &STANDARD_NO_PAD, &STANDARD]
+            .iter()
+            .find_map(|e| e.decode(text).ok())
+            .ok_or(KeyError::BadKey)?;
+        let arr: [u8; 32] = bytes.try_into().map_err(|_| KeyError::BadKey)?;
+        Self::new(id, arr)
+    }
+
+    /// A fresh random key.
+    ///
+    /// # Errors
+    /// [`KeyError::Random`] when the random source fails.
+    pub fn generate(id: impl Into<String>) -> Result<Self, KeyError> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|_| KeyError::Random)?;
+        Self::new(id, bytes)
+    }
+
+    /// The key id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// The keys a server seals and opens with: the first seals, all open.
+#[derive(Clone, Debug)]
+pub struct KeyRing {
+    keys: Vec<SealKey>,
+}
+
+impl KeyRing {
+    /// A ring whose current (sealing) key is `current`.
+    pub fn new(current: SealKey) -> Self {
+        Self {
+            keys: vec![current],
+        }
+    }
+
+    /// Add an older key that still opens tokens (rotation).
+    ///
+    /// # Errors
+    /// [`KeyError::BadId`] for a duplicate id, [`KeyError::TooMany`] past [`MAX_KEYS`].
+    pub fn with_previous(mut self, key: SealKey) -> Result<Self, KeyError> {
+        if self.keys.iter().any(|k| k.id == key.id) {
+            return Err(KeyError::BadId);
+        }
+        if self.keys.len() >= MAX_KEYS {
+            return Err(KeyError::TooMany);
+        }
+        self.keys.push(key);
+        Ok(self)
+    }
+
+    /// The sealing key.
+    pub fn current(&self) -> &SealKey {
+        &self.keys[0]
+    }
+
+    /// Ids of every key, current first.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().map(|k| k.id.as_str())
+    }
+
+    /// The random key of this process, made once on first use (states then do not survive a
+    /// restart and are not accepted by other processes).
+    ///
+    /// # Errors
+    /// [`KeyError::Random`] when the random source fails.
+    pub fn process_default() -> Result<Self, KeyError> {
+        static RING: OnceLock<Result<KeyRing, KeyError>> = OnceLock::new();
+        RING.get_or_init(|| SealKey::generate("process").map(KeyRing::new))
+            .clone()
+    }
+}
+
+/// What a sealed state is bound to.
+#[derive(Debug, Clone, Copy)]
+pub struct Claims<'a> {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: &'a str,
+    /// Tool or prompt name, or resource URI.
+    pub target: &'a str,
+    /// The request's arguments (`{}` when absent).
+    pub arguments: &'a Value,
+    /// Optional audience (e.g. a deployment or principal).
+    pub audience: Option<&'a str>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    kid: String,
+    exp: u64,
+    m: String,
+    t: String,
+    d: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    aud: Option<String>,
+    s: String,
+}
+
+/// Seals and opens request states with a key ring and a lifetime.
+#[derive(Clone, Debug)]
+pub struct Sealer {
+    ring: KeyRing,
+    ttl: Duration,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+impl Sealer {
+    /// A sealer over `ring` whose tokens live `ttl`.
+    pub fn new(ring: KeyRing, ttl: Duration) -> Self {
+        Self { ring, ttl }
+    }
+
+    /// The key ring.
+    pub fn ring(&self) -> &KeyRing {
+        &self.ring
+    }
+
+    /// Seal `state` for the call described by `claims`.
+    ///
+    /// # Errors
+    /// [`SealError::Seal`] when the random source or the cipher fails.
+    pub fn seal(&self, claims: &Claims<'_>, state: &str) -> Result<String, SealError> {
+        self.seal_at(now_ms(), claims, state)
+    }
+
+    /// Open `token` for the call described by `claims` and return the handler's state.
+    ///
+    /// # Errors
+    /// See [`SealError`].
+    pub fn unseal(&self, token: &str, claims: &Claims<'_>) -> Result<String, SealError> {
+        self.unseal_at(now_ms(), token, claims)
+    }
+
+    pub(crate) fn seal_at(
+        &self,
+        now: u64,
+        claims: &Claims<'_>,
+        state: &str,
+    ) -> Result<String, SealError> {
+        let key = self.ring.current();
+        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        let payload = Sealed {
+            kid: key.id.clone(),
+            exp: now.saturating_add(ttl),
+            m: claims.method.to_owned(),
+            t: claims.target.to_owned(),
+            d: arguments_digest(claims.arguments),
+            aud: claims.audience.map(str::to_owned),
+            s: state.to_owned(),
+        };
+        let plain = serde_json::to_vec(&payload).map_err(|_| SealError::Seal)?;
+        let mut nonce = [0u8; NONCE_LEN];
+        getrandom::fill(&mut nonce).map_err(|_| SealError::Seal)?;
+        let ct = key
+            .cipher
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                Payload {
+                    msg: &plain,
+                    aad: AAD,
+                },
+            )
+            .map_err(|_| SealError::Seal)?;
+        let mut raw = Vec::with_capacity(NONCE_LEN + ct.len());
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&ct);
+        Ok(format!("{TOKEN_PREFIX}{}", URL_SAFE_NO_PAD.encode(raw)))
+    }
+
+    pub(crate) fn unseal_at(
+        &self,
+        now: u64,
+        token: &str,
+        claims: &Claims<'_>,
+    ) -> Result<String, SealError> {
+        let body = token
+            .strip_prefix(TOKEN_PREFIX)
+            .ok_or(SealError::Malformed)?;
+        let raw = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| SealError::Malformed)?;
+        if raw.len() < NONCE_LEN + TAG_LEN {
+            return Err(SealError::Malformed);
+        }
+        let (nonce, ct) = raw.split_at(NONCE_LEN);
+        let (key, plain) = self
+            .ring
+            .keys
+            .iter()
+            .find_map(|k| {
+                k.cipher
+                    .decrypt(Nonce::from_slice(nonce), Payload { msg: ct, aad: AAD })
+                    .ok()
+                    .map(|p| (k, p))
+            })
+            .ok_or(SealError::Unauthentic)?;
+        let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| SealError::Malformed)?;
+        if sealed.kid != key.id {
+            return Err(SealError::Unauthentic);
+        }
+        if now >= sealed.exp {
+            return Err(SealError::Expired);
+        }
+        if sealed.m != claims.method {
+            return Err(SealError::Mismatch("method"));
+        }
+        if sealed.t != claims.target {
+            return Err(SealError::Mismatch("target"));
+        }
+        if sealed.d != arguments_digest(claims.arguments) {
+            return Err(SealError::Mismatch("arguments"));
+        }
+        if sealed.aud.as_deref() != claims.audience {
+            return Err(SealError::Mismatch("audience"));
+        }
+        Ok(sealed.s)
+    }
+}
+
+/// Hex SHA-256 of the canonical JSON of `args` (object keys sorted at every level), so equal JSON
+/// digests equally whatever order its keys arrived in.
+pub fn arguments_digest(args: &Value) -> String {
+    let mut h = Sha256::new();
+    canonical(args, &mut h);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn canonical(v: &Value, h: &mut Sha256) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            h.update(b"{");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    h.update(b",");
+                }
+                h.update(Value::String((*k).clone()).to_string().as_bytes());
+                h.update(b":");
+                if let Some(x) = m.get(k.as_str()) {
+                    canonical(x, h);
+                }
+            }
+            h.update(b"}");
+        }
+        Value::Array(a) => {
+            h.update(b"[");
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    h.update(b",");
+                }
+                canonical(x, h);
+            }
+            h.update(b"]");
+        }
+        other => h.update(other.to_string().as_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key(id: &str, b: u8) -> SealKey {
+        SealKey::new(id, [b; 32]).unwrap()
+    }
+
+    fn sealer() -> Sealer {
+        Sealer::new(KeyRing::new(key("k1", 1)), DEFAULT_TTL)
+    }
+
+    fn claims<'a>(args: &'a Value) -> Claims<'a> {
+        Claims {
+            method: "tools/call",
+            target: "t",
+            arguments: args,
+            audience: None,
+        }
+    }
+
+    #[test]
+    fn mrtr06_round_trip_is_opaque() {
+        let args = json!({"a": 1});
+        let s = sealer();
+        let tok = s.seal(&claims(&args), "secret-state").unwrap();
+        assert!(tok.starts_with("v1."));
+        assert!(!tok.contains("secret"));
+        assert_eq!(s.unseal(&tok, &claims(&args)).unwrap(), "secret-state");
+        // Random nonce: two seals of the same state differ.
+        assert_ne!(tok, s.seal(&claims(&args), "secret-state").unwrap());
+    }
+
+    #[test]
+    fn mrtr06_every_claim_is_bound() {
+        let args = json!({"a": 1, "b": [1, {"c": 2}]});
+        let s = sealer();
+        let c = Claims {
+            audience: Some("aud-1"),
+            ..claims(&args)
+        };
+        let tok = s.seal(&c, "x").unwrap();
+        let other_args = json!({"a": 2, "b": [1, {"c": 2}]});
+        let cases = [
+            (
+                Claims {
+                    method: "prompts/get",
+                    ..c
+                },
+                SealError::Mismatch("method"),
+            ),
+            (
+                Claims {
+                    target: "other",
+                    ..c
+                },
+                SealError::Mismatch("target"),
+            ),
+            (
+                Claims {
+                    arguments: &other_args,
+                    ..c
+                },
+                SealError::Mismatch("arguments"),
+            ),
+            (
+                Claims {
+                    audience: Some("aud-2"),
+                    ..c
+                },
+                SealError::Mismatch("audience"),
+            ),
+            (
+                Claims {
+                    audience: None,
+                    ..c
+                },
+                SealError::Mismatch("audience"),
+            ),
+        ];
+        for (cl, want) in cases {
+            assert_eq!(s.unseal(&tok, &cl), Err(want));
+        }
+        assert_eq!(s.unseal(&tok, &c).unwrap(), "x");
+    }
+
+    #[test]
+    fn canonical_digest_ignores_key_order() {
+        let a: Value = serde_json::from_str(r#"{"b":{"y":1,"x":[2,3]},"a":"s"}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"a":"s","b":{"x":[2,3],"y":1}}"#).unwrap();
+        assert_eq!(arguments_digest(&a), arguments_digest(&b));
+        assert_ne!(arguments_digest(&a), arguments_digest(&json!({"a": "s"})));
+    }
+
+    #[test]
+    fn wrong_key_is_refused() {
+        let args = json!({});
+        let tok = sealer().seal(&claims(&args), "x").unwrap();
+        let other = Sealer::new(KeyRing::new(key("k1", 2)), DEFAULT_TTL);
+        assert_eq!(
+            other.unseal(&tok, &claims(&args)),
+            Err(SealError::Unauthentic)
+        );
+    }
+
+    #[test]
+    fn rotation_old_keys_open_new_key_seals() {
+        let args = json!({});
+        let old = sealer();
+        let tok_old = old.seal(&claims(&args), "old").unwrap();
+        let ring = KeyRing::new(key("k2", 2))
+            .with_previous(key("k1", 1))
+            .unwrap();
+        let rotated = Sealer::new(ring, DEFAULT_TTL);
+        assert_eq!(rotated.unseal(&tok_old, &claims(&args)).unwrap(), "old");
+        let tok_new = rotated.seal(&claims(&args), "new").unwrap();
+        // The old-only worker cannot open what the rotated one sealed.
+        assert_eq!(
+            old.unseal(&tok_new, &claims(&args)),
+            Err(SealError::Unauthentic)
+        );
+        assert_eq!(rotated.ring().ids().collect::<Vec<_>>(), ["k2", "k1"]);
+        // Dropping the old key retires its tokens.
+        let retired = Sealer::new(KeyRing::new(key("k2", 2)), DEFAULT_TTL);
+        assert_eq!(
+            retired.unseal(&tok_old, &claims(&args)),
+            Err(SealError::Unauthentic)
+        );
+    }
+
+    #[test]
+    fn same_key_bytes_under_another_id_is_refused() {
+        let args = json!({});
+        let tok = sealer().seal(&claims(&args), "x").unwrap();
+        let renamed = Sealer::new(KeyRing::new(key("other", 1)), DEFAULT_TTL);
+        assert_eq!(
+            renamed.unseal(&tok, &claims(&args)),
+            Err(SealError::Unauthentic)
+        );
+    }
+
+    #[test]
+    fn expiry() {
+        let args = json!({});
+        let s = Sealer::new(KeyRing::new(key("k1", 1)), Duration::from_secs(300));
+        let tok = s.seal_at(1_000, &claims(&args), "x").unwrap();
+        assert!(s.unseal_at(300_999, &tok, &claims(&args)).is_ok());
+        assert_eq!(
+            s.unseal_at(301_000, &tok, &claims(&args)),
+            Err(SealError::Expired)
+        );
+        let zero = Sealer::new(KeyRing::new(key("k1", 1)), Duration::ZERO);
+        let tok = zero.seal_at(5, &claims(&args), "x").unwrap();
+        assert_eq!(
+            zero.unseal_at(5, &tok, &claims(&args)),
+            Err(SealError::Expired)
+        );
+    }
+
+    #[test]
+    fn tampering_any_byte_is_refused() {
+        let args = json!({});
+        let s = sealer();
+        let tok = s.seal(&claims(&args), "x").unwrap();
+        let raw = URL_SAFE_NO_PAD.decode(&tok[3..]).unwrap();
+        for i in 0..raw.len() {
+            let mut r = raw.clone();
+            r[i] ^= 0x01;
+            let t = format!("v1.{}", URL_SAFE_NO_PAD.encode(&r));
+            assert_eq!(s.unseal(&t, &claims(&args)), Err(SealError::Unauthentic));
+        }
+        // Another version prefix over the same body fails (prefix is the AAD and the format).
+        assert_eq!(
+            s.unseal(&format!("v2.{}", &tok[3..]), &claims(&args)),
+            Err(SealError::Malformed)
+        );
+        assert!(s
+            .unseal(&format!("{tok}-TAMPERED"), &claims(&args))
+            .is_err());
+    }
+
+    #[test]
+    fn malformed_inputs_never_panic() {
+        let args = json!({});
+        let s = sealer();
+        let long = "A".repeat(10_000);
+        let inputs = [
+            "",
+            "v1",
+            "v1.",
+            "v1.!!!!",
+            "v1.AAAA",
+            "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "garbage",
+            "v1.ü",
+            long.as_str(),
+        ];
+        for i in inputs {
+            assert!(s.unseal(i, &claims(&args)).is_err(), "{i:?}");
+        }
+        // Authentic ciphertext with a non-JSON payload is malformed, not a panic.
+        let k = key("k1", 1);
+        let nonce = [7u8; 12];
+        let ct = k
+            .cipher
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                Payload {
+                    msg: b"not json",
+                    aad: AAD,
+                },
+            )
+            .unwrap();
+        let t = format!("v1.{}", URL_SAFE_NO_PAD.encode([&nonce[..], &ct].concat()));
+        assert_eq!(s.unseal(&t, &claims(&args)), Err(SealError::Malformed));
+    }
+
+    #[test]
+    fn key_parsing_and_ring_rules() {
+        let b64 = URL_SAFE_NO_PAD.encode([9u8; 32]);
+        assert!(SealKey::from_base64("a", &b64).is_ok());
+        assert!(SealKey::from_base64("a", &STANDARD.encode([9u8; 32])).is_ok());
+        assert_eq!(
+            SealKey::from_base64("a", "short").unwrap_err(),
+            KeyError::BadKey
+        );
+        assert_eq!(
+            SealKey::from_base64("a", &STANDARD.encode([9u8; 31])).unwrap_err(),
+            KeyError::BadKey
+        );
+        assert_eq!(SealKey::new("", [0; 32]).unwrap_err(), KeyError::BadId);
+        assert_eq!(
+            KeyRing::new(key("a", 1))
+                .with_previous(key("a", 2))
+                .unwrap_err(),
+            KeyError::BadId
+        );
+        let mut ring = KeyRing::new(key("k0", 0));
+        for i in 1..MAX_KEYS {
+            ring = ring.with_previous(key(&format!("k{i}"), 1)).unwrap();
+        }
+        assert_eq!(
+            ring.with_previous(key("extra", 3)).unwrap_err(),
+            KeyError::TooMany
+        );
+        assert!(!format!("{:?}", key("dbg", 42)).contains("42"));
+        let a = KeyRing::process_default().unwrap();
+        let b = KeyRing::process_default().unwrap();
+        let args = json!({});
+        let tok = Sealer::new(a, DEFAULT_TTL)
+            .seal(&claims(&args), "p")
+            .unwrap();
+        assert_eq!(
+            Sealer::new(b, DEFAULT_TTL)
+                .unseal(&tok, &claims(&args))
+                .unwrap(),
+            "p"
+        );
+    }
+}
