@@ -394,3 +394,101 @@ async fn c_example_echo_server() {
         finish(p, &exe, v).await;
     }
 }
+
+/// The install script, its pkg-config file and the README's link commands: the example server
+/// linked against the shared and the static library answers `initialize`.
+#[test]
+fn pkg_config_shared_and_static_link() {
+    if std::process::Command::new("pkg-config")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("pkg-config not installed; skipping");
+        return;
+    }
+    support::staticlib();
+    let profile = support::profile_dir();
+    let prefix = profile.join("c-suite").join("prefix");
+    let mut install = std::process::Command::new("bash");
+    install
+        .arg(support::root().join("scripts/install-ffi.sh"))
+        .args(["--no-build", "--prefix"])
+        .arg(&prefix)
+        .env("CARGO_TARGET_DIR", profile.parent().expect("target dir"))
+        .current_dir(support::root());
+    if profile.file_name().is_some_and(|n| n == "debug") {
+        install.arg("--debug");
+    }
+    let o = install.output().expect("run install-ffi.sh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let pc_path = prefix.join("lib/pkgconfig");
+    let pkg = |args: &[&str]| -> Vec<String> {
+        let o = std::process::Command::new("pkg-config")
+            .args(args)
+            .arg("mcpcore")
+            .env("PKG_CONFIG_PATH", &pc_path)
+            .output()
+            .expect("pkg-config");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    let src = support::root().join("examples/c/echo_server.c");
+    let dir = profile.join("c-suite");
+    let shared = dir.join("echo_shared");
+    let statik = dir.join("echo_static");
+    let libdir = pkg(&["--variable=libdir"]).join("");
+    let builds: [(&std::path::Path, Vec<String>); 2] = [
+        (&shared, pkg(&["--cflags", "--libs"])),
+        (&statik, {
+            let mut a = pkg(&["--cflags"]);
+            a.extend([format!("-L{libdir}"), "-l:libmcpcore.a".into()]);
+            a.extend(
+                pkg(&["--static", "--libs-only-l"])
+                    .into_iter()
+                    .filter(|f| f != "-lmcpcore"),
+            );
+            a
+        }),
+    ];
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for (out, flags) in builds {
+        let o = std::process::Command::new(support::cc())
+            .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+            .arg(&src)
+            .args(&flags)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .expect("cc");
+        assert!(
+            o.status.success(),
+            "{flags:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut child = std::process::Command::new(out)
+            .env("LD_LIBRARY_PATH", &libdir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().expect("stdin");
+            writeln!(stdin, "{init}").expect("write");
+        }
+        let o = child.wait_with_output().expect("wait");
+        assert!(o.status.success());
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("\"name\":\"c-echo\""), "{out:?}: {text}");
+    }
+    // The shared build really links the shared library.
+    let ldd = std::process::Command::new("ldd").arg(&shared).output();
+    if let Ok(o) = ldd {
+        assert!(String::from_utf8_lossy(&o.stdout).contains("libmcpcore.so"));
+    }
+}
