@@ -11,6 +11,8 @@
 #![allow(non_camel_case_types)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+#[cfg(test)]
+mod bench;
 pub mod builder;
 pub mod error;
 mod guard;
