@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn success_leaves_error_out_untouched() {
-        let sentinel = 0x1 as *mut mcp_error_t;
+        let sentinel = std::ptr::dangling_mut::<mcp_error_t>();
         let mut err = sentinel;
         assert_eq!(status_guard(&mut err, || Ok(())), mcp_status_t::Ok);
         assert_eq!(err, sentinel);

@@ -15,14 +15,6 @@ pub(crate) struct RuntimeInner {
 }
 
 impl RuntimeInner {
-    pub(crate) fn handle(&self) -> tokio::runtime::Handle {
-        match &self.rt {
-            Some(rt) => rt.handle().clone(),
-            // Unreachable: `rt` is only taken in Drop.
-            None => unreachable!("runtime used after drop"),
-        }
-    }
-
     /// Run `fut` to completion on the calling thread.
     ///
     /// # Errors
