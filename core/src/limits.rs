@@ -80,3 +80,28 @@ impl Limits {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Safe defaults (issue 2 item 7, issue 3 item 8): 4 MiB frames, depth 64, 600 s peer wait.
+    #[test]
+    fn defaults_are_safe_and_zero_is_refused() {
+        let l = Limits::default();
+        assert_eq!(l.max_message_bytes, 4 * 1024 * 1024);
+        assert_eq!(l.max_json_depth, 64);
+        assert_eq!(l.peer_request_timeout, Duration::from_secs(600));
+        assert!(l.validate().is_ok());
+        let z = Limits {
+            max_message_bytes: 0,
+            ..Limits::default()
+        };
+        assert_eq!(z.validate().unwrap_err().name, "max_message_bytes");
+        let z = Limits {
+            peer_request_timeout: Duration::ZERO,
+            ..Limits::default()
+        };
+        assert_eq!(z.validate().unwrap_err().name, "peer_request_timeout");
+    }
+}

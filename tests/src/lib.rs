@@ -24,6 +24,16 @@ pub fn workspace_root() -> PathBuf {
 
 /// Path of a binary of the examples crate, building it if `cargo test` did not.
 pub fn example_bin(name: &str) -> PathBuf {
+    target_bin(name, "mcpcore-examples")
+}
+
+/// Path of this crate's fixture server (`src/bin/wire-server.rs`).
+pub fn wire_server_bin() -> PathBuf {
+    target_bin("wire-server", "mcpcore-tests")
+}
+
+/// Path of binary `name` of `package` in the current target dir, building it if missing.
+fn target_bin(name: &str, package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/<test> → target/<profile>/<name>
     let dir = exe
@@ -34,7 +44,7 @@ pub fn example_bin(name: &str) -> PathBuf {
     let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     if !path.exists() {
         let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "mcpcore-examples", "--bin", name])
+            .args(["build", "-p", package, "--bin", name])
             .current_dir(workspace_root())
             .status()
             .expect("cargo build");

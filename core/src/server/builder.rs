@@ -257,11 +257,23 @@ impl ServerBuilder {
             Ok(v) => v,
             Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
         };
+        let legacy_def = tool
+            .output_schema
+            .as_ref()
+            .filter(|s| s.get("type").and_then(Value::as_str) != Some("object"))
+            .map(|_| {
+                let mut d = def.clone();
+                if let Some(o) = d.as_object_mut() {
+                    o.remove("outputSchema");
+                }
+                d
+            });
         self.registry
             .tool_index
             .insert(tool.name.clone(), self.registry.tools.len());
         self.registry.tools.push(ToolEntry {
             def,
+            legacy_def,
             input,
             output,
             handler,

@@ -95,6 +95,8 @@ impl Session {
                 "request id {id} is already in flight"
             ))));
         };
+        // `initialize` is never cancellable (LC-05): its answer always goes out.
+        let cancellable = method != "initialize";
         let this = self.clone();
         Ok(async move {
             let guard = InflightGuard {
@@ -106,7 +108,7 @@ impl Session {
                 .route(id.clone(), method, params, sink, token.clone())
                 .await;
             drop(guard);
-            if token.is_cancelled() {
+            if cancellable && token.is_cancelled() {
                 return None;
             }
             Some(reply)
@@ -135,7 +137,8 @@ impl Session {
                     .and_then(|p| p.get("requestId"))
                     .and_then(Id::from_value)
                 {
-                    // `initialize` never registers as in flight, so it can never be cancelled.
+                    // Unknown, finished and duplicate cancels are no-ops (CAN-01); a cancelled
+                    // `initialize` is still answered (see `start_request`).
                     self.cancel_request(&id);
                 }
             }

@@ -152,9 +152,19 @@ fn list(
 }
 
 pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    // Only handshake-era requests reach a legacy-locked session (modern ones are refused there).
+    let legacy = s.era() == ERA_LEGACY;
     list(
         s,
-        s.server.inner.registry.tools.iter().map(|t| t.def.clone()),
+        s.server
+            .inner
+            .registry
+            .tools
+            .iter()
+            .map(|t| match &t.legacy_def {
+                Some(d) if legacy => d.clone(),
+                _ => t.def.clone(),
+            }),
         "tools",
         params,
     )
@@ -264,6 +274,10 @@ pub(crate) async fn call_tool(
     };
     if let Some(text) = mirror {
         obj.insert("content".into(), json!([{"type": "text", "text": text}]));
+    }
+    // Legacy results carry only object `structuredContent` (TOOL-05); the text block stays.
+    if !ctx.is_modern() && obj.get("structuredContent").is_some_and(|v| !v.is_object()) {
+        obj.remove("structuredContent");
     }
     Ok(Outcome::Complete(result))
 }

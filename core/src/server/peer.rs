@@ -10,6 +10,14 @@ use super::context::{has_capability, RequestContext};
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::jsonrpc::encode_request;
 
+fn answered(r: Result<Result<Value, ErrorObject>, ()>) -> Result<Value, PeerError> {
+    match r {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(PeerError::Rpc(e)),
+        Err(()) => Err(PeerError::Closed),
+    }
+}
+
 /// Why a server→client request failed.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -39,6 +47,7 @@ impl From<PeerError> for HandlerError {
         match e {
             PeerError::Timeout => HandlerError::rpc(codes::REQUEST_TIMEOUT, "Request timed out"),
             PeerError::Rpc(e) => HandlerError::Rpc(e),
+            // Same answer as the legacy input_required shim gives for an undeclared capability.
             PeerError::MissingCapability(c) => HandlerError::rpc(
                 codes::INTERNAL_ERROR,
                 format!("Client does not support {c}"),
@@ -68,7 +77,7 @@ impl RequestContext {
         }
         let session = self.session().clone();
         let id = session.next_peer_id();
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = oneshot::channel();
         session.add_pending(id.clone(), tx);
         if !self
             .sink()
@@ -78,27 +87,26 @@ impl RequestContext {
             return Err(PeerError::Closed);
         }
         let limit = timeout.unwrap_or(session.server.inner.options.limits.peer_request_timeout);
-        let cancel_peer = |reason: &str| {
+        // First writer wins: whoever removes the pending entry decides. A timeout or cancel that
+        // loses the race to a response delivers that response instead.
+        let give_up = |rx: &mut oneshot::Receiver<_>, reason: &str, err: PeerError| {
             if session.remove_pending(&id) {
                 self.notify(
                     "notifications/cancelled",
                     json!({"requestId": id.to_value(), "reason": reason}),
                 );
+                return Err(err);
+            }
+            match rx.try_recv() {
+                Ok(r) => answered(Ok(r)),
+                Err(_) => Err(err),
             }
         };
         tokio::select! {
-            r = rx => match r {
-                Ok(Ok(v)) => Ok(v),
-                Ok(Err(e)) => Err(PeerError::Rpc(e)),
-                Err(_) => Err(PeerError::Closed),
-            },
-            () = tokio::time::sleep(limit) => {
-                cancel_peer("timeout");
-                Err(PeerError::Timeout)
-            }
+            r = &mut rx => answered(r.map_err(|_| ())),
+            () = tokio::time::sleep(limit) => give_up(&mut rx, "timeout", PeerError::Timeout),
             () = self.cancelled() => {
-                cancel_peer("parent request cancelled");
-                Err(PeerError::Cancelled)
+                give_up(&mut rx, "parent request cancelled", PeerError::Cancelled)
             }
         }
     }

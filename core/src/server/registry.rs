@@ -10,6 +10,9 @@ use crate::schema::Validator;
 
 pub(crate) struct ToolEntry {
     pub def: Value,
+    /// The legacy (≤ 2025-11-25) view when it differs: a non-object `outputSchema` is omitted,
+    /// since legacy schemas require `type: "object"` at its root (TOOL-05).
+    pub legacy_def: Option<Value>,
     pub input: Validator,
     pub output: Option<Validator>,
     pub handler: Arc<dyn Handler>,
