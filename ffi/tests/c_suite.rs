@@ -180,7 +180,7 @@ async fn c_server_legacy_round_trip() {
         assert!(r["capabilities"]["completions"].is_object());
 
         let tools = p.request("tools/list", json!({})).await;
-        assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(14));
+        assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(15));
 
         let r = call(&mut p, "echo", json!({"text": "hi"})).await;
         assert_eq!(text(&r), r#"{"text":"hi"}"#);
@@ -374,7 +374,20 @@ async fn c_server_modern_round_trip() {
             )
             .await;
         assert!(text(&r).contains("version=2026-07-28"), "{r}");
-        finish(p, &exe, v).await;
+
+        // mcp_server_shutdown from a callback ends mcp_server_serve_stdio without EOF.
+        p.send(&json!({"jsonrpc": "2.0", "id": 950, "method": "tools/call",
+            "params": {"name": "shutdown", "arguments": {}, "_meta": env}}))
+            .await;
+        let status = p
+            .wait_exit(EXIT_WAIT)
+            .await
+            .unwrap_or_else(|| panic!("{v:?}: the C server did not exit after mcp_server_shutdown"));
+        assert!(
+            status.success(),
+            "{v:?}: exit {status}\n{}",
+            support::reports(&exe)
+        );
     }
 }
 

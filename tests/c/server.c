@@ -264,6 +264,13 @@ static void h_mrtr(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   answer_text(r, buf);
 }
 
+/* shutdown: mcp_server_shutdown from inside a callback makes mcp_server_serve_stdio return. */
+static void h_shutdown(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
+  (void)req;
+  answer_text(r, "bye");
+  mcp_server_shutdown(*(const mcp_server_t *const *)ud);
+}
+
 /* whoami: request accessors. */
 static void h_whoami(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)ud;
@@ -371,6 +378,9 @@ int main(void) {
   /* deadlock gets the server slot as user data, without a finalizer. */
   check(mcp_server_builder_add_tool(b, "{\"name\":\"deadlock\"}", 19, h_deadlock, (void *)&server_slot, NULL, &err),
         err, "deadlock");
+
+  check(mcp_server_builder_add_tool(b, "{\"name\":\"shutdown\"}", 19, h_shutdown, (void *)&server_slot, NULL, &err),
+        err, "shutdown");
 
   const char *prompt = "{\"name\":\"greet\",\"arguments\":[{\"name\":\"who\",\"required\":true}]}";
   check(mcp_server_builder_add_prompt(b, prompt, strlen(prompt), h_prompt, tag(1), free_tag, &err), err, "prompt");
