@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of mcpcore: formatting, lints, Rust unit and wire tests (real stdio pipes,
 # every message validated against the official schemas in ../shared/spec).
-# Later legs (C, Python, Node, conformance) join here as they land.
+# The C leg runs inside `cargo test` (ffi/tests/c_suite.rs: C11 programs against the header, plain,
+# ASan+UBSan and valgrind when available). Later legs (Python, Node, conformance) join here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

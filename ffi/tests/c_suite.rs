@@ -379,10 +379,9 @@ async fn c_server_modern_round_trip() {
         p.send(&json!({"jsonrpc": "2.0", "id": 950, "method": "tools/call",
             "params": {"name": "shutdown", "arguments": {}, "_meta": env}}))
             .await;
-        let status = p
-            .wait_exit(EXIT_WAIT)
-            .await
-            .unwrap_or_else(|| panic!("{v:?}: the C server did not exit after mcp_server_shutdown"));
+        let status = p.wait_exit(EXIT_WAIT).await.unwrap_or_else(|| {
+            panic!("{v:?}: the C server did not exit after mcp_server_shutdown")
+        });
         assert!(
             status.success(),
             "{v:?}: exit {status}\n{}",
@@ -410,8 +409,8 @@ async fn c_example_echo_server() {
 
 /// The install script, its pkg-config file and the README's link commands: the example server
 /// linked against the shared and the static library answers `initialize`.
-#[test]
-fn pkg_config_shared_and_static_link() {
+#[tokio::test]
+async fn pkg_config_shared_and_static_link() {
     if std::process::Command::new("pkg-config")
         .arg("--version")
         .output()
@@ -483,18 +482,25 @@ fn pkg_config_shared_and_static_link() {
             "{flags:?}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
-        let mut child = std::process::Command::new(out)
+        let mut child = tokio::process::Command::new(out)
             .env("LD_LIBRARY_PATH", &libdir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .kill_on_drop(true)
             .spawn()
             .expect("spawn");
         {
-            use std::io::Write;
+            use tokio::io::AsyncWriteExt;
             let mut stdin = child.stdin.take().expect("stdin");
-            writeln!(stdin, "{init}").expect("write");
+            stdin
+                .write_all(format!("{init}\n").as_bytes())
+                .await
+                .expect("write");
         }
-        let o = child.wait_with_output().expect("wait");
+        let o = tokio::time::timeout(EXIT_WAIT, child.wait_with_output())
+            .await
+            .expect("the linked example exits after EOF")
+            .expect("wait");
         assert!(o.status.success());
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(text.contains("\"name\":\"c-echo\""), "{out:?}: {text}");
