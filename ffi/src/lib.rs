@@ -20,6 +20,8 @@ pub mod builder;
 pub mod error;
 mod guard;
 mod handle;
+#[cfg(test)]
+mod limit_tests;
 pub mod request;
 pub mod responder;
 pub mod runtime;
