@@ -1,10 +1,12 @@
 //! `conformance-server`: the fixture the official MCP conformance suite runs against
-//! (shared/conformance/FIXTURE.md), built on the public mcpcore API only.
+//! (shared/conformance/FIXTURE.md), built on the public mcpcore API only. Serves stdio by default,
+//! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address).
 
 #[path = "conformance/fixture.rs"]
 mod fixture;
 
-use mcpcore::Server;
+use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
+use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 
 fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildError> {
@@ -12,6 +14,20 @@ fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildErro
     let server = fixture::register(
         Server::builder("mcpcore-conformance", env!("CARGO_PKG_VERSION")).cache_hints(0, false),
         handle.clone(),
+    )
+    // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's
+    // server-side custom-header checks have something to exercise.
+    .tool(
+        Tool::new("test_header_params")
+            .description("Echoes arguments that clients mirror into Mcp-Param-* headers.")
+            .input_schema(json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                "verbose": {"type": "boolean", "x-mcp-header": "Verbose"}
+            }})),
+        handler_fn(|_ctx, args: Value| async move {
+            Ok::<_, HandlerError>(CallToolResult::text(args.to_string()))
+        }),
     )
     .build()?;
     let _ = handle.set(server.clone());
@@ -27,8 +43,52 @@ async fn main() {
             std::process::exit(2);
         }
     };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let addr = match args.as_slice() {
+        [flag, addr] if flag == "--http" => Some(addr.clone()),
+        [flag, port] if flag == "--port" => Some(format!("127.0.0.1:{port}")),
+        [] => std::env::var("PORT").ok().map(|p| format!("127.0.0.1:{p}")),
+        [flag] if flag == "--stdio" => None,
+        _ => {
+            eprintln!("usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio]  (or PORT=N)");
+            std::process::exit(2);
+        }
+    };
+    if let Some(addr) = addr {
+        let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
+            eprintln!("conformance-server: bad address {addr}");
+            std::process::exit(2);
+        };
+        let opts = mcpcore::transport::http::HttpOptions::default();
+        let listener = match mcpcore::transport::http::serve(server, addr, opts).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("conformance-server: cannot listen on {addr}: {e}");
+                std::process::exit(1);
+            }
+        };
+        eprintln!("conformance-server: listening on http://{}/mcp", listener.local_addr());
+        wait_for_signal().await;
+        listener.shutdown().await;
+        return;
+    }
     if let Err(e) = mcpcore::transport::stdio::serve_stdio(&server).await {
         eprintln!("conformance-server: {e}");
         std::process::exit(1);
     }
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

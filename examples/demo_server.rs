@@ -1,9 +1,12 @@
-//! `demo-server`: a small MCP server speaking both protocol eras over stdio.
+//! `demo-server`: a small MCP server speaking both protocol eras over stdio (the default) or
+//! Streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`; port 0 picks a free port and the
+//! bound address is printed on stderr).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured output), `slow {ms}` (progress, cancellable),
 //! `log {level, message}`, `fail` (an internal error the client sees only as -32603).
 //! Prompt: `greet {name}`. Resource: `demo://readme`. Template: `demo://notes/{id}`.
 
+use mcpcore::transport::http::{serve, HttpOptions};
 use mcpcore::transport::stdio::serve_stdio;
 use mcpcore::{
     handler_fn, CallToolResult, HandlerError, LoggingLevel, Prompt, PromptArgument, Resource,
@@ -118,12 +121,61 @@ async fn main() {
         }
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if !args.is_empty() {
-        eprintln!("usage: demo-server   (serves MCP on stdin/stdout)");
-        std::process::exit(2);
+    match args.as_slice() {
+        [] => {}
+        [flag, addr] if flag == "--http" => {
+            let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
+                eprintln!("demo-server: --http needs an address like 127.0.0.1:8080");
+                std::process::exit(2);
+            };
+            return serve_http_until_signal(server, addr).await;
+        }
+        _ => {
+            eprintln!(
+                "usage: demo-server [--http 127.0.0.1:PORT]   (default: MCP on stdin/stdout)"
+            );
+            std::process::exit(2);
+        }
     }
     if let Err(e) = serve_stdio(&server).await {
         eprintln!("demo-server: {e}");
         std::process::exit(1);
     }
+}
+
+async fn serve_http_until_signal(server: Server, addr: std::net::SocketAddr) {
+    let listener = match serve(server, addr, HttpOptions::default()).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("demo-server: cannot listen on {addr}: {e}");
+            std::process::exit(1);
+        }
+    };
+    eprintln!(
+        "demo-server: listening on http://{}/mcp",
+        listener.local_addr()
+    );
+    wait_for_signal().await;
+    listener.shutdown().await;
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() {
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -89,6 +89,7 @@ pub fn register(b: ServerBuilder, handle: Arc<OnceLock<Server>>) -> ServerBuilde
     let b = legacy_tools(b);
     let b = modern_tools(b, handle);
     let b = mrtr_tools(b);
+    let b = reconnection_tool(b);
     resources_and_prompts(b)
 }
 
@@ -612,4 +613,20 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
         let values: Vec<String> = ["paris", "park", "party"].iter().filter(|v| v.starts_with(&prefix)).map(|s| (*s).to_owned()).collect();
         Ok::<_, HandlerError>(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
     }))
+}
+
+/// `test_reconnection`: legacy SSE polling (SEP-1699). The handler closes its response stream
+/// mid-call; the client resumes with `Last-Event-ID` and receives the result from the replay.
+pub fn reconnection_tool(b: ServerBuilder) -> ServerBuilder {
+    b.tool(
+        Tool::new("test_reconnection")
+            .description("Closes its SSE stream mid-call; the result arrives on the resumed stream")
+            .input_schema(no_args()),
+        handler_fn(|ctx, _a| async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.close_sse_stream();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            text("Reconnection test completed")
+        }),
+    )
 }

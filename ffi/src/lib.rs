@@ -29,6 +29,7 @@ pub mod server;
 pub mod status;
 pub mod string;
 pub mod trampoline;
+pub mod transport;
 
 pub use builder::mcp_server_builder_t;
 pub use error::mcp_error_t;
@@ -37,3 +38,4 @@ pub use responder::{mcp_log_level, mcp_log_level_t, mcp_responder_t};
 pub use runtime::mcp_runtime_t;
 pub use server::mcp_server_t;
 pub use status::{mcp_status, mcp_status_t};
+pub use transport::mcp_listener_t;

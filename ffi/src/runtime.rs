@@ -15,6 +15,16 @@ pub(crate) struct RuntimeInner {
 }
 
 impl RuntimeInner {
+    /// Run `fut` on the runtime's workers.
+    pub(crate) fn spawn<F>(&self, fut: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        if let Some(rt) = &self.rt {
+            drop(rt.spawn(fut));
+        }
+    }
+
     /// Run `fut` to completion on the calling thread.
     ///
     /// # Errors

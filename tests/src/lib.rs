@@ -1,4 +1,5 @@
-//! Shared helpers for wire tests: the official schemas of both eras and a real stdio peer.
+//! Shared helpers for wire tests: the official schemas of both eras, a real stdio peer and a
+//! real HTTP client with its own SSE parser.
 //!
 //! Every message a test receives through [`StdioPeer`] is validated against the schema of its era
 //! (`shared/spec/<version>/schema.json`): the envelope against `JSONRPCMessage`, and results
@@ -9,6 +10,8 @@
 //! `null` there and nowhere else.
 
 pub mod era;
+pub mod fixture;
+pub mod http;
 pub mod schema;
 pub mod stdio;
 

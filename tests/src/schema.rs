@@ -109,6 +109,7 @@ pub fn result_def(era: Era, method: &str) -> Option<&'static str> {
         (Era::Legacy, "resources/read") => "ReadResourceResult",
         (Era::Modern, "resources/read") => return Some("ReadResourceResult|InputRequiredResult"),
         (_, "completion/complete") => "CompleteResult",
+        (Era::Modern, "subscriptions/listen") => "SubscriptionsListenResult",
         _ => return None,
     })
 }
@@ -148,6 +149,11 @@ pub fn validate_message(era: Era, msg: &Value, method: Option<&str>) -> Result<(
             "notifications/cancelled" => Some("CancelledNotification"),
             "notifications/resources/updated" => Some("ResourceUpdatedNotification"),
             "notifications/tools/list_changed" => Some("ToolListChangedNotification"),
+            "notifications/prompts/list_changed" => Some("PromptListChangedNotification"),
+            "notifications/resources/list_changed" => Some("ResourceListChangedNotification"),
+            "notifications/subscriptions/acknowledged" if era == Era::Modern => {
+                Some("SubscriptionsAcknowledgedNotification")
+            }
             "sampling/createMessage" => Some("CreateMessageRequest"),
             "elicitation/create" => Some("ElicitRequest"),
             "roots/list" => Some("ListRootsRequest"),

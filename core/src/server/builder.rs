@@ -132,6 +132,7 @@ pub(crate) struct ServerInner {
     pub sealer: Option<Sealer>,
     sessions: Mutex<HashMap<u64, Weak<Session>>>,
     next_key: AtomicU64,
+    pub change_sinks: Mutex<Vec<Weak<dyn super::ChangeSink>>>,
 }
 
 impl ServerInner {
@@ -432,6 +433,7 @@ impl ServerBuilder {
                 sealer,
                 sessions: Mutex::new(HashMap::new()),
                 next_key: AtomicU64::new(1),
+                change_sinks: Mutex::new(Vec::new()),
             }),
         })
     }

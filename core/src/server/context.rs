@@ -196,6 +196,13 @@ impl RequestContext {
         }
     }
 
+    /// Legacy Streamable HTTP only: close this request's SSE stream now while the request keeps
+    /// running; the client reconnects with `Last-Event-ID` and receives the rest (SSE polling,
+    /// LHTTP-04). Returns `false` (and does nothing) on transports without such a stream.
+    pub fn close_sse_stream(&self) -> bool {
+        self.inner.sink.close_stream()
+    }
+
     pub(crate) fn session(&self) -> &Arc<Session> {
         &self.inner.session
     }

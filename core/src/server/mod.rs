@@ -21,10 +21,33 @@ pub use era::Envelope;
 pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
 pub use mrtr::{RequestStateOptions, INVALID_STATE_MESSAGE};
 pub use peer::PeerError;
+pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
 pub use uri_template::UriTemplate;
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+
+/// A change the server announces. Transports that keep subscription streams (HTTP
+/// `subscriptions/listen`, SUB-04) receive every change through a [`ChangeSink`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerChange<'a> {
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/resources/updated` for this URI.
+    ResourceUpdated(&'a str),
+}
+
+/// Receives server changes (see [`Server::add_change_sink`]). Implementations must not block:
+/// they queue or drop, and report how many peers were told.
+pub trait ChangeSink: Send + Sync + 'static {
+    /// Deliver one change; returns how many peers it was queued for.
+    fn on_change(&self, change: ServerChange<'_>) -> usize;
+}
 
 /// A built server: immutable registry plus configuration. Cheap to clone; share it across
 /// connections and transports.
@@ -50,12 +73,28 @@ impl Server {
     ) -> Arc<Session> {
         Session::new(self.clone(), kind, sink)
     }
-    /// Announce that the tool list changed to every live legacy session (when `listChanged` is
-    /// advertised). Returns how many sessions were told.
+    /// Register a receiver of server changes (list changes, resource updates), held weakly:
+    /// dropping the receiver unregisters it.
+    pub fn add_change_sink(&self, sink: Weak<dyn ChangeSink>) {
+        let mut sinks = session::lock(&self.inner.change_sinks);
+        sinks.retain(|s| s.strong_count() > 0);
+        sinks.push(sink);
+    }
+    /// Fan a change out to the registered sinks; the lock is released before any delivery.
+    fn fan_out(&self, change: ServerChange<'_>) -> usize {
+        let sinks: Vec<Arc<dyn ChangeSink>> = session::lock(&self.inner.change_sinks)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        sinks.iter().map(|s| s.on_change(change)).sum()
+    }
+    /// Announce that the tool list changed to every live legacy session and every listen stream
+    /// that asked for it (when `listChanged` is advertised). Returns how many peers were told.
     pub fn notify_tools_list_changed(&self) -> usize {
         self.broadcast_list_changed(
             "notifications/tools/list_changed",
             self.inner.options.tools_list_changed,
+            ServerChange::ToolsListChanged,
         )
     }
     /// Announce that the prompt list changed.
@@ -63,6 +102,7 @@ impl Server {
         self.broadcast_list_changed(
             "notifications/prompts/list_changed",
             self.inner.options.prompts_list_changed,
+            ServerChange::PromptsListChanged,
         )
     }
     /// Announce that the resource list changed.
@@ -70,28 +110,38 @@ impl Server {
         self.broadcast_list_changed(
             "notifications/resources/list_changed",
             self.inner.options.resources_list_changed,
+            ServerChange::ResourcesListChanged,
         )
     }
-    /// Tell every session subscribed to `uri` that the resource changed.
+    /// Tell every session and listen stream subscribed to `uri` that the resource changed.
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
         let params = serde_json::json!({"uri": uri});
-        self.inner
+        let sessions = self
+            .inner
             .live_sessions()
             .into_iter()
             .filter(|s| s.is_subscribed(uri))
             .filter(|s| s.notify("notifications/resources/updated", Some(&params)))
-            .count()
+            .count();
+        sessions + self.fan_out(ServerChange::ResourceUpdated(uri))
     }
 
-    fn broadcast_list_changed(&self, method: &str, advertised: bool) -> usize {
+    fn broadcast_list_changed(
+        &self,
+        method: &str,
+        advertised: bool,
+        change: ServerChange<'_>,
+    ) -> usize {
         if !advertised {
             return 0;
         }
-        self.inner
+        let sessions = self
+            .inner
             .live_sessions()
             .into_iter()
             .filter(|s| s.is_legacy_initialized())
             .filter(|s| s.notify(method, None))
-            .count()
+            .count();
+        sessions + self.fan_out(change)
     }
 }

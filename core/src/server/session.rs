@@ -218,10 +218,11 @@ impl Session {
         lock(&self.subscriptions).contains(uri)
     }
 
-    /// True when this connection can carry `subscriptions/listen` streams (none yet: stdio answers
-    /// `subscriptions/listen` with -32601, and discovery strips `listChanged`/`subscribe`).
+    /// True when this connection can carry `subscriptions/listen` streams: Streamable HTTP can
+    /// (SUB-05); stdio answers `subscriptions/listen` with -32601 and discovery strips
+    /// `listChanged`/`subscribe` there.
     pub(crate) fn supports_listen(&self) -> bool {
-        false
+        matches!(self.kind, SessionKind::HttpLegacy | SessionKind::HttpModern)
     }
 
     /// True when this connection can carry server→client requests tied to a request (stdio and

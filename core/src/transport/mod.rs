@@ -4,6 +4,7 @@
 //! [`crate::server::Session`]. Outbound messages leave through an [`Outbound`] sink, so request-
 //! related messages can be routed to the stream of the request that caused them.
 
+pub mod http;
 pub mod stdio;
 
 /// Where serialized outbound JSON-RPC messages go (a connection writer, or one request's stream).
@@ -11,6 +12,14 @@ pub trait Outbound: Send + Sync + 'static {
     /// Queue one serialized message without waiting. `false` when the queue is full or closed:
     /// the message was dropped and the caller learns it (memory never grows without bound).
     fn try_send(&self, frame: Vec<u8>) -> bool;
+
+    /// Ask the transport to close the stream carrying this request's messages now, without
+    /// ending the request (legacy Streamable HTTP SSE polling, LHTTP-04: the client resumes with
+    /// `Last-Event-ID` and gets the rest, including the response). `false` where the transport
+    /// has no such stream (stdio, modern HTTP).
+    fn close_stream(&self) -> bool {
+        false
+    }
 }
 
 impl Outbound for tokio::sync::mpsc::Sender<Vec<u8>> {

@@ -1,0 +1,30 @@
+//! Streamable HTTP server on hyper 1.x: one endpoint serving the legacy sessionful era and the
+//! modern stateless era side by side, decided per request by the body (REQUIREMENTS §0.2, §0.6,
+//! §0.7, HTTP-*, LHTTP-*, SUB-*).
+//!
+//! Two ways to use it:
+//! * [`serve`] binds a standalone listener (`127.0.0.1:0` allowed; [`HttpListener::local_addr`]
+//!   reports the port) and shuts down gracefully;
+//! * [`HttpService`] is a cloneable `hyper::service::Service` a Rust user mounts in an existing
+//!   hyper server (or calls [`HttpService::handle`] from any framework).
+//!
+//! Modules: `options` (every limit, with safe defaults), `body` (response body and capped
+//! request reading), `headers` (Origin/Host/Accept/Content-Type and `Mcp-*` header checks),
+//! `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
+//! `legacy` (sessions, GET stream, resumability), `listen` (`subscriptions/listen`), `server`
+//! (the service and the listener).
+
+mod body;
+mod headers;
+mod legacy;
+mod listen;
+mod modern;
+mod options;
+mod respond;
+mod server;
+mod sse;
+
+pub use body::HttpBody;
+pub use headers::decode_header_value;
+pub use options::{AllowList, HttpOptions};
+pub use server::{serve, HttpListener, HttpService};

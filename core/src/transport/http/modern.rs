@@ -1,0 +1,88 @@
+//! Modern (2026-07-28) requests over HTTP: stateless, one fresh `HttpModern` session per POST,
+//! never reading or creating legacy state and never answered with `Mcp-Session-Id`
+//! (REQUIREMENTS HTTP-01…16, LHTTP-09, §0.7).
+//!
+//! Check order (§0.7): header version/method vs body (-32020) → envelope (-32602 / -32022) →
+//! removed or unknown method (-32601, 404) → `Mcp-Name` (-32020) → `Mcp-Param-*` (-32020) →
+//! dispatch. Envelope and method checks run inside core dispatch on the happy path; a header
+//! failure first asks the envelope, so precedence is kept without validating twice.
+
+use http::{HeaderMap, StatusCode};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+use super::body::{self, Resp};
+use super::headers;
+use super::listen;
+use super::respond::{self, Era, Pending};
+use super::server::Shared;
+use crate::error::ErrorObject;
+use crate::jsonrpc::Id;
+use crate::server::era;
+use crate::server::SessionKind;
+use crate::transport::NullOutbound;
+
+/// A modern request POST.
+pub(crate) async fn request(
+    shared: &Arc<Shared>,
+    h: &HeaderMap,
+    id: Id,
+    method: String,
+    params: Option<Map<String, Value>>,
+) -> Resp {
+    let bad = |e: ErrorObject| body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
+    if let Err(e) = headers::check_version_and_method(h, &method, params.as_ref()) {
+        return bad(e);
+    }
+    if method == "subscriptions/listen" {
+        // Core dispatch never sees listen requests, so validate the envelope here.
+        if let Err(e) = era::parse_envelope(params.as_ref()) {
+            return bad(e);
+        }
+    }
+    if method == "subscriptions/listen" {
+        return listen::open(shared, id, params.as_ref());
+    }
+    let mut header_check = headers::check_name(h, &method, params.as_ref());
+    if header_check.is_ok() && method == "tools/call" {
+        let p = params.as_ref();
+        let schema = p
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .and_then(|n| shared.server.inner.registry.tool(n))
+            .and_then(|t| t.def.get("inputSchema"));
+        if let Some(schema) = schema {
+            header_check = headers::check_params(h, schema, p.and_then(|p| p.get("arguments")));
+        }
+    }
+    if let Err(e) = header_check {
+        // Envelope errors (-32602 / -32022) come first (§0.7 step 4 before 7 and 9). On the
+        // happy path core validates the envelope once, during dispatch.
+        return bad(era::parse_envelope(params.as_ref()).err().unwrap_or(e));
+    }
+    let session = shared
+        .server
+        .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
+    let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
+    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
+        Err(reply) => respond::json_reply(&id, &reply, &Era::Modern),
+        Ok(fut) => {
+            let p = Pending {
+                id,
+                fut: Box::pin(fut),
+                rx,
+                session,
+                close: tokio_util::sync::CancellationToken::new(),
+            };
+            respond::answer(shared, p, Era::Modern).await
+        }
+    }
+}
+
+/// A modern notification POST: accepted (202) and ignored (HTTP-04: core defines no
+/// client→server notification over HTTP; cancellation is closing the stream).
+pub(crate) fn notification(method: &str) -> Resp {
+    tracing::debug!(method, "ignoring a modern notification POST");
+    body::status(StatusCode::ACCEPTED)
+}

@@ -1,0 +1,105 @@
+//! Options of the Streamable HTTP transport. Every limit is configurable and has a safe default
+//! (REQUIREMENTS HTTP-03, HTTP-06, LHTTP-02, LHTTP-04, SUB-05). Body size, JSON depth and the
+//! per-request queue come from the server's [`crate::Limits`].
+
+use std::time::Duration;
+
+/// Which `Origin` / `Host` values are accepted (HTTP-03, DNS-rebinding protection).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AllowList {
+    /// Only `localhost`, `127.0.0.1` and `[::1]`, on any port (the default).
+    Localhost,
+    /// Exactly these values (origins like `https://app.example`, hosts like `api.example:8443`),
+    /// compared case-insensitively; localhost stays allowed too.
+    List(Vec<String>),
+    /// Anything (only behind a proxy that validates these itself).
+    Any,
+}
+
+/// Streamable HTTP options.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The MCP endpoint path (default `/mcp`); `None` serves every path.
+    pub path: Option<String>,
+    /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass.
+    pub allowed_origins: AllowList,
+    /// Accepted `Host` values.
+    pub allowed_hosts: AllowList,
+    /// Serve the legacy (sessionful) era too (default true). When false, GET/DELETE → 405 and
+    /// envelope-less requests → 400 + -32022 naming the modern versions.
+    pub legacy: bool,
+    /// Serve legacy traffic without sessions (default false): `initialize` mints no id, every
+    /// request runs on a fresh handshake-initialized session, GET/DELETE → 405, and
+    /// server→client requests cannot be answered (there is no session to route them to).
+    pub stateless_legacy: bool,
+    /// Most concurrent legacy sessions (default 10,000); past it `initialize` → 503.
+    pub max_sessions: usize,
+    /// Idle legacy sessions are reaped after this long (default 30 min).
+    pub session_idle_timeout: Duration,
+    /// Events kept per legacy SSE stream for `Last-Event-ID` replay (default 64).
+    pub replay_buffer: usize,
+    /// `retry:` hint (milliseconds) sent in the priming event of legacy streams (default 1000).
+    pub sse_retry_ms: u64,
+    /// Most concurrent `subscriptions/listen` streams (default 1,000); past it → 503.
+    pub max_listen_streams: usize,
+    /// Keep-alive comment interval on listen and GET streams (default 15 s; `None` = off).
+    pub keepalive: Option<Duration>,
+    /// How long graceful shutdown waits for in-flight work before cancelling it (default 5 s).
+    pub shutdown_deadline: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: Some("/mcp".into()),
+            allowed_origins: AllowList::Localhost,
+            allowed_hosts: AllowList::Localhost,
+            legacy: true,
+            stateless_legacy: false,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            replay_buffer: 64,
+            sse_retry_ms: 1000,
+            max_listen_streams: 1000,
+            keepalive: Some(Duration::from_secs(15)),
+            shutdown_deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Check that no limit is zero.
+    ///
+    /// # Errors
+    /// The first limit out of range.
+    pub fn validate(&self) -> Result<(), crate::limits::LimitError> {
+        let positive = [
+            ("max_sessions", self.max_sessions),
+            ("replay_buffer", self.replay_buffer),
+            ("max_listen_streams", self.max_listen_streams),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err(crate::limits::LimitError {
+                    name,
+                    reason: "must be positive",
+                });
+            }
+        }
+        if self.session_idle_timeout.is_zero() {
+            return Err(crate::limits::LimitError {
+                name: "session_idle_timeout",
+                reason: "must be positive",
+            });
+        }
+        if self.keepalive.is_some_and(|k| k.is_zero()) {
+            return Err(crate::limits::LimitError {
+                name: "keepalive",
+                reason: "must be positive (use None to turn it off)",
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,296 @@
+//! Answering one request: one JSON body when the handler emits nothing, or a live SSE stream that
+//! carries request-related messages AS THEY HAPPEN, then the response, then ends (HTTP-05,
+//! LHTTP-04, LHTTP-08). The choice is made by racing the reply against the first queued message.
+//!
+//! Modern streams: the client closing the stream cancels the request (HTTP-08). Legacy streams:
+//! disconnecting is not cancellation (LHTTP-04); events are kept for `Last-Event-ID` replay.
+//! Status codes follow REQUIREMENTS §0.6 / §0.7 (modern) and LHTTP (legacy).
+
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+use super::body::{self, Resp};
+use super::legacy::{Entry, Stream};
+use super::server::Shared;
+use super::sse;
+use crate::error::codes;
+use crate::jsonrpc::Id;
+use crate::server::{encode_reply, Reply, Session};
+
+pub(crate) type ReplyFuture = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
+
+/// The per-request sink: a bounded queue of related messages, plus (legacy streams) a way for the
+/// handler to close the SSE stream early so the client resumes it (`RequestContext::close_sse_stream`).
+pub(crate) struct RequestSink {
+    tx: mpsc::Sender<Vec<u8>>,
+    close: Option<tokio_util::sync::CancellationToken>,
+}
+
+impl RequestSink {
+    /// A sink and its receiving end; `closable` for legacy session streams.
+    pub(crate) fn new(
+        cap: usize,
+        closable: bool,
+    ) -> (
+        Arc<Self>,
+        mpsc::Receiver<Vec<u8>>,
+        tokio_util::sync::CancellationToken,
+    ) {
+        let (tx, rx) = mpsc::channel(cap);
+        let close = tokio_util::sync::CancellationToken::new();
+        let sink = Self {
+            tx,
+            close: closable.then(|| close.clone()),
+        };
+        (Arc::new(sink), rx, close)
+    }
+}
+
+impl crate::transport::Outbound for RequestSink {
+    fn try_send(&self, frame: Vec<u8>) -> bool {
+        self.tx.try_send(frame).is_ok()
+    }
+    fn close_stream(&self) -> bool {
+        match &self.close {
+            Some(t) => {
+                t.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// A started request: its reply future and the queue its related messages land in.
+pub(crate) struct Pending {
+    pub id: Id,
+    pub fut: ReplyFuture,
+    pub rx: mpsc::Receiver<Vec<u8>>,
+    pub session: Arc<Session>,
+    /// Cancelled when the handler asks to close its (legacy) SSE stream early.
+    pub close: tokio_util::sync::CancellationToken,
+}
+
+/// Which era's stream rules apply.
+pub(crate) enum Era {
+    Modern,
+    Legacy(Arc<Entry>),
+    /// Legacy traffic in stateless mode: legacy statuses, a plain stream without event ids.
+    LegacyStateless,
+}
+
+/// §0.6 / §0.7: pre-dispatch protocol errors are 400 (404 for an unknown method); handler
+/// results and handler-raised errors are 200, except -32021 which is always 400.
+pub(crate) fn modern_status(reply: &Reply) -> StatusCode {
+    let Err(e) = &reply.result else {
+        return StatusCode::OK;
+    };
+    match e.code {
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY => StatusCode::BAD_REQUEST,
+        codes::METHOD_NOT_FOUND if reply.pre_dispatch => StatusCode::NOT_FOUND,
+        codes::PARSE_ERROR
+        | codes::INVALID_REQUEST
+        | codes::INVALID_PARAMS
+        | codes::HEADER_MISMATCH
+        | codes::UNSUPPORTED_PROTOCOL_VERSION
+            if reply.pre_dispatch =>
+        {
+            StatusCode::BAD_REQUEST
+        }
+        _ => StatusCode::OK,
+    }
+}
+
+/// Legacy: malformed or out-of-order requests (including a duplicate `initialize`) are 400;
+/// everything else travels in-band with 200.
+pub(crate) fn legacy_status(reply: &Reply) -> StatusCode {
+    match &reply.result {
+        Err(e) if e.code == codes::INVALID_REQUEST || e.code == codes::PARSE_ERROR => {
+            StatusCode::BAD_REQUEST
+        }
+        _ => StatusCode::OK,
+    }
+}
+
+/// A reply as one JSON body.
+pub(crate) fn json_reply(id: &Id, reply: &Reply, era: &Era) -> Resp {
+    let status = match era {
+        Era::Modern => modern_status(reply),
+        Era::Legacy(_) | Era::LegacyStateless => legacy_status(reply),
+    };
+    body::json(status, encode_reply(id, reply))
+}
+
+enum Started {
+    Done(Option<Reply>),
+    Running(ReplyFuture),
+}
+
+/// Serve a started request (see the module docs).
+pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
+    let Pending {
+        id,
+        mut fut,
+        mut rx,
+        session,
+        close,
+    } = p;
+    let stop = shared.hard_stop.clone();
+    // HTTP-08 also while the answer is still undecided: if hyper drops this future because the
+    // client went away, the request's token is cancelled (not just its future dropped), so work
+    // the handler spawned sees it too.
+    let mut guard = CancelOnDrop {
+        session: session.clone(),
+        id: id.clone(),
+        armed: matches!(era, Era::Modern),
+    };
+    let started = tokio::select! {
+        biased;
+        r = &mut fut => {
+            guard.armed = false;
+            match rx.try_recv() {
+                Ok(first) => (Some(first), Started::Done(r)),
+                Err(_) => return match r {
+                    Some(r) => json_reply(&id, &r, &era),
+                    None => body::status(StatusCode::SERVICE_UNAVAILABLE),
+                },
+            }
+        }
+        Some(first) = rx.recv() => (Some(first), Started::Running(fut)),
+        () = close.cancelled(), if matches!(era, Era::Legacy(_)) => (None, Started::Running(fut)),
+        () = stop.cancelled() => {
+            session.cancel_request(&id);
+            return body::status(StatusCode::SERVICE_UNAVAILABLE);
+        }
+    };
+    guard.armed = false;
+    let (first, state) = started;
+    match era {
+        Era::Modern | Era::LegacyStateless => {
+            let (tx, brx) = mpsc::channel::<Bytes>(32);
+            if let Some(first) = &first {
+                let _ = tx.try_send(sse::event(None, first));
+            }
+            shared
+                .tracker
+                .spawn(modern_pump(state, rx, tx, session, id, stop));
+            body::sse(brx)
+        }
+        Era::Legacy(entry) => {
+            let (stream, brx) =
+                entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
+            if let Some(first) = &first {
+                stream.push(first);
+            }
+            shared
+                .tracker
+                .spawn(legacy_pump(state, rx, stream, session, id, stop, close));
+            let mut r = body::sse(brx);
+            if let Ok(v) = HeaderValue::from_str(entry.sid()) {
+                r.headers_mut().insert(super::headers::SESSION_ID, v);
+            }
+            r
+        }
+    }
+}
+
+async fn modern_pump(
+    state: Started,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    tx: mpsc::Sender<Bytes>,
+    session: Arc<Session>,
+    id: Id,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    let reply = match state {
+        Started::Done(r) => r,
+        Started::Running(mut fut) => loop {
+            tokio::select! {
+                biased;
+                () = tx.closed() => {
+                    // HTTP-08: the client closed the stream; the request is cancelled.
+                    return cancel_and_drain(&session, &id, fut).await;
+                }
+                () = stop.cancelled() => return cancel_and_drain(&session, &id, fut).await,
+                r = &mut fut => break r,
+                Some(m) = rx.recv() => {
+                    if tx.send(sse::event(None, &m)).await.is_err() {
+                        return cancel_and_drain(&session, &id, fut).await;
+                    }
+                }
+            }
+        },
+    };
+    while let Ok(m) = rx.try_recv() {
+        if tx.send(sse::event(None, &m)).await.is_err() {
+            return;
+        }
+    }
+    if let Some(r) = reply {
+        let _ = tx.send(sse::event(None, &encode_reply(&id, &r))).await;
+    }
+}
+
+async fn legacy_pump(
+    state: Started,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    stream: Arc<Stream>,
+    session: Arc<Session>,
+    id: Id,
+    stop: tokio_util::sync::CancellationToken,
+    close: tokio_util::sync::CancellationToken,
+) {
+    let mut detached = false;
+    let reply = match state {
+        Started::Done(r) => r,
+        Started::Running(mut fut) => loop {
+            tokio::select! {
+                biased;
+                () = stop.cancelled() => {
+                    cancel_and_drain(&session, &id, fut).await;
+                    break None;
+                }
+                () = close.cancelled(), if !detached => {
+                    // SSE polling: end this response now; the rest is replayed on resumption.
+                    stream.detach();
+                    detached = true;
+                }
+                r = &mut fut => break r,
+                Some(m) = rx.recv() => { stream.push(&m); }
+            }
+        },
+    };
+    while let Ok(m) = rx.try_recv() {
+        stream.push(&m);
+    }
+    if let Some(r) = reply {
+        stream.push(&encode_reply(&id, &r));
+    }
+    stream.finish();
+}
+
+/// Cancel a running request and let its handler observe the cancellation and clean up, bounded
+/// by the server's shutdown grace; whatever it answers is discarded.
+async fn cancel_and_drain(session: &Session, id: &Id, fut: ReplyFuture) {
+    session.cancel_request(id);
+    let grace = session.server.limits().shutdown_grace;
+    let _ = tokio::time::timeout(grace, fut).await;
+}
+
+struct CancelOnDrop {
+    session: Arc<Session>,
+    id: Id,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.cancel_request(&self.id);
+        }
+    }
+}

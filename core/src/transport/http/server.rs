@@ -1,0 +1,367 @@
+//! The hyper service (mountable) and the standalone listener, with the inbound ladder of
+//! REQUIREMENTS §0.7: path → `Origin`/`Host` (403) → HTTP method (405) → `Content-Type` (415) →
+//! body size (413) → JSON depth/shape (400) → era by body (§0.2) → `Accept` (406) → era path.
+//! Graceful shutdown: stop accepting, send listen results, finish or cancel in-flight work within
+//! the deadline.
+
+use bytes::Bytes;
+use http::header::{ALLOW, CONTENT_LENGTH};
+use http::{HeaderValue, Method, Request, StatusCode};
+use hyper::body::Body;
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::body::{self, read_capped, ReadError, Resp};
+use super::headers::{self, PROTOCOL_VERSION};
+use super::legacy::{self, Sessions};
+use super::listen::Hub;
+use super::modern;
+use super::options::HttpOptions;
+use crate::error::ErrorObject;
+use crate::jsonrpc::{classify, parse_frame, Incoming, ParsedFrame};
+use crate::protocol::version::is_modern;
+use crate::server::{era, Server};
+
+pub(crate) struct Shared {
+    pub server: Server,
+    pub opts: HttpOptions,
+    pub sessions: Sessions,
+    pub listens: Arc<Hub>,
+    pub tracker: TaskTracker,
+    /// Shutdown began: new requests get 503, listen streams send their result.
+    pub stopping: CancellationToken,
+    /// The deadline passed: in-flight work is cancelled.
+    pub hard_stop: CancellationToken,
+    reaper: AtomicBool,
+    epoch: Instant,
+}
+
+impl Shared {
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.epoch
+            .elapsed()
+            .as_millis()
+            .try_into()
+            .unwrap_or(u64::MAX)
+    }
+    pub(crate) fn ensure_reaper(self: &Arc<Self>) {
+        if !self.reaper.swap(true, Ordering::AcqRel) {
+            legacy::spawn_reaper(self);
+        }
+    }
+}
+
+/// The MCP endpoint as a cloneable hyper service. Mount it in any hyper server, or call
+/// [`HttpService::handle`] from another framework.
+#[derive(Clone)]
+pub struct HttpService {
+    shared: Arc<Shared>,
+}
+
+impl HttpService {
+    /// A service for `server`.
+    ///
+    /// # Errors
+    /// An option out of range.
+    pub fn new(server: Server, opts: HttpOptions) -> Result<Self, crate::limits::LimitError> {
+        opts.validate()?;
+        let listens = Arc::new(Hub::default());
+        let weak: std::sync::Weak<dyn crate::server::ChangeSink> =
+            Arc::downgrade(&listens) as std::sync::Weak<dyn crate::server::ChangeSink>;
+        server.add_change_sink(weak);
+        Ok(Self {
+            shared: Arc::new(Shared {
+                server,
+                opts,
+                sessions: Sessions::default(),
+                listens,
+                tracker: TaskTracker::new(),
+                stopping: CancellationToken::new(),
+                hard_stop: CancellationToken::new(),
+                reaper: AtomicBool::new(false),
+                epoch: Instant::now(),
+            }),
+        })
+    }
+
+    /// Live legacy sessions.
+    pub fn legacy_session_count(&self) -> usize {
+        self.shared.sessions.len()
+    }
+
+    /// Open `subscriptions/listen` streams.
+    pub fn listen_stream_count(&self) -> usize {
+        self.shared.listens.len()
+    }
+
+    /// Graceful shutdown: refuse new requests, send every listen stream its result, close
+    /// legacy sessions' streams, wait for in-flight work up to the deadline, then cancel it.
+    pub async fn shutdown(&self) {
+        let s = &self.shared;
+        s.stopping.cancel();
+        s.tracker.close();
+        if tokio::time::timeout(s.opts.shutdown_deadline, s.tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("in-flight HTTP work did not finish before the deadline; cancelling it");
+        }
+        s.hard_stop.cancel();
+        s.sessions.close_all();
+        let _ = tokio::time::timeout(Duration::from_secs(1), s.tracker.wait()).await;
+    }
+
+    /// Handle one request.
+    pub async fn handle<B>(&self, req: Request<B>) -> Resp
+    where
+        B: Body<Data = Bytes> + Unpin,
+    {
+        let s = &self.shared;
+        if let Some(p) = &s.opts.path {
+            if req.uri().path() != p {
+                return body::text(StatusCode::NOT_FOUND, "Not Found");
+            }
+        }
+        if !headers::origin_and_host_ok(
+            req.headers(),
+            &s.opts.allowed_origins,
+            &s.opts.allowed_hosts,
+        ) {
+            return body::rpc_error(
+                StatusCode::FORBIDDEN,
+                None,
+                &ErrorObject::invalid_request("Origin or Host not allowed"),
+            );
+        }
+        if s.stopping.is_cancelled() {
+            return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
+        }
+        let legacy_on = s.opts.legacy;
+        let sessions_on = legacy_on && !s.opts.stateless_legacy;
+        match *req.method() {
+            Method::POST => s.tracker.track_future(post(s, req)).await,
+            Method::GET if sessions_on => legacy::get(s, req.headers()),
+            Method::DELETE if sessions_on => legacy::delete(s, req.headers()),
+            _ => {
+                let mut r = body::text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
+                let allow = if sessions_on {
+                    "GET, POST, DELETE"
+                } else {
+                    "POST"
+                };
+                r.headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static(allow));
+                r
+            }
+        }
+    }
+}
+
+async fn post<B>(s: &Arc<Shared>, req: Request<B>) -> Resp
+where
+    B: Body<Data = Bytes> + Unpin,
+{
+    let (parts, b) = req.into_parts();
+    let h = &parts.headers;
+    if !headers::is_json_content(h) {
+        return body::text(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type must be application/json",
+        );
+    }
+    let cap = s.server.limits().max_message_bytes;
+    let declared = h
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > cap as u64) {
+        return too_large(cap);
+    }
+    let bytes = match read_capped(b, cap).await {
+        Ok(b) => b,
+        Err(ReadError::TooLarge) => return too_large(cap),
+        Err(ReadError::Io) => return body::status(StatusCode::BAD_REQUEST),
+    };
+    let v = match parse_frame(&bytes, s.server.limits().max_json_depth) {
+        ParsedFrame::Error(e) => return body::rpc_error(StatusCode::BAD_REQUEST, None, &e),
+        ParsedFrame::Batch(items) => return batch(&items),
+        ParsedFrame::Single(v) => v,
+    };
+    let header_modern = headers::get_str(h, PROTOCOL_VERSION).is_some_and(is_modern);
+    match classify(v) {
+        Incoming::Request { id, method, params } => {
+            if !headers::accepts_post_answer(h) {
+                return body::text(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "Accept must allow application/json and text/event-stream",
+                );
+            }
+            if era::has_claim(params.as_ref()) {
+                modern::request(s, h, id, method, params).await
+            } else if header_modern || !s.opts.legacy {
+                // §0.2.3: a modern header without the envelope never falls back to legacy;
+                // a modern-only server names its versions (§0.2.6).
+                let e = if s.opts.legacy {
+                    era::missing_envelope()
+                } else {
+                    era::unsupported_version(headers::get_str(h, PROTOCOL_VERSION).unwrap_or(""))
+                };
+                body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e)
+            } else {
+                legacy::request(s, h, id, method, params).await
+            }
+        }
+        Incoming::Notification { method, params } => {
+            if era::has_claim(params.as_ref()) || header_modern || !s.opts.legacy {
+                modern::notification(&method)
+            } else {
+                legacy::notification(s, h, &method, params.as_ref())
+            }
+        }
+        Incoming::Response { id, outcome } => {
+            if !s.opts.legacy {
+                return body::rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    &ErrorObject::invalid_request("clients never send responses on this era"),
+                );
+            }
+            legacy::response(s, h, &id, outcome)
+        }
+        Incoming::Invalid { id, error } => {
+            body::rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error)
+        }
+    }
+}
+
+fn too_large(cap: usize) -> Resp {
+    body::rpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        &ErrorObject::invalid_request(format!("request body exceeds {cap} bytes")),
+    )
+}
+
+/// JSON-RPC batches (JR-06): a batch with a modern element is -32600 (§0.2.5); legacy batches
+/// are not served over HTTP (they were only ever valid in 2025-03-26).
+fn batch(items: &[Value]) -> Resp {
+    let modern = items.iter().any(|i| {
+        i.get("params")
+            .and_then(Value::as_object)
+            .is_some_and(|p| era::has_claim(Some(p)))
+    });
+    let msg = if modern {
+        "a batch must not contain 2026-07-28 requests"
+    } else {
+        "JSON-RPC batches are not supported over HTTP"
+    };
+    body::rpc_error(
+        StatusCode::BAD_REQUEST,
+        None,
+        &ErrorObject::invalid_request(msg),
+    )
+}
+
+type BoxFut = Pin<Box<dyn Future<Output = Result<Resp, Infallible>> + Send>>;
+
+impl<B> hyper::service::Service<Request<B>> for HttpService
+where
+    B: Body<Data = Bytes> + Send + Unpin + 'static,
+{
+    type Response = Resp;
+    type Error = Infallible;
+    type Future = BoxFut;
+
+    fn call(&self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}
+
+/// A running standalone listener.
+pub struct HttpListener {
+    addr: SocketAddr,
+    service: HttpService,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpListener {
+    /// The bound address (the real port when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+    /// The service behind the listener.
+    pub fn service(&self) -> &HttpService {
+        &self.service
+    }
+    /// Stop accepting, then shut down gracefully (see [`HttpService::shutdown`]).
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+    }
+}
+
+/// Bind `addr` and serve `server` on it until [`HttpListener::shutdown`].
+///
+/// # Errors
+/// Binding failed, or an option is out of range.
+pub async fn serve(
+    server: Server,
+    addr: SocketAddr,
+    opts: HttpOptions,
+) -> std::io::Result<HttpListener> {
+    let service = HttpService::new(server, opts)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let listener = TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(accept_loop(listener, service.clone(), stop.clone()));
+    Ok(HttpListener {
+        addr,
+        service,
+        stop,
+        task,
+    })
+}
+
+async fn accept_loop(listener: TcpListener, service: HttpService, stop: CancellationToken) {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            r = listener.accept() => match r {
+                Ok((stream, _)) => {
+                    let _ = stream.set_nodelay(true);
+                    let svc = service.clone();
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), svc);
+                    let conn = graceful.watch(conn);
+                    tokio::spawn(async move {
+                        if let Err(e) = conn.await {
+                            tracing::debug!(error = %e, "HTTP connection ended with an error");
+                        }
+                    });
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            () = stop.cancelled() => break,
+        }
+    }
+    drop(listener);
+    let deadline = service.shared.opts.shutdown_deadline;
+    service.shutdown().await;
+    let _ = tokio::time::timeout(deadline, graceful.shutdown()).await;
+}

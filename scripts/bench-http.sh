@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Streamable HTTP benchmark (issue 5, "Speed and memory"). Never part of the test suite.
+#
+# Measures, on this machine, with the server pinned to core 0 and wrk on core 1:
+#   * modern tools/call of `echo` (100-byte text), 64 connections, JSON response:
+#     our demo-server vs a bare hyper server that only parses and serializes JSON
+#     (examples/bench_bare_hyper.rs), and their ratio, plus p99 latency;
+#   * RSS per idle legacy session; start-up time to the first answer.
+# Env: DURATION (default 10s), CONNECTIONS (64), SESSIONS (5000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+SESSIONS=${SESSIONS:-5000}
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk (apt-get)" >&2
+  apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+cargo build --release -q -p mcpcore-examples --bin demo-server --bin bench-bare-hyper
+TARGET=${CARGO_TARGET_DIR:-target}/release
+PIN_SERVER="taskset -c 0"
+PIN_LOAD="taskset -c 1"
+if [ "$(nproc)" -lt 2 ]; then PIN_SERVER=""; PIN_LOAD=""; fi
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+start() { # start BINARY ARGS... → prints the URL; the server runs with one worker thread
+  local log; log=$(mktemp)
+  TOKIO_WORKER_THREADS=1 $PIN_SERVER "$@" 2>"$log" &
+  PIDS+=($!)
+  for _ in $(seq 100); do
+    if grep -q "http://" "$log"; then grep -o 'http://[^ ]*' "$log" | head -1; return; fi
+    sleep 0.05
+  done
+  echo "server did not start: $(cat "$log")" >&2; exit 1
+}
+
+run() { # run URL → "rps p99_us"
+  local out
+  out=$($PIN_LOAD wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s scripts/bench/echo.lua "$1")
+  local line; line=$(grep '^BENCH' <<<"$out")
+  local errors non200
+  errors=$(sed -E 's/.*errors=([0-9]+).*/\1/' <<<"$line"); non200=$(sed -E 's/.*non200=([0-9]+).*/\1/' <<<"$line")
+  if [ "$errors" != 0 ] || [ "$non200" != 0 ]; then echo "warning: $line" >&2; fi
+  echo "$(sed -E 's/.*rps=([0-9]+).*/\1/' <<<"$line") $(sed -E 's/.*p99_us=([0-9]+).*/\1/' <<<"$line")"
+}
+
+OURS_URL=$(start "$TARGET/demo-server" --http 127.0.0.1:0)
+BARE_URL=$(start "$TARGET/bench-bare-hyper" 127.0.0.1:0)
+run "$OURS_URL" >/dev/null   # warm-up
+read -r OURS OURS_P99 < <(run "$OURS_URL")
+read -r BARE BARE_P99 < <(run "$BARE_URL")
+RATIO=$(python3 -c "print(f'{$OURS/$BARE:.2f}')")
+cleanup; PIDS=()
+
+echo "modern tools/call echo, ${CONNECTIONS} connections, ${DURATION}, server on 1 core:"
+echo "  mcpcore:     ${OURS} req/s  p99 $(python3 -c "print(f'{$OURS_P99/1000:.2f}')") ms"
+echo "  bare hyper:  ${BARE} req/s  p99 $(python3 -c "print(f'{$BARE_P99/1000:.2f}')") ms"
+echo "  ratio:       ${RATIO} (target >= 0.5)"
+TOKIO_WORKER_THREADS=1 $PIN_SERVER python3 scripts/bench/sessions.py "$TARGET/demo-server" "$SESSIONS" \
+  | sed -E 's/^BENCH /  /'
