@@ -67,7 +67,10 @@ async fn main() {
                 std::process::exit(1);
             }
         };
-        eprintln!("conformance-server: listening on http://{}/mcp", listener.local_addr());
+        eprintln!(
+            "conformance-server: listening on http://{}/mcp",
+            listener.local_addr()
+        );
         wait_for_signal().await;
         listener.shutdown().await;
         return;

@@ -148,6 +148,11 @@ typedef enum {
 typedef struct mcp_error_t mcp_error_t;
 
 /**
+ * A running HTTP listener. Thread-safe.
+ */
+typedef struct mcp_listener_t mcp_listener_t;
+
+/**
  * One request being handled. Borrowed: valid only during the handler callback, and only on the
  * callback's thread. Copy what you need before handing work to another thread.
  */
@@ -1022,6 +1027,61 @@ const char *mcp_status_str(int32_t status);
  * **Errors**: none.
  */
 void mcp_string_free(char *s);
+
+/**
+ * Listen for Streamable HTTP on `addr` (e.g. `"127.0.0.1:0"`), serving both protocol eras on
+ * one endpoint (default path `/mcp`). Returns once the socket is bound.
+ *
+ * @param server        the server (borrowed; the listener keeps it alive).
+ * @param addr          UTF-8 socket address `host:port`; port 0 picks a free port.
+ * @param addr_len      length of `addr`.
+ * @param options_json  optional JSON object (NULL for defaults): `path`, `allowedOrigins` and
+ *                      `allowedHosts` (`"localhost"`, `"any"` or a list), `legacy`,
+ *                      `statelessLegacy`, `maxSessions`, `sessionIdleTimeoutMs`,
+ *                      `replayBuffer`, `sseRetryMs`, `maxListenStreams`, `keepaliveMs`
+ *                      (0 = off), `shutdownDeadlineMs`.
+ * @param options_len   length of `options_json`.
+ * @param listener_out  receives the listener on success.
+ * @param error_out     optional detailed error.
+ *
+ * **Ownership**: the caller owns the listener and frees it with `mcp_listener_free`.
+ *
+ * **Thread safety**: any non-runtime thread; the listener is thread-safe.
+ * `mcp_server_shutdown` also stops it.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (bad address or option), `MCP_STATUS_TRANSPORT` (bind failed),
+ * `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
+ */
+mcp_status_t mcp_server_listen_http(const mcp_server_t *server, const char *addr, size_t addr_len, const char *options_json, size_t options_len, mcp_listener_t **listener_out, mcp_error_t **error_out);
+
+/**
+ * The bound TCP port (the real one when listening on port 0).
+ *
+ * @param listener  the listener (NULL → 0).
+ *
+ * **Ownership**: borrows `listener`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: none (0 for NULL).
+ */
+uint16_t mcp_listener_port(const mcp_listener_t *listener);
+
+/**
+ * Stop accepting connections, shut down gracefully (in-flight requests get up to
+ * `shutdownDeadlineMs`), and free the listener. NULL is a no-op. Blocks until done, except on a
+ * runtime thread, where the shutdown continues in the background.
+ *
+ * @param listener  the listener.
+ *
+ * **Ownership**: consumes `listener`.
+ *
+ * **Thread safety**: any thread; no other call on `listener` may be in flight.
+ *
+ * **Errors**: none.
+ */
+void mcp_listener_free(mcp_listener_t *listener);
 
 #ifdef __cplusplus
 }  // extern "C"

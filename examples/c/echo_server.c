@@ -4,7 +4,8 @@
  *   echo {text}                 -> the text back
  *   calculate {op, a, b}        -> structured {"value": a op b}; division by zero is a tool error
  *
- * Serves stdio (both protocol eras) until EOF.
+ * Serves stdio (both protocol eras) until EOF, or with `--http ADDR` (e.g. 127.0.0.1:0) listens
+ * for Streamable HTTP, prints `port=N` and serves until stdin reaches EOF.
  *
  * Build (see ffi/README.md):
  *   cc -std=c11 -Wall -Wextra -Iinclude examples/c/echo_server.c target/debug/libmcpcore.a \
@@ -80,7 +81,7 @@ static int fail(const char *what, mcp_status_t status, mcp_error_t *err) {
   return 1;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   mcp_error_t *err = NULL;
   mcp_status_t s;
   mcp_runtime_t *runtime = NULL;
@@ -109,8 +110,24 @@ int main(void) {
   mcp_server_t *server = NULL;
   if ((s = mcp_server_builder_build(builder, runtime, &server, &err)) != MCP_STATUS_OK) return fail("build", s, err);
 
-  s = mcp_server_serve_stdio(server, &err);
-  int code = s == MCP_STATUS_OK ? 0 : fail("serve", s, err);
+  int code = 0;
+  if (argc == 3 && strcmp(argv[1], "--http") == 0) {
+    mcp_listener_t *listener = NULL;
+    const char *opts = "{\"path\":\"/mcp\"}";
+    s = mcp_server_listen_http(server, argv[2], strlen(argv[2]), opts, strlen(opts), &listener, &err);
+    if (s != MCP_STATUS_OK) {
+      code = fail("listen", s, err);
+    } else {
+      printf("port=%u\n", (unsigned)mcp_listener_port(listener));
+      fflush(stdout);
+      while (getchar() != EOF) {
+      }
+      mcp_listener_free(listener);
+    }
+  } else {
+    s = mcp_server_serve_stdio(server, &err);
+    code = s == MCP_STATUS_OK ? 0 : fail("serve", s, err);
+  }
   mcp_server_free(server);
   mcp_runtime_free(runtime);
   return code;

@@ -135,13 +135,18 @@ pub extern "C" fn mcp_server_listen_http(
             // SAFETY: options_json is valid for options_len bytes (contract).
             let obj = unsafe { json_object_arg(options_json, options_len, "options_json") }?;
             let o: HttpOptionsJson = serde_json::from_value(serde_json::Value::Object(obj))
-                .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("options_json: {e}")))?;
+                .map_err(|e| {
+                    FfiError::new(mcp_status_t::InvalidJson, format!("options_json: {e}"))
+                })?;
             http_options(o)?
         };
         let st = s.inner.clone();
         let listener = st
             .runtime
-            .block_on("mcp_server_listen_http", serve(st.server.clone(), addr, opts))?
+            .block_on(
+                "mcp_server_listen_http",
+                serve(st.server.clone(), addr, opts),
+            )?
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::InvalidInput => FfiError::invalid(e.to_string()),
                 _ => FfiError::new(mcp_status_t::Transport, format!("bind {addr}: {e}")),

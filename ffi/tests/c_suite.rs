@@ -407,6 +407,80 @@ async fn c_example_echo_server() {
     }
 }
 
+/// The C example server over Streamable HTTP on 127.0.0.1 port 0: a legacy session and a
+/// modern stateless request, every message schema-validated.
+#[tokio::test]
+async fn c_example_echo_server_http() {
+    use mcpcore_tests::http::McpHttp;
+    use tokio::io::AsyncBufReadExt;
+    for v in variants() {
+        let exe = build("echo_server_http", &["examples/c/echo_server.c"], v);
+        support::clear_reports(&exe);
+        let (prog, mut args) = command(&exe, v);
+        args.extend(["--http".into(), "127.0.0.1:0".into()]);
+        let mut child = tokio::process::Command::new(prog)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take().expect("stdin");
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let line = tokio::time::timeout(FIRST_WAIT, lines.next_line())
+            .await
+            .expect("the C server printed its port in time")
+            .expect("read")
+            .expect("a port line");
+        let port: u16 = line
+            .strip_prefix("port=")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected line {line:?}"));
+        assert_ne!(port, 0);
+        let mut c = McpHttp::new(([127, 0, 0, 1], port).into());
+        let init = tokio::time::timeout(FIRST_WAIT, c.initialize())
+            .await
+            .expect("initialize in time");
+        assert_eq!(
+            init.last()["result"]["serverInfo"]["name"],
+            "c-echo",
+            "{v:?}"
+        );
+        let ex = c
+            .legacy(
+                2,
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "over http"}}),
+            )
+            .await;
+        assert_eq!(text(ex.last()), "over http");
+        let ex = c
+            .modern(
+                3,
+                "tools/call",
+                json!({"name": "calculate", "arguments": {"op": "sub", "a": 5, "b": 7}}),
+            )
+            .await;
+        assert_eq!(
+            ex.last()["result"]["structuredContent"]["value"],
+            -2.0,
+            "{:?}",
+            ex.messages
+        );
+        assert_eq!(ex.last()["result"]["resultType"], "complete");
+        drop(stdin);
+        let status = tokio::time::timeout(EXIT_WAIT, child.wait())
+            .await
+            .expect("the C server exits after EOF")
+            .expect("wait");
+        assert!(
+            status.success(),
+            "{v:?}: {status}\n{}",
+            support::reports(&exe)
+        );
+    }
+}
+
 /// The install script, its pkg-config file and the README's link commands: the example server
 /// linked against the shared and the static library answers `initialize`.
 #[tokio::test]

@@ -248,6 +248,26 @@ static void registrations(void) {
   EXPECT(told == 0);
   EXPECT_STATUS(mcp_server_notify_resource_updated(server, "x://y", 5, &told), MCP_STATUS_OK);
   EXPECT(atomic_load(&freed) == 10);
+  /* HTTP listener argument errors; out-param untouched. */
+  mcp_listener_t *listener = NULL;
+  err = NULL;
+  EXPECT_STATUS(mcp_server_listen_http(server, "nowhere", 7, NULL, 0, &listener, &err), MCP_STATUS_INVALID_ARGUMENT);
+  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "nowhere");
+  err = NULL;
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, "{\"pth\":1}", 9, &listener, &err),
+                MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, "pth");
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, "{\"allowedHosts\":\"all\"}", 22, &listener, NULL),
+                MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(mcp_server_listen_http(NULL, "127.0.0.1:0", 11, NULL, 0, &listener, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, NULL, 0, NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(listener == NULL);
+  EXPECT(mcp_listener_port(NULL) == 0);
+  mcp_listener_free(NULL);
+  /* A real listener on port 0 reports its port; freeing it stops it. */
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, NULL, 0, &listener, NULL), MCP_STATUS_OK);
+  EXPECT(listener != NULL && mcp_listener_port(listener) != 0);
+  mcp_listener_free(listener);
   mcp_server_shutdown(server);
   mcp_server_shutdown(server);
   mcp_server_free(server);
