@@ -8,5 +8,6 @@ cd "$(dirname "$0")/.."
 calls="${1:-100000}"
 profile_flag=(--release)
 [ "${BENCH_PROFILE:-release}" = dev ] && profile_flag=()
-BENCH_CALLS="$calls" cargo test "${profile_flag[@]}" -q -p mcpcore-ffi --lib bench::handler_overhead \
-  -- --ignored --nocapture --test-threads=1 2>&1 | grep -E "calls|handler|overhead"
+out="$(BENCH_CALLS="$calls" cargo test "${profile_flag[@]}" -q -p mcpcore-ffi --lib bench::handler_overhead \
+  -- --ignored --nocapture --test-threads=1 2>&1)" || { echo "$out" >&2; exit 1; }
+echo "$out" | grep -E "calls|handler|overhead"
