@@ -64,6 +64,12 @@ impl HttpOptions {
 }
 
 const SESSION_HEADER: &str = "mcp-session-id";
+/// How many times one request's legacy SSE stream is resumed before giving up.
+const MAX_RESUMPTIONS: usize = 5;
+/// Reconnection delay when the server sent no `retry:` (milliseconds).
+const DEFAULT_RETRY_MS: u64 = 1000;
+/// Upper bound on a server-chosen `retry:` delay (milliseconds).
+const MAX_RETRY_MS: u64 = 30_000;
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
 type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
@@ -261,24 +267,39 @@ impl HttpTransport {
         let is_sse = content_type(resp.headers()).starts_with("text/event-stream");
         let mut body = resp.into_body();
         if is_sse {
-            let mut parser = SseParser::new(self.max_bytes);
-            let mut events = Vec::new();
-            while let Some(frame) = body.frame().await {
-                let frame =
-                    frame.map_err(|e| ClientError::Transport(format!("SSE stream failed: {e}")))?;
-                let Ok(chunk) = frame.into_data() else {
-                    continue;
+            let mut last_id = None;
+            let mut retry = None;
+            if self.read_sse(&mut body, id, &mut last_id, &mut retry).await? {
+                return Ok(());
+            }
+            // LHTTP-04 SSE polling: a legacy stream that ends without the response is resumed
+            // with GET + Last-Event-ID after the server's `retry` delay, a bounded number of times.
+            for _ in 0..MAX_RESUMPTIONS {
+                let (Some(event_id), true) = (last_id.clone(), lock(&self.session).is_some()) else {
+                    break;
                 };
-                parser
-                    .feed(&chunk, &mut events)
-                    .map_err(|e| ClientError::Transport(e.to_string()))?;
-                for ev in events.drain(..) {
-                    if ev.data.is_empty() {
-                        continue;
-                    }
-                    if self.deliver(ev.data.as_bytes(), Some(id)).await {
-                        return Ok(());
-                    }
+                let wait = Duration::from_millis(retry.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS));
+                tokio::time::sleep(wait).await;
+                let req = self
+                    .base(Method::GET, None)
+                    .header(ACCEPT, "text/event-stream")
+                    .header("last-event-id", event_id.as_str())
+                    .body(Full::new(Bytes::new()))
+                    .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))?;
+                let resp = self
+                    .client
+                    .request(req)
+                    .await
+                    .map_err(|e| ClientError::Transport(format!("HTTP resumption failed: {e}")))?;
+                if !resp.status().is_success() {
+                    return Err(ClientError::Closed(format!(
+                        "resuming the SSE stream failed (HTTP {})",
+                        resp.status()
+                    )));
+                }
+                let mut body = resp.into_body();
+                if self.read_sse(&mut body, id, &mut last_id, &mut retry).await? {
+                    return Ok(());
                 }
             }
             return Err(ClientError::Closed(format!(
@@ -297,6 +318,46 @@ impl HttpTransport {
         Err(ClientError::Transport(format!(
             "HTTP {status} without a JSON-RPC response"
         )))
+    }
+
+    /// Read SSE events until the response to `id` arrives (`true`) or the stream ends (`false`),
+    /// remembering the last event id and `retry` hint for resumption.
+    async fn read_sse(
+        &self,
+        body: &mut hyper::body::Incoming,
+        id: &Id,
+        last_id: &mut Option<String>,
+        retry: &mut Option<u64>,
+    ) -> Result<bool, ClientError> {
+        let mut parser = SseParser::new(self.max_bytes);
+        let mut events = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else {
+                // A dropped connection ends this stream; resumption decides what happens next.
+                break;
+            };
+            let Ok(chunk) = frame.into_data() else {
+                continue;
+            };
+            parser
+                .feed(&chunk, &mut events)
+                .map_err(|e| ClientError::Transport(e.to_string()))?;
+            if let Some(r) = parser.retry() {
+                *retry = Some(r);
+            }
+            for ev in events.drain(..) {
+                if let Some(eid) = &ev.id {
+                    *last_id = Some(eid.clone());
+                }
+                if ev.data.is_empty() {
+                    continue;
+                }
+                if self.deliver(ev.data.as_bytes(), Some(id)).await {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// POST a notification or response and check it was accepted.

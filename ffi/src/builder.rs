@@ -1,0 +1,640 @@
+//! `mcp_server_builder_t`: configuration and registration of C handlers (issue 8 §1).
+//!
+//! Registrations take `user_data` plus an optional `free_user_data`; ownership of `user_data`
+//! passes to the engine in every case, so on any failure `free_user_data` has already run when
+//! the function returns. Registration problems core detects (duplicate names, bad schemas,
+//! unparsable URI templates) are reported by `mcp_server_builder_build`.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::ffi::{c_char, c_void};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use mcpcore::{Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+
+use crate::error::{mcp_error_t, FfiError};
+use crate::guard::{ffi_guard, status_guard};
+use crate::handle;
+use crate::runtime::mcp_runtime_t;
+use crate::server::{mcp_server_t, ServerState};
+use crate::status::mcp_status_t;
+use crate::string::{json_object_arg, str_arg};
+use crate::trampoline::{mcp_free_fn, mcp_handler_fn, CHandler, ConcurrencyLimit, UserData};
+
+/// A server under construction. Single-threaded: use it from one thread at a time.
+pub struct mcp_server_builder_t {
+    builder: Option<ServerBuilder>,
+    limit: ConcurrencyLimit,
+    max_concurrency: usize,
+}
+
+/// Options accepted by `mcp_server_builder_options_json` (camelCase, unknown keys refused).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct OptionsJson {
+    title: Option<String>,
+    description: Option<String>,
+    website_url: Option<String>,
+    icons: Option<Value>,
+    instructions: Option<String>,
+    page_size: Option<usize>,
+    logging: Option<bool>,
+    tools_list_changed: Option<bool>,
+    prompts_list_changed: Option<bool>,
+    resources_list_changed: Option<bool>,
+    resources_subscribe: Option<bool>,
+    cache_ttl_ms: Option<u64>,
+    cache_scope: Option<String>,
+    legacy_cache_hints: Option<bool>,
+    extensions: Option<Map<String, Value>>,
+    max_concurrency: Option<usize>,
+    limits: Option<LimitsJson>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct LimitsJson {
+    max_message_bytes: Option<usize>,
+    max_json_depth: Option<usize>,
+    max_batch_len: Option<usize>,
+    max_inflight: Option<usize>,
+    shutdown_grace_ms: Option<u64>,
+    peer_request_timeout_ms: Option<u64>,
+    max_outbound_queue: Option<usize>,
+}
+
+impl mcp_server_builder_t {
+    fn inner(&mut self) -> Result<&mut ServerBuilder, FfiError> {
+        self.builder
+            .as_mut()
+            .ok_or_else(|| FfiError::invalid("builder already used"))
+    }
+
+    fn map(&mut self, f: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Result<(), FfiError> {
+        let b = self
+            .builder
+            .take()
+            .ok_or_else(|| FfiError::invalid("builder already used"))?;
+        self.builder = Some(f(b));
+        Ok(())
+    }
+
+    fn apply_options(&mut self, o: OptionsJson) -> Result<(), FfiError> {
+        if let Some(scope) = &o.cache_scope {
+            if scope != "public" && scope != "private" {
+                return Err(FfiError::invalid(
+                    "cacheScope must be \"public\" or \"private\"",
+                ));
+            }
+        }
+        if let Some(n) = o.max_concurrency {
+            self.max_concurrency = n;
+        }
+        self.map(|b| {
+            b.options(|opts| {
+                let info = &mut opts.server_info;
+                info.title = o.title.or(info.title.take());
+                info.description = o.description.or(info.description.take());
+                info.website_url = o.website_url.or(info.website_url.take());
+                info.icons = o.icons.or(info.icons.take());
+                if let Some(i) = o.instructions {
+                    opts.instructions = Some(i);
+                }
+                if let Some(p) = o.page_size {
+                    opts.page_size = Some(p);
+                }
+                set(&mut opts.logging, o.logging);
+                set(&mut opts.tools_list_changed, o.tools_list_changed);
+                set(&mut opts.prompts_list_changed, o.prompts_list_changed);
+                set(&mut opts.resources_list_changed, o.resources_list_changed);
+                set(&mut opts.resources_subscribe, o.resources_subscribe);
+                set(&mut opts.legacy_cache_hints, o.legacy_cache_hints);
+                set(&mut opts.cache_hints.ttl_ms, o.cache_ttl_ms);
+                if let Some(s) = o.cache_scope {
+                    opts.cache_hints.scope = if s == "public" { "public" } else { "private" };
+                }
+                if let Some(e) = o.extensions {
+                    opts.extensions = e;
+                }
+                if let Some(l) = o.limits {
+                    let lim = &mut opts.limits;
+                    set(&mut lim.max_message_bytes, l.max_message_bytes);
+                    set(&mut lim.max_json_depth, l.max_json_depth);
+                    set(&mut lim.max_batch_len, l.max_batch_len);
+                    set(&mut lim.max_inflight, l.max_inflight);
+                    set(&mut lim.max_outbound_queue, l.max_outbound_queue);
+                    if let Some(ms) = l.shutdown_grace_ms {
+                        lim.shutdown_grace = Duration::from_millis(ms);
+                    }
+                    if let Some(ms) = l.peer_request_timeout_ms {
+                        lim.peer_request_timeout = Duration::from_millis(ms);
+                    }
+                }
+            })
+        })
+    }
+
+    fn handler(
+        &self,
+        handler: mcp_handler_fn,
+        data: UserData,
+    ) -> Result<Arc<dyn mcpcore::Handler>, FfiError> {
+        Ok(Arc::new(CHandler::new(handler, data, self.limit.clone())?))
+    }
+}
+
+fn set<T>(slot: &mut T, v: Option<T>) {
+    if let Some(v) = v {
+        *slot = v;
+    }
+}
+
+/// Shared body of every registration: takes ownership of the user data first, so it is released
+/// on every failure path.
+fn register(
+    builder: *mut mcp_server_builder_t,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+    f: impl FnOnce(&mut mcp_server_builder_t, Arc<dyn mcpcore::Handler>) -> Result<(), FfiError>,
+) -> mcp_status_t {
+    let data = UserData::new(user_data, free_user_data);
+    status_guard(error_out, move || {
+        // SAFETY: builder is NULL or a live builder used by this thread only (contract).
+        let b = unsafe { handle::borrow_mut(builder, "builder") }?;
+        b.inner()?;
+        let h = b.handler(handler, data)?;
+        f(b, h)
+    })
+}
+
+fn definition<T: serde::de::DeserializeOwned>(
+    v: Map<String, Value>,
+    what: &str,
+) -> Result<T, FfiError> {
+    serde_json::from_value(Value::Object(v))
+        .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
+}
+
+/// Start building a server.
+///
+/// @param name         UTF-8 server name (`serverInfo.name`), `name_len` bytes.
+/// @param name_len     length of `name`.
+/// @param version      UTF-8 server version (`serverInfo.version`).
+/// @param version_len  length of `version`.
+/// @param builder_out  receives the builder on success.
+/// @param error_out    optional detailed error on failure.
+///
+/// **Ownership**: the caller owns the builder; it is consumed by `mcp_server_builder_build` or
+/// released with `mcp_server_builder_free`. Strings are copied.
+///
+/// **Thread safety**: a builder is single-threaded.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_new(
+    name: *const c_char,
+    name_len: usize,
+    version: *const c_char,
+    version_len: usize,
+    builder_out: *mut *mut mcp_server_builder_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        handle::require_out(builder_out, "builder_out")?;
+        // SAFETY: pointers are NULL or valid for their lengths (contract).
+        let name = unsafe { str_arg(name, name_len, "name") }?;
+        // SAFETY: as above.
+        let version = unsafe { str_arg(version, version_len, "version") }?;
+        let b = handle::into_raw(mcp_server_builder_t {
+            builder: Some(ServerBuilder::new(name, version)),
+            limit: Arc::new(OnceLock::new()),
+            max_concurrency: 0,
+        });
+        // SAFETY: builder_out is non-NULL (checked) and writable.
+        unsafe { builder_out.write(b) };
+        Ok(())
+    })
+}
+
+/// Set the server's instructions for the model.
+///
+/// @param builder   the builder.
+/// @param text      UTF-8 instructions.
+/// @param text_len  length of `text`.
+/// @param error_out optional detailed error.
+///
+/// **Ownership**: borrows `builder`; `text` is copied.
+///
+/// **Thread safety**: the builder's thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_instructions(
+    builder: *mut mcp_server_builder_t,
+    text: *const c_char,
+    text_len: usize,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: builder is NULL or live (contract).
+        let b = unsafe { handle::borrow_mut(builder, "builder") }?;
+        // SAFETY: text is NULL or valid for text_len bytes.
+        let text = unsafe { str_arg(text, text_len, "text") }?.to_owned();
+        b.map(|sb| sb.instructions(text))
+    })
+}
+
+/// Limit how many handler calls of this server run at once (0 = unlimited, the default). With 1,
+/// C handlers never run concurrently, so they need not be reentrant. A call holds its slot until
+/// its responder is consumed.
+///
+/// @param builder  the builder.
+/// @param n        the limit.
+///
+/// **Ownership**: borrows `builder`.
+///
+/// **Thread safety**: the builder's thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_max_concurrency(
+    builder: *mut mcp_server_builder_t,
+    n: usize,
+) -> mcp_status_t {
+    status_guard(std::ptr::null_mut(), || {
+        // SAFETY: builder is NULL or live (contract).
+        unsafe { handle::borrow_mut(builder, "builder") }?.max_concurrency = n;
+        Ok(())
+    })
+}
+
+/// Set options from a JSON object (camelCase; unknown keys are refused). Keys: `title`,
+/// `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
+/// `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
+/// `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
+/// `maxConcurrency`, and `limits` {`maxMessageBytes`, `maxJsonDepth`, `maxBatchLen`,
+/// `maxInflight`, `shutdownGraceMs`, `peerRequestTimeoutMs`, `maxOutboundQueue`}. Out-of-range
+/// values are reported by `mcp_server_builder_build`.
+///
+/// @param builder    the builder.
+/// @param json       UTF-8 JSON object.
+/// @param json_len   length of `json`.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `builder`; `json` is copied.
+///
+/// **Thread safety**: the builder's thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+/// (unparsable, not an object, unknown key or wrong type), `MCP_STATUS_INVALID_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_options_json(
+    builder: *mut mcp_server_builder_t,
+    json: *const c_char,
+    json_len: usize,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: builder is NULL or live (contract).
+        let b = unsafe { handle::borrow_mut(builder, "builder") }?;
+        // SAFETY: json is NULL or valid for json_len bytes.
+        let obj = unsafe { json_object_arg(json, json_len, "options") }?;
+        let o: OptionsJson = definition(obj, "options")?;
+        b.apply_options(o)
+    })
+}
+
+/// Register a tool.
+///
+/// @param builder         the builder.
+/// @param tool_json       the tool definition as listed by `tools/list`: `{"name": ...,
+///                        "description": ..., "inputSchema": {...}, "outputSchema": {...},
+///                        "annotations": {...}}`; `inputSchema` defaults to an object schema
+///                        without properties. Core validates arguments against `inputSchema`
+///                        before the handler runs and `structuredContent` against `outputSchema`
+///                        after.
+/// @param tool_len        length of `tool_json`.
+/// @param handler         the C handler; its params are the tool's `arguments` object.
+/// @param user_data       passed to every call of `handler`.
+/// @param free_user_data  optional finalizer for `user_data`, called exactly once.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: borrows `builder`; copies `tool_json`; takes ownership of `user_data` in every
+/// case (on failure `free_user_data` has run before this returns).
+///
+/// **Thread safety**: the builder's thread. `handler` will be called on runtime threads,
+/// possibly concurrently.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+/// Schema and duplicate-name problems are reported by `mcp_server_builder_build`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_add_tool(
+    builder: *mut mcp_server_builder_t,
+    tool_json: *const c_char,
+    tool_len: usize,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: tool_json is NULL or valid for tool_len bytes (contract).
+            let mut def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
+            def.entry("inputSchema")
+                .or_insert_with(|| serde_json::json!({"type": "object"}));
+            let tool: Tool = definition(def, "tool_json")?;
+            b.inner()?.add_tool(tool, h);
+            Ok(())
+        },
+    )
+}
+
+/// Register a prompt.
+///
+/// @param builder         the builder.
+/// @param prompt_json     the prompt definition: `{"name": ..., "description": ...,
+///                        "arguments": [{"name": ..., "required": true}]}`. Core checks
+///                        required arguments before the handler runs.
+/// @param prompt_len      length of `prompt_json`.
+/// @param handler         the C handler; its params are the `arguments` object.
+/// @param user_data       passed to `handler`.
+/// @param free_user_data  optional finalizer, called exactly once.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: as `mcp_server_builder_add_tool`.
+///
+/// **Thread safety**: as `mcp_server_builder_add_tool`.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_add_prompt(
+    builder: *mut mcp_server_builder_t,
+    prompt_json: *const c_char,
+    prompt_len: usize,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: prompt_json is NULL or valid for prompt_len bytes (contract).
+            let def = unsafe { json_object_arg(prompt_json, prompt_len, "prompt_json") }?;
+            let prompt: Prompt = definition(def, "prompt_json")?;
+            b.inner()?.add_prompt(prompt, h);
+            Ok(())
+        },
+    )
+}
+
+/// Register a concrete resource.
+///
+/// @param builder         the builder.
+/// @param resource_json   `{"uri": ..., "name": ..., "mimeType": ..., "description": ...}`.
+/// @param resource_len    length of `resource_json`.
+/// @param handler         the C handler; its params are `{}` and `mcp_request_name` is the URI.
+///                        It answers a `ReadResourceResult` (`{"contents": [...]}`).
+/// @param user_data       passed to `handler`.
+/// @param free_user_data  optional finalizer, called exactly once.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: as `mcp_server_builder_add_tool`.
+///
+/// **Thread safety**: as `mcp_server_builder_add_tool`.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_add_resource(
+    builder: *mut mcp_server_builder_t,
+    resource_json: *const c_char,
+    resource_len: usize,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: resource_json is NULL or valid for resource_len bytes (contract).
+            let def = unsafe { json_object_arg(resource_json, resource_len, "resource_json") }?;
+            let r: Resource = definition(def, "resource_json")?;
+            b.inner()?.add_resource(r, h);
+            Ok(())
+        },
+    )
+}
+
+/// Register a resource template (RFC 6570 level-1 `{var}` expressions).
+///
+/// @param builder         the builder.
+/// @param template_json   `{"uriTemplate": "notes://{id}", "name": ..., "mimeType": ...}`.
+/// @param template_len    length of `template_json`.
+/// @param handler         the C handler; its params are the template variables
+///                        (`{"id": "42"}`) and `mcp_request_name` is the URI.
+/// @param user_data       passed to `handler`.
+/// @param free_user_data  optional finalizer, called exactly once.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: as `mcp_server_builder_add_tool`.
+///
+/// **Thread safety**: as `mcp_server_builder_add_tool`.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`;
+/// an unparsable template is reported by `mcp_server_builder_build`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_add_resource_template(
+    builder: *mut mcp_server_builder_t,
+    template_json: *const c_char,
+    template_len: usize,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: template_json is NULL or valid for template_len bytes (contract).
+            let def = unsafe { json_object_arg(template_json, template_len, "template_json") }?;
+            let t: ResourceTemplate = definition(def, "template_json")?;
+            b.inner()?.add_resource_template(t, h);
+            Ok(())
+        },
+    )
+}
+
+/// Set the `completion/complete` handler (replaces an earlier one, whose user data is then
+/// released when the server is built or the builder freed).
+///
+/// @param builder         the builder.
+/// @param handler         the C handler; its params are the whole request params (`ref`,
+///                        `argument`, `context`); it answers `{"completion": {"values": [...]}}`.
+/// @param user_data       passed to `handler`.
+/// @param free_user_data  optional finalizer, called exactly once.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: as `mcp_server_builder_add_tool`.
+///
+/// **Thread safety**: as `mcp_server_builder_add_tool`.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_set_completion(
+    builder: *mut mcp_server_builder_t,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| b.map(|sb| sb.completion(SharedHandler(h))),
+    )
+}
+
+/// Register a custom JSON-RPC method (not one of the built-in MCP methods).
+///
+/// @param builder         the builder.
+/// @param method          UTF-8 method name.
+/// @param method_len      length of `method`.
+/// @param handler         the C handler; its params are the whole request params object.
+/// @param user_data       passed to `handler`.
+/// @param free_user_data  optional finalizer, called exactly once.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: as `mcp_server_builder_add_tool`.
+///
+/// **Thread safety**: as `mcp_server_builder_add_tool`.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`; a built-in or duplicate
+/// name is reported by `mcp_server_builder_build`.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_add_method(
+    builder: *mut mcp_server_builder_t,
+    method: *const c_char,
+    method_len: usize,
+    handler: mcp_handler_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    register(
+        builder,
+        handler,
+        user_data,
+        free_user_data,
+        error_out,
+        |b, h| {
+            // SAFETY: method is NULL or valid for method_len bytes (contract).
+            let name = unsafe { str_arg(method, method_len, "method") }?.to_owned();
+            b.inner()?.add_method(name, h);
+            Ok(())
+        },
+    )
+}
+
+/// Forwards to a shared handler (core's `completion` takes a handler by value).
+struct SharedHandler(Arc<dyn mcpcore::Handler>);
+
+impl mcpcore::Handler for SharedHandler {
+    fn call(
+        &self,
+        ctx: mcpcore::RequestContext,
+        params: Value,
+    ) -> mcpcore::BoxFuture<Result<mcpcore::Outcome, mcpcore::HandlerError>> {
+        self.0.call(ctx, params)
+    }
+}
+
+/// Consumes the builder: validate everything and build a server that runs on `runtime`.
+///
+/// @param builder     the builder (consumed, even on error).
+/// @param runtime     the runtime whose threads will run this server (borrowed; the server keeps
+///                    it alive).
+/// @param server_out  receives the server on success.
+/// @param error_out   optional detailed error (e.g. which tool's schema was refused).
+///
+/// **Ownership**: consumes `builder` in every case; on failure, the user data of every
+/// registration is released (finalizers run before this returns). The caller owns the server
+/// and frees it with `mcp_server_free`.
+///
+/// **Thread safety**: the builder's thread; the server is thread-safe.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (duplicate names,
+/// invalid schema, bad template, out-of-range option or limit).
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_build(
+    builder: *mut mcp_server_builder_t,
+    runtime: *const mcp_runtime_t,
+    server_out: *mut *mut mcp_server_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: builder is NULL or owned by the caller, consumed here (contract).
+        let b = unsafe { handle::take(builder) }.ok_or_else(|| FfiError::null("builder"))?;
+        // SAFETY: runtime is NULL or live (contract).
+        let rt = unsafe { handle::borrow(runtime, "runtime") }?;
+        handle::require_out(server_out, "server_out")?;
+        let mcp_server_builder_t {
+            builder,
+            limit,
+            max_concurrency,
+        } = *b;
+        let sb = builder.ok_or_else(|| FfiError::invalid("builder already used"))?;
+        let server = sb.build().map_err(|e| FfiError::invalid(e.to_string()))?;
+        if max_concurrency > 0 {
+            let _ = limit.set(Arc::new(tokio::sync::Semaphore::new(max_concurrency)));
+        }
+        let s = handle::into_raw(mcp_server_t {
+            inner: Arc::new(ServerState::new(server, rt.inner.clone())),
+        });
+        // SAFETY: server_out is non-NULL (checked) and writable.
+        unsafe { server_out.write(s) };
+        Ok(())
+    })
+}
+
+/// Release a builder that was not built. NULL is a no-op. The user data of every registration is
+/// released (finalizers run before this returns).
+///
+/// @param builder  the builder.
+///
+/// **Ownership**: consumes `builder`.
+///
+/// **Thread safety**: the builder's thread.
+///
+/// **Errors**: none.
+#[no_mangle]
+pub extern "C" fn mcp_server_builder_free(builder: *mut mcp_server_builder_t) {
+    ffi_guard((), || {
+        // SAFETY: builder is NULL or owned (contract).
+        drop(unsafe { handle::take(builder) });
+    });
+}

@@ -1,0 +1,41 @@
+//! # mcpcore C ABI
+//!
+//! The C face of [`mcpcore`]: opaque handles, C callback handlers with async completion, detailed
+//! errors without thread-local state, and a cbindgen-generated header (`include/mcpcore.h`). It
+//! adds no protocol logic: [`trampoline::CHandler`] implements core's one handler seam by calling
+//! a C function, and everything else is marshalling, ownership and threading (issue 8;
+//! STYLE.md "C ABI handle model").
+//!
+//! Every `extern "C"` function runs inside the panic guard ([`guard`]), checks every pointer, and
+//! validates UTF-8 and JSON before use. Out-parameters are written only on `MCP_STATUS_OK`.
+#![allow(non_camel_case_types)]
+// Entry points take raw pointers from C: each one checks NULL and its pointer contract is part of
+// the header's documentation. Marking them `unsafe` would change nothing for C callers.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+#[cfg(test)]
+mod bench;
+pub mod builder;
+pub mod error;
+mod guard;
+mod handle;
+#[cfg(test)]
+mod limit_tests;
+pub mod request;
+pub mod responder;
+pub mod runtime;
+pub mod server;
+pub mod status;
+pub mod string;
+pub mod trampoline;
+pub mod transport;
+
+pub use builder::mcp_server_builder_t;
+pub use error::mcp_error_t;
+pub use request::mcp_request_t;
+pub use responder::{mcp_log_level, mcp_log_level_t, mcp_responder_t};
+pub use runtime::mcp_runtime_t;
+pub use server::mcp_server_t;
+pub use status::{mcp_status, mcp_status_t};
+pub use transport::mcp_listener_t;

@@ -1,0 +1,190 @@
+//! Every call from Rust *into* C goes through this module: handler callbacks (the [`CHandler`]
+//! implementation of core's [`mcpcore::Handler`] seam), user-data finalizers and completion
+//! callbacks (issue 8 §1–2, STYLE "C ABI handle model").
+//!
+//! A C callback must return normally: it must not unwind (C++ exceptions) or `longjmp` out of the
+//! call, because the Rust frames beneath it would be skipped.
+
+use serde_json::Value;
+use std::ffi::{c_char, c_void};
+use std::sync::{Arc, OnceLock};
+use tokio::sync::{oneshot, Semaphore};
+
+use mcpcore::{BoxFuture, Handler, HandlerError, Outcome, RequestContext};
+
+use crate::error::{mcp_error_t, FfiError};
+use crate::handle;
+use crate::request::mcp_request_t;
+use crate::responder::mcp_responder_t;
+use crate::status::mcp_status_t;
+use crate::string::NulTerminated;
+
+/// A handler callback.
+///
+/// Called on a runtime worker thread, possibly concurrently with other calls of the same or other
+/// handlers. `request` is borrowed and valid only until the callback returns. `responder` is
+/// owned by the callback: it must end in exactly one consuming call (`mcp_responder_result`,
+/// `mcp_responder_error`, `mcp_responder_input_required` or `mcp_responder_free`), either before
+/// returning or later from any thread. The callback must not block for long (hand slow work to
+/// another thread and answer from there) and must not unwind or `longjmp`.
+pub type mcp_handler_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        request: *const mcp_request_t,
+        responder: *mut mcp_responder_t,
+    ),
+>;
+
+/// Finalizer for `user_data`: called exactly once, when the engine drops what it was registered
+/// with (after the last in-flight call and the last outstanding responder of that handler).
+pub type mcp_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+/// A completion callback, invoked exactly once on a runtime thread.
+///
+/// `status` is `MCP_STATUS_OK` with `result_json` (NUL-terminated, `result_len` bytes) on
+/// success; otherwise `result_json` is NULL and `error` describes the failure. Both are borrowed
+/// and valid only until the callback returns.
+pub type mcp_completion_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        status: mcp_status_t,
+        result_json: *const c_char,
+        result_len: usize,
+        error: *const mcp_error_t,
+    ),
+>;
+
+/// A `user_data` pointer plus its optional finalizer, run exactly once on drop.
+pub(crate) struct UserData {
+    ptr: *mut c_void,
+    free: mcp_free_fn,
+}
+
+// SAFETY: the header requires user data passed to the engine to be usable from any thread (the
+// engine calls handlers and the finalizer on its worker threads).
+unsafe impl Send for UserData {}
+// SAFETY: as above; the engine never dereferences the pointer itself.
+unsafe impl Sync for UserData {}
+
+impl UserData {
+    pub(crate) fn new(ptr: *mut c_void, free: mcp_free_fn) -> Self {
+        Self { ptr, free }
+    }
+    pub(crate) fn ptr(&self) -> *mut c_void {
+        self.ptr
+    }
+}
+
+impl Drop for UserData {
+    fn drop(&mut self) {
+        if let Some(f) = self.free.take() {
+            // SAFETY: a C finalizer the user registered for exactly this pointer; called once
+            // because `take` clears it.
+            unsafe { f(self.ptr) };
+        }
+    }
+}
+
+/// A registered C handler: function pointer plus user data.
+pub(crate) struct CCallback {
+    func: unsafe extern "C" fn(*mut c_void, *const mcp_request_t, *mut mcp_responder_t),
+    data: UserData,
+}
+
+/// Shared, build-time-fixed concurrency limit for all C handlers of one server.
+pub(crate) type ConcurrencyLimit = Arc<OnceLock<Arc<Semaphore>>>;
+
+/// Core's handler seam implemented by calling a C function.
+pub(crate) struct CHandler {
+    cb: Arc<CCallback>,
+    limit: ConcurrencyLimit,
+}
+
+impl CHandler {
+    /// Wrap a C handler. Takes ownership of `data` in every case (its finalizer runs when the
+    /// handler is dropped, or right away if `func` is NULL).
+    pub(crate) fn new(
+        func: mcp_handler_fn,
+        data: UserData,
+        limit: ConcurrencyLimit,
+    ) -> Result<Self, FfiError> {
+        let Some(func) = func else {
+            drop(data);
+            return Err(FfiError::null("handler"));
+        };
+        Ok(Self {
+            cb: Arc::new(CCallback { func, data }),
+            limit,
+        })
+    }
+}
+
+impl Handler for CHandler {
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
+        let cb = self.cb.clone();
+        let limit = self.limit.get().cloned();
+        Box::pin(async move {
+            let _permit = match limit {
+                Some(s) => Some(
+                    s.acquire_owned()
+                        .await
+                        .map_err(|_| HandlerError::internal("server is shutting down"))?,
+                ),
+                None => None,
+            };
+            let (tx, rx) = oneshot::channel();
+            let request = mcp_request_t::new(&ctx, &params);
+            let responder = handle::into_raw(mcp_responder_t::new(tx, ctx.clone(), cb.clone()));
+            // SAFETY: calling the user's C handler with its own user data, a request that lives
+            // until after the call, and an owned responder (see `mcp_handler_fn`).
+            unsafe { (cb.func)(cb.data.ptr(), &request, responder) };
+            drop(request);
+            tokio::select! {
+                r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("responder dropped"))),
+                () = ctx.cancelled() => Err(HandlerError::internal("request cancelled")),
+            }
+        })
+    }
+}
+
+/// A completion callback with its user data; invoked at most once.
+pub(crate) struct Completion {
+    func: unsafe extern "C" fn(*mut c_void, mcp_status_t, *const c_char, usize, *const mcp_error_t),
+    user_data: *mut c_void,
+}
+
+// SAFETY: the header states completion callbacks run on runtime threads; the user data must be
+// usable there.
+unsafe impl Send for Completion {}
+
+impl Completion {
+    pub(crate) fn new(func: mcp_completion_fn, user_data: *mut c_void) -> Result<Self, FfiError> {
+        let func = func.ok_or_else(|| FfiError::null("callback"))?;
+        Ok(Self { func, user_data })
+    }
+
+    /// Deliver the outcome (consumes the completion, so it runs once).
+    pub(crate) fn complete(self, outcome: Result<Value, FfiError>) {
+        match outcome {
+            Ok(v) => {
+                let text = NulTerminated::json(&v);
+                // SAFETY: the user's completion callback; `text` outlives the call.
+                unsafe {
+                    (self.func)(
+                        self.user_data,
+                        mcp_status_t::Ok,
+                        text.bytes().as_ptr().cast(),
+                        text.bytes().len(),
+                        std::ptr::null(),
+                    )
+                };
+            }
+            Err(e) => {
+                let status = e.status;
+                let err = mcp_error_t::from(e);
+                // SAFETY: the user's completion callback; `err` outlives the call.
+                unsafe { (self.func)(self.user_data, status, std::ptr::null(), 0, &err) };
+            }
+        }
+    }
+}

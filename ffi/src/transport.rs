@@ -1,0 +1,223 @@
+//! Streamable HTTP from C: `mcp_server_listen_http` binds a listener serving both protocol eras
+//! (core's HTTP transport does all protocol work), `mcp_listener_port` reports the bound port
+//! (for port 0), `mcp_listener_free` stops accepting and shuts down gracefully (issue 8 §1).
+
+use serde::Deserialize;
+use std::ffi::c_char;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpcore::transport::http::{serve, AllowList, HttpListener, HttpOptions};
+
+use crate::error::{mcp_error_t, FfiError};
+use crate::guard::{ffi_guard, status_guard};
+use crate::handle;
+use crate::runtime::RuntimeInner;
+use crate::server::mcp_server_t;
+use crate::status::mcp_status_t;
+use crate::string::{json_object_arg, str_arg};
+
+/// A running HTTP listener. Thread-safe.
+pub struct mcp_listener_t {
+    port: u16,
+    listener: Arc<Mutex<Option<HttpListener>>>,
+    runtime: Arc<RuntimeInner>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct HttpOptionsJson {
+    path: Option<String>,
+    allowed_origins: Option<AllowJson>,
+    allowed_hosts: Option<AllowJson>,
+    legacy: Option<bool>,
+    stateless_legacy: Option<bool>,
+    max_sessions: Option<usize>,
+    session_idle_timeout_ms: Option<u64>,
+    replay_buffer: Option<usize>,
+    sse_retry_ms: Option<u64>,
+    max_listen_streams: Option<usize>,
+    keepalive_ms: Option<u64>,
+    shutdown_deadline_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum AllowJson {
+    Keyword(String),
+    List(Vec<String>),
+}
+
+fn allow(v: AllowJson, what: &str) -> Result<AllowList, FfiError> {
+    match v {
+        AllowJson::List(l) => Ok(AllowList::List(l)),
+        AllowJson::Keyword(k) if k == "localhost" => Ok(AllowList::Localhost),
+        AllowJson::Keyword(k) if k == "any" => Ok(AllowList::Any),
+        AllowJson::Keyword(k) => Err(FfiError::invalid(format!(
+            "{what}: expected \"localhost\", \"any\" or a list, got {k:?}"
+        ))),
+    }
+}
+
+fn http_options(o: HttpOptionsJson) -> Result<HttpOptions, FfiError> {
+    let mut h = HttpOptions::default();
+    if let Some(p) = o.path {
+        h.path = (!p.is_empty()).then_some(p);
+    }
+    if let Some(a) = o.allowed_origins {
+        h.allowed_origins = allow(a, "allowedOrigins")?;
+    }
+    if let Some(a) = o.allowed_hosts {
+        h.allowed_hosts = allow(a, "allowedHosts")?;
+    }
+    let ms = Duration::from_millis;
+    h.legacy = o.legacy.unwrap_or(h.legacy);
+    h.stateless_legacy = o.stateless_legacy.unwrap_or(h.stateless_legacy);
+    h.max_sessions = o.max_sessions.unwrap_or(h.max_sessions);
+    h.session_idle_timeout = o.session_idle_timeout_ms.map_or(h.session_idle_timeout, ms);
+    h.replay_buffer = o.replay_buffer.unwrap_or(h.replay_buffer);
+    h.sse_retry_ms = o.sse_retry_ms.unwrap_or(h.sse_retry_ms);
+    h.max_listen_streams = o.max_listen_streams.unwrap_or(h.max_listen_streams);
+    if let Some(k) = o.keepalive_ms {
+        h.keepalive = (k > 0).then(|| ms(k));
+    }
+    h.shutdown_deadline = o.shutdown_deadline_ms.map_or(h.shutdown_deadline, ms);
+    h.validate().map_err(|e| FfiError::invalid(e.to_string()))?;
+    Ok(h)
+}
+
+/// Listen for Streamable HTTP on `addr` (e.g. `"127.0.0.1:0"`), serving both protocol eras on
+/// one endpoint (default path `/mcp`). Returns once the socket is bound.
+///
+/// @param server        the server (borrowed; the listener keeps it alive).
+/// @param addr          UTF-8 socket address `host:port`; port 0 picks a free port.
+/// @param addr_len      length of `addr`.
+/// @param options_json  optional JSON object (NULL for defaults): `path`, `allowedOrigins` and
+///                      `allowedHosts` (`"localhost"`, `"any"` or a list), `legacy`,
+///                      `statelessLegacy`, `maxSessions`, `sessionIdleTimeoutMs`,
+///                      `replayBuffer`, `sseRetryMs`, `maxListenStreams`, `keepaliveMs`
+///                      (0 = off), `shutdownDeadlineMs`.
+/// @param options_len   length of `options_json`.
+/// @param listener_out  receives the listener on success.
+/// @param error_out     optional detailed error.
+///
+/// **Ownership**: the caller owns the listener and frees it with `mcp_listener_free`.
+///
+/// **Thread safety**: any non-runtime thread; the listener is thread-safe.
+/// `mcp_server_shutdown` also stops it.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (bad address or option), `MCP_STATUS_TRANSPORT` (bind failed),
+/// `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
+#[no_mangle]
+pub extern "C" fn mcp_server_listen_http(
+    server: *const mcp_server_t,
+    addr: *const c_char,
+    addr_len: usize,
+    options_json: *const c_char,
+    options_len: usize,
+    listener_out: *mut *mut mcp_listener_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: server is NULL or live (contract).
+        let s = unsafe { handle::borrow(server, "server") }?;
+        handle::require_out(listener_out, "listener_out")?;
+        // SAFETY: addr is NULL or valid for addr_len bytes.
+        let addr_s = unsafe { str_arg(addr, addr_len, "addr") }?;
+        let addr: SocketAddr = addr_s
+            .parse()
+            .map_err(|e| FfiError::invalid(format!("addr {addr_s:?}: {e}")))?;
+        let opts = if options_json.is_null() {
+            HttpOptions::default()
+        } else {
+            // SAFETY: options_json is valid for options_len bytes (contract).
+            let obj = unsafe { json_object_arg(options_json, options_len, "options_json") }?;
+            let o: HttpOptionsJson = serde_json::from_value(serde_json::Value::Object(obj))
+                .map_err(|e| {
+                    FfiError::new(mcp_status_t::InvalidJson, format!("options_json: {e}"))
+                })?;
+            http_options(o)?
+        };
+        let st = s.inner.clone();
+        let listener = st
+            .runtime
+            .block_on(
+                "mcp_server_listen_http",
+                serve(st.server.clone(), addr, opts),
+            )?
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidInput => FfiError::invalid(e.to_string()),
+                _ => FfiError::new(mcp_status_t::Transport, format!("bind {addr}: {e}")),
+            })?;
+        let port = listener.local_addr().port();
+        let slot = Arc::new(Mutex::new(Some(listener)));
+        // Server shutdown stops the listener too.
+        let watch = slot.clone();
+        let shutdown = st.shutdown.clone();
+        let rt = st.runtime.clone();
+        rt.spawn(async move {
+            shutdown.cancelled().await;
+            let l = watch.lock().ok().and_then(|mut g| g.take());
+            if let Some(l) = l {
+                l.shutdown().await;
+            }
+        });
+        let h = handle::into_raw(mcp_listener_t {
+            port,
+            listener: slot,
+            runtime: st.runtime.clone(),
+        });
+        // SAFETY: listener_out is non-NULL (checked) and writable.
+        unsafe { listener_out.write(h) };
+        Ok(())
+    })
+}
+
+/// The bound TCP port (the real one when listening on port 0).
+///
+/// @param listener  the listener (NULL → 0).
+///
+/// **Ownership**: borrows `listener`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: none (0 for NULL).
+#[no_mangle]
+pub extern "C" fn mcp_listener_port(listener: *const mcp_listener_t) -> u16 {
+    ffi_guard(0, || {
+        // SAFETY: listener is NULL or live (contract).
+        unsafe { handle::borrow(listener, "listener") }.map_or(0, |l| l.port)
+    })
+}
+
+/// Stop accepting connections, shut down gracefully (in-flight requests get up to
+/// `shutdownDeadlineMs`), and free the listener. NULL is a no-op. Blocks until done, except on a
+/// runtime thread, where the shutdown continues in the background.
+///
+/// @param listener  the listener.
+///
+/// **Ownership**: consumes `listener`.
+///
+/// **Thread safety**: any thread; no other call on `listener` may be in flight.
+///
+/// **Errors**: none.
+#[no_mangle]
+pub extern "C" fn mcp_listener_free(listener: *mut mcp_listener_t) {
+    ffi_guard((), || {
+        // SAFETY: listener is NULL or owned (contract).
+        let Some(l) = (unsafe { handle::take(listener) }) else {
+            return;
+        };
+        let taken = l.listener.lock().ok().and_then(|mut g| g.take());
+        if let Some(inner) = taken {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                // Joining here would block a runtime thread: finish in the background.
+                l.runtime.spawn(inner.shutdown());
+            } else {
+                let _ = l.runtime.block_on("mcp_listener_free", inner.shutdown());
+            }
+        }
+    });
+}

@@ -1,0 +1,220 @@
+//! Building and running C programs against the static library: the compiler, the variants
+//! (plain, AddressSanitizer + UndefinedBehaviorSanitizer, valgrind) and where binaries go.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `target/<profile>` of this test run.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/<test>")
+        .to_path_buf()
+}
+
+/// The static library `libmcpcore.a`, built with `cargo build -p mcpcore-ffi` when `cargo test`
+/// did not leave it in the profile directory.
+pub fn staticlib() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let lib = profile_dir().join("libmcpcore.a");
+        if !lib.exists() {
+            let mut cmd = Command::new(env!("CARGO"));
+            cmd.args(["build", "-p", "mcpcore-ffi"]).current_dir(root());
+            if profile_dir().file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            let st = cmd.status().expect("run cargo build");
+            assert!(st.success(), "cargo build -p mcpcore-ffi failed");
+        }
+        assert!(lib.exists(), "{} missing after the build", lib.display());
+        lib
+    })
+    .clone()
+}
+
+/// The C compiler (`$CC` or `cc`).
+pub fn cc() -> String {
+    std::env::var("CC").unwrap_or_else(|_| "cc".into())
+}
+
+/// The C++ compiler (`$CXX` or `c++`).
+pub fn cxx() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "c++".into())
+}
+
+/// How a C program is built and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// `-std=c11 -Wall -Wextra -Werror`.
+    Plain,
+    /// Plus `-fsanitize=address,undefined` (leak detection on).
+    Sanitized,
+    /// The plain binary under valgrind memcheck; definite leaks fail the run.
+    Valgrind,
+}
+
+impl Variant {
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Plain => "plain",
+            Variant::Sanitized => "asan",
+            Variant::Valgrind => "valgrind",
+        }
+    }
+}
+
+const SAN_FLAGS: &[&str] = &[
+    "-fsanitize=address,undefined",
+    "-fno-omit-frame-pointer",
+    "-fno-sanitize-recover=all",
+];
+
+fn sanitizers_supported() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        let dir = profile_dir().join("c-suite");
+        std::fs::create_dir_all(&dir).expect("mkdir c-suite");
+        let src = dir.join("probe.c");
+        std::fs::write(&src, "int main(void) { return 0; }\n").expect("write probe");
+        let out = dir.join("probe");
+        let built = Command::new(cc())
+            .args(SAN_FLAGS)
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .is_ok_and(|s| s.success());
+        built && Command::new(&out).status().is_ok_and(|s| s.success())
+    })
+}
+
+fn valgrind_available() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        Command::new("valgrind")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// The variants this machine supports, plain first. Missing tools are reported, not failed.
+pub fn variants() -> Vec<Variant> {
+    let mut v = vec![Variant::Plain];
+    if std::env::var_os("MCP_C_SUITE_PLAIN_ONLY").is_none() {
+        if sanitizers_supported() {
+            v.push(Variant::Sanitized);
+        } else {
+            eprintln!(
+                "c-suite: {} cannot build with ASan/UBSan; skipping that variant",
+                cc()
+            );
+        }
+        if valgrind_available() {
+            v.push(Variant::Valgrind);
+        } else {
+            eprintln!("c-suite: valgrind not installed; skipping that variant");
+        }
+    }
+    v
+}
+
+/// Compile C sources into an executable for `variant`, linked to the static library.
+pub fn build(name: &str, sources: &[&str], variant: Variant) -> PathBuf {
+    let dir = profile_dir().join("c-suite").join(variant.name());
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let out = dir.join(name);
+    let mut cmd = Command::new(cc());
+    cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-pthread"])
+        .arg("-I")
+        .arg(root().join("include"));
+    if variant == Variant::Sanitized {
+        cmd.args(SAN_FLAGS);
+    }
+    for s in sources {
+        cmd.arg(root().join(s));
+    }
+    cmd.arg(staticlib())
+        .args(["-lpthread", "-ldl", "-lm"])
+        .arg("-o")
+        .arg(&out);
+    let o = cmd.output().expect("run the C compiler");
+    assert!(
+        o.status.success(),
+        "compiling {name} ({}) failed:\n{}",
+        variant.name(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// The command line that runs `exe` in `variant`: a program and its arguments. Sanitizer and
+/// valgrind reports go to `<exe>.log*` next to the binary.
+pub fn command(exe: &Path, variant: Variant) -> (PathBuf, Vec<String>) {
+    let log = format!("{}.log", exe.display());
+    let exe_s = exe.display().to_string();
+    match variant {
+        Variant::Plain => (exe.to_path_buf(), vec![]),
+        Variant::Sanitized => (
+            PathBuf::from("env"),
+            vec![
+                format!("ASAN_OPTIONS=detect_leaks=1:log_path={log}"),
+                format!("UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path={log}"),
+                exe_s,
+            ],
+        ),
+        Variant::Valgrind => (
+            PathBuf::from("valgrind"),
+            vec![
+                "-q".into(),
+                "--leak-check=full".into(),
+                "--errors-for-leak-kinds=definite".into(),
+                "--error-exitcode=99".into(),
+                format!("--log-file={log}"),
+                exe_s,
+            ],
+        ),
+    }
+}
+
+/// Whatever the sanitizers or valgrind wrote for `exe` (for failure messages).
+pub fn reports(exe: &Path) -> String {
+    let dir = exe.parent().expect("dir");
+    let stem = exe.file_name().expect("name").to_string_lossy().to_string();
+    let mut out = String::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let n = e.file_name().to_string_lossy().to_string();
+            if n.starts_with(&format!("{stem}.log")) {
+                out.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+/// Remove old reports before a run.
+pub fn clear_reports(exe: &Path) {
+    let dir = exe.parent().expect("dir");
+    let stem = exe.file_name().expect("name").to_string_lossy().to_string();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{stem}.log"))
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}

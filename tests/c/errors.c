@@ -1,0 +1,297 @@
+/*
+ * Every error status path of the C ABI that needs no peer: NULL arguments, bad UTF-8, bad JSON,
+ * refused options and registrations, consumed builders, out-params left untouched on failure,
+ * finalizers run exactly once on every failure path, status names.
+ */
+#include "mcpcore.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+static atomic_int freed;
+
+#define EXPECT(cond)                                                        \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                           \
+    }                                                                       \
+  } while (0)
+
+#define EXPECT_STATUS(expr, want)                                                             \
+  do {                                                                                        \
+    mcp_status_t got_ = (expr);                                                               \
+    if (got_ != (want)) {                                                                     \
+      fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr,     \
+              mcp_status_str(got_), mcp_status_str(want));                                    \
+      failures++;                                                                             \
+    }                                                                                         \
+  } while (0)
+
+static void count_free(void *p) {
+  (void)p;
+  atomic_fetch_add(&freed, 1);
+}
+
+static void never_called(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
+  (void)ud;
+  (void)req;
+  mcp_responder_free(r);
+}
+
+static mcp_server_builder_t *new_builder(void) {
+  mcp_server_builder_t *b = NULL;
+  EXPECT_STATUS(mcp_server_builder_new("t", 1, "1", 1, &b, NULL), MCP_STATUS_OK);
+  return b;
+}
+
+/* The error object: status, message, code, data, and the status name. */
+static void expect_error(mcp_error_t *err, mcp_status_t want, const char *needle) {
+  EXPECT(err != NULL);
+  if (err == NULL) return;
+  EXPECT(mcp_error_status(err) == want);
+  size_t len = 0;
+  const char *msg = mcp_error_message(err, &len);
+  EXPECT(msg != NULL && strlen(msg) == len);
+  if (needle && (msg == NULL || strstr(msg, needle) == NULL)) {
+    fprintf(stderr, "message %s lacks %s\n", msg ? msg : "(null)", needle);
+    failures++;
+  }
+  EXPECT(mcp_error_jsonrpc_code(err) == 0);
+  EXPECT(mcp_error_data_json(err, NULL) == NULL);
+  mcp_error_free(err);
+}
+
+static void statuses(void) {
+  EXPECT(strcmp(mcp_status_str(MCP_STATUS_OK), "MCP_STATUS_OK") == 0);
+  EXPECT(strcmp(mcp_status_str(MCP_STATUS_WOULD_DEADLOCK), "MCP_STATUS_WOULD_DEADLOCK") == 0);
+  EXPECT(strcmp(mcp_status_str(MCP_STATUS_PANIC), "MCP_STATUS_PANIC") == 0);
+  EXPECT(strcmp(mcp_status_str(-1), "MCP_STATUS_UNKNOWN") == 0);
+  EXPECT(strcmp(mcp_status_str(12345), "MCP_STATUS_UNKNOWN") == 0);
+  /* Stable numbers. */
+  EXPECT(MCP_STATUS_OK == 0 && MCP_STATUS_NULL_ARGUMENT == 1 && MCP_STATUS_INVALID_ARGUMENT == 2 &&
+         MCP_STATUS_INVALID_UTF8 == 3 && MCP_STATUS_INVALID_JSON == 4 && MCP_STATUS_PROTOCOL == 5 &&
+         MCP_STATUS_TRANSPORT == 6 && MCP_STATUS_TIMEOUT == 7 && MCP_STATUS_CANCELLED == 8 &&
+         MCP_STATUS_CLOSED == 9 && MCP_STATUS_LIMIT_EXCEEDED == 10 && MCP_STATUS_WOULD_DEADLOCK == 11 &&
+         MCP_STATUS_PANIC == 12 && MCP_STATUS_UNSUPPORTED == 13);
+}
+
+static void nulls(void) {
+  mcp_error_t *err = NULL;
+  EXPECT_STATUS(mcp_runtime_new(1, NULL, &err), MCP_STATUS_NULL_ARGUMENT);
+  expect_error(err, MCP_STATUS_NULL_ARGUMENT, "runtime_out");
+
+  /* Out-params are untouched on failure. */
+  mcp_server_builder_t *sentinel = (mcp_server_builder_t *)(void *)&failures;
+  mcp_server_builder_t *b = sentinel;
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_new(NULL, 3, "1", 1, &b, &err), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(b == sentinel);
+  expect_error(err, MCP_STATUS_NULL_ARGUMENT, "name");
+  EXPECT_STATUS(mcp_server_builder_new("t", 1, "1", 1, NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+
+  EXPECT_STATUS(mcp_server_builder_instructions(NULL, "x", 1, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_builder_options_json(NULL, "{}", 2, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_builder_max_concurrency(NULL, 1), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_builder_build(NULL, NULL, NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_serve_stdio(NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_notify_list_changed(NULL, "tools", 5, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_notify_resource_updated(NULL, "x", 1, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_responder_result(NULL, "{}", 2), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_responder_error(NULL, -1, "m", 1, NULL, 0), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_responder_input_required(NULL, NULL, 0, "s", 1), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_responder_progress(NULL, 1, 1, NULL, 0, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_responder_log(NULL, 0, NULL, 0, "1", 1, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_responder_request_client(NULL, "ping", 4, NULL, 0, 0, NULL, NULL, NULL),
+                MCP_STATUS_NULL_ARGUMENT);
+  char *out = NULL;
+  EXPECT_STATUS(mcp_responder_request_client_blocking(NULL, "ping", 4, NULL, 0, 0, &out, NULL),
+                MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(out == NULL);
+  EXPECT(!mcp_responder_is_cancelled(NULL));
+  EXPECT(mcp_request_method(NULL, NULL) == NULL);
+  EXPECT(mcp_request_params_json(NULL, NULL) == NULL);
+  EXPECT(!mcp_request_is_modern(NULL));
+  EXPECT(mcp_error_status(NULL) == MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(mcp_error_message(NULL, NULL) == NULL);
+  EXPECT(mcp_error_jsonrpc_code(NULL) == 0);
+  /* Free functions accept NULL. */
+  mcp_responder_free(NULL);
+  mcp_error_free(NULL);
+  mcp_string_free(NULL);
+  mcp_server_free(NULL);
+  mcp_server_builder_free(NULL);
+  mcp_runtime_free(NULL);
+  mcp_server_shutdown(NULL);
+}
+
+static void utf8_and_json(void) {
+  mcp_error_t *err = NULL;
+  mcp_server_builder_t *b = NULL;
+  const char bad[] = {'o', 'k', (char)0xff, 0};
+  EXPECT_STATUS(mcp_server_builder_new(bad, 3, "1", 1, &b, &err), MCP_STATUS_INVALID_UTF8);
+  EXPECT(b == NULL);
+  expect_error(err, MCP_STATUS_INVALID_UTF8, "UTF-8");
+
+  b = new_builder();
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_instructions(b, bad, 3, &err), MCP_STATUS_INVALID_UTF8);
+  expect_error(err, MCP_STATUS_INVALID_UTF8, NULL);
+  /* Lengths are honoured: only the first byte of "x\xff" is read. */
+  EXPECT_STATUS(mcp_server_builder_instructions(b, "x\xff", 1, NULL), MCP_STATUS_OK);
+
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_options_json(b, "{not json", 9, &err), MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, NULL);
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_options_json(b, "[1]", 3, &err), MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, "object");
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_options_json(b, "{\"pageSiz\":3}", 13, &err), MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, "pageSiz");
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_options_json(b, "{\"cacheScope\":\"world\"}", 22, &err),
+                MCP_STATUS_INVALID_ARGUMENT);
+  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "cacheScope");
+  EXPECT_STATUS(mcp_server_builder_options_json(b, "{\"pageSize\":2,\"logging\":true}", 29, NULL), MCP_STATUS_OK);
+  mcp_server_builder_free(b);
+}
+
+/* Registrations own user_data on every path: failures run the finalizer before returning. */
+static void registrations(void) {
+  mcp_runtime_t *rt = NULL;
+  EXPECT_STATUS(mcp_runtime_new(1, &rt, NULL), MCP_STATUS_OK);
+  mcp_error_t *err = NULL;
+  mcp_server_builder_t *b = new_builder();
+  atomic_store(&freed, 0);
+
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{bad", 4, never_called, NULL, count_free, &err),
+                MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, "tool_json");
+  EXPECT(atomic_load(&freed) == 1);
+
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, NULL, NULL, count_free, NULL),
+                MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(atomic_load(&freed) == 2);
+  EXPECT_STATUS(mcp_server_builder_add_tool(NULL, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(atomic_load(&freed) == 3);
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"description\":\"no name\"}", 25, never_called, NULL, count_free, &err),
+                MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, "name");
+  EXPECT(atomic_load(&freed) == 4);
+  EXPECT_STATUS(mcp_server_builder_add_method(b, "\xc3", 1, never_called, NULL, count_free, NULL),
+                MCP_STATUS_INVALID_UTF8);
+  EXPECT(atomic_load(&freed) == 5);
+
+  /* Duplicates are reported by build, which consumes the builder and releases all user data. */
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  /* The refused duplicate was dropped right away (the engine owns it either way). */
+  EXPECT(atomic_load(&freed) == 6);
+  mcp_server_t *server = NULL;
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
+  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "duplicate");
+  EXPECT(server == NULL);
+  EXPECT(atomic_load(&freed) == 7);
+
+  /* An invalid schema. */
+  b = new_builder();
+  const char *bad_schema = "{\"name\":\"s\",\"inputSchema\":{\"type\":\"array\"}}";
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, bad_schema, strlen(bad_schema), never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
+  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "s");
+  EXPECT(atomic_load(&freed) == 8);
+
+  /* A built-in method name cannot be taken. */
+  b = new_builder();
+  EXPECT_STATUS(mcp_server_builder_add_method(b, "tools/list", 10, never_called, NULL, count_free, NULL), MCP_STATUS_OK);
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, NULL), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(atomic_load(&freed) == 9);
+
+  /* A zero limit is refused at build. */
+  b = new_builder();
+  EXPECT_STATUS(mcp_server_builder_options_json(b, "{\"limits\":{\"maxInflight\":0}}", 28, NULL), MCP_STATUS_OK);
+  err = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
+  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "max_inflight");
+
+  /* A NULL runtime still consumes the builder. */
+  b = new_builder();
+  EXPECT_STATUS(mcp_server_builder_add_prompt(b, "{\"name\":\"p\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  EXPECT_STATUS(mcp_server_builder_build(b, NULL, &server, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(atomic_load(&freed) == 10);
+
+  /* A built server: its user data is released by mcp_server_free. */
+  b = new_builder();
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  EXPECT_STATUS(mcp_server_builder_set_completion(b, never_called, NULL, count_free, NULL), MCP_STATUS_OK);
+  EXPECT_STATUS(mcp_server_builder_max_concurrency(b, 1), MCP_STATUS_OK);
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, NULL), MCP_STATUS_OK);
+  EXPECT(server != NULL);
+  size_t told = 99;
+  err = NULL;
+  EXPECT_STATUS(mcp_server_notify_list_changed(server, "widgets", 7, &told), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(told == 99);
+  EXPECT_STATUS(mcp_server_notify_list_changed(server, "tools", 5, &told), MCP_STATUS_OK);
+  EXPECT(told == 0);
+  EXPECT_STATUS(mcp_server_notify_resource_updated(server, "x://y", 5, &told), MCP_STATUS_OK);
+  EXPECT(atomic_load(&freed) == 10);
+  /* HTTP listener argument errors; out-param untouched. */
+  mcp_listener_t *listener = NULL;
+  err = NULL;
+  EXPECT_STATUS(mcp_server_listen_http(server, "nowhere", 7, NULL, 0, &listener, &err), MCP_STATUS_INVALID_ARGUMENT);
+  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "nowhere");
+  err = NULL;
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, "{\"pth\":1}", 9, &listener, &err),
+                MCP_STATUS_INVALID_JSON);
+  expect_error(err, MCP_STATUS_INVALID_JSON, "pth");
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, "{\"allowedHosts\":\"all\"}", 22, &listener, NULL),
+                MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(mcp_server_listen_http(NULL, "127.0.0.1:0", 11, NULL, 0, &listener, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, NULL, 0, NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(listener == NULL);
+  EXPECT(mcp_listener_port(NULL) == 0);
+  mcp_listener_free(NULL);
+  /* A real listener on port 0 reports its port; freeing it stops it. */
+  EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, NULL, 0, &listener, NULL), MCP_STATUS_OK);
+  EXPECT(listener != NULL && mcp_listener_port(listener) != 0);
+  mcp_listener_free(listener);
+  mcp_server_shutdown(server);
+  mcp_server_shutdown(server);
+  mcp_server_free(server);
+  EXPECT(atomic_load(&freed) == 12);
+
+  /* An unused builder releases its user data when freed. */
+  b = new_builder();
+  EXPECT_STATUS(mcp_server_builder_add_resource(b, "{\"uri\":\"a://b\",\"name\":\"b\"}", 26, never_called, NULL,
+                                                count_free, NULL),
+                MCP_STATUS_OK);
+  mcp_server_builder_free(b);
+  EXPECT(atomic_load(&freed) == 13);
+  mcp_runtime_free(rt);
+}
+
+int main(void) {
+  statuses();
+  nulls();
+  utf8_and_json();
+  registrations();
+  if (failures) {
+    fprintf(stderr, "%d failure(s)\n", failures);
+    return 1;
+  }
+  puts("errors: ok");
+  return 0;
+}
