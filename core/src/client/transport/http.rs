@@ -269,28 +269,34 @@ impl HttpTransport {
         if is_sse {
             let mut last_id = None;
             let mut retry = None;
-            if self.read_sse(&mut body, id, &mut last_id, &mut retry).await? {
+            if self
+                .read_sse(&mut body, id, &mut last_id, &mut retry)
+                .await?
+            {
                 return Ok(());
             }
             // LHTTP-04 SSE polling: a legacy stream that ends without the response is resumed
             // with GET + Last-Event-ID after the server's `retry` delay, a bounded number of times.
             for _ in 0..MAX_RESUMPTIONS {
-                let (Some(event_id), true) = (last_id.clone(), lock(&self.session).is_some()) else {
+                let (Some(event_id), true) = (last_id.clone(), lock(&self.session).is_some())
+                else {
                     break;
                 };
-                let wait = Duration::from_millis(retry.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS));
+                let wait =
+                    Duration::from_millis(retry.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS));
                 tokio::time::sleep(wait).await;
                 let req = self
                     .base(Method::GET, None)
                     .header(ACCEPT, "text/event-stream")
                     .header("last-event-id", event_id.as_str())
                     .body(Full::new(Bytes::new()))
-                    .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))?;
-                let resp = self
-                    .client
-                    .request(req)
-                    .await
-                    .map_err(|e| ClientError::Transport(format!("HTTP resumption failed: {e}")))?;
+                    .map_err(|e| {
+                        ClientError::InvalidArgument(format!("cannot build the request: {e}"))
+                    })?;
+                let resp =
+                    self.client.request(req).await.map_err(|e| {
+                        ClientError::Transport(format!("HTTP resumption failed: {e}"))
+                    })?;
                 if !resp.status().is_success() {
                     return Err(ClientError::Closed(format!(
                         "resuming the SSE stream failed (HTTP {})",
@@ -298,7 +304,10 @@ impl HttpTransport {
                     )));
                 }
                 let mut body = resp.into_body();
-                if self.read_sse(&mut body, id, &mut last_id, &mut retry).await? {
+                if self
+                    .read_sse(&mut body, id, &mut last_id, &mut retry)
+                    .await?
+                {
                     return Ok(());
                 }
             }
