@@ -366,3 +366,25 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
     c.close().await;
     listener.shutdown().await;
 }
+
+/// LHTTP-04 SSE polling from the client side: the server closes the POST stream after the
+/// priming event (event id + `retry`); the client waits `retry`, resumes with GET +
+/// `Last-Event-ID`, and takes the response from the resumed stream.
+#[tokio::test]
+async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
+    let mut opts = ServerHttpOptions::default();
+    opts.sse_retry_ms = 50;
+    let f = Fixture::with(Limits::default(), opts).await;
+    let c = bounded(
+        Client::builder()
+            .mode(ConnectMode::Legacy)
+            .connect_http(&url(&f), HttpOptions::default()),
+    )
+    .await
+    .expect("connect");
+    let r = bounded(c.call_tool("poll", json!({}), CallOptions::new()))
+        .await
+        .expect("the response arrives on the resumed stream");
+    assert_eq!(r.content[0]["text"], "closed=true");
+    c.close().await;
+}
