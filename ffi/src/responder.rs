@@ -74,9 +74,17 @@ impl mcp_responder_t {
     }
 
     fn send(self, answer: Answer) -> Result<(), FfiError> {
-        let cancelled = self.ctx.is_cancelled();
+        // A cancelled request's answer is discarded by the engine whether or not the waiting
+        // side is still there; report that deterministically instead of racing the receiver.
+        if self.ctx.is_cancelled() {
+            let _ = self.tx.send(answer);
+            return Err(FfiError::new(
+                mcp_status_t::Cancelled,
+                "the request was cancelled; the answer was discarded",
+            ));
+        }
         self.tx.send(answer).map_err(|_| {
-            if cancelled || self.ctx.is_cancelled() {
+            if self.ctx.is_cancelled() {
                 FfiError::new(
                     mcp_status_t::Cancelled,
                     "the request was cancelled; the answer was discarded",
