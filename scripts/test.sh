@@ -21,7 +21,11 @@ cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (unit + wire)"
-cargo test --workspace
+cargo test --workspace --exclude mcpcore-ffi
+# The C suite runs each program plain, under ASan+UBSan and under valgrind; one program at a time
+# keeps sanitizer and valgrind runs from starving each other on a 2-core machine.
+echo "== cargo test -p mcpcore-ffi (C ABI, C suite)"
+cargo test -p mcpcore-ffi -- --test-threads=1
 
 # The conformance suite needs node + npm (run.sh fetches the pinned suite and a Node 22 runtime
 # from the npm registry into ~/.cache/mcp-conformance).
