@@ -9,6 +9,20 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 # A target dir under $HOME survives between CI runs on one machine; a cold run still fits.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
+# Incremental caches only help edit-compile loops; in a test run they cost disk (gigabytes).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
+# Disk: a cold run needs about 4 GB in the target dir. A cached target dir that has grown past
+# MCPCORE_TARGET_MAX_GB (stale artifacts of older toolchains and lockfiles) is dropped first.
+max_gb="${MCPCORE_TARGET_MAX_GB:-12}"
+if [ -d "$CARGO_TARGET_DIR" ]; then
+  used_kb=$(du -sk "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1 || echo 0)
+  if [ "${used_kb:-0}" -gt $((max_gb * 1024 * 1024)) ]; then
+    echo "== target dir over ${max_gb} GB, starting it afresh"
+    rm -rf "$CARGO_TARGET_DIR"
+  fi
+fi
+echo "== disk: $(df -h "$HOME" | awk 'NR==2 {print $4 " free on " $6}')"
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo is required (rustup toolchain)" >&2
@@ -20,12 +34,11 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== cargo test (unit + wire)"
-cargo test --workspace --exclude mcpcore-ffi
-# The C suite runs each program plain, under ASan+UBSan and under valgrind; one program at a time
-# keeps sanitizer and valgrind runs from starving each other on a 2-core machine.
-echo "== cargo test -p mcpcore-ffi (C ABI, C suite)"
-cargo test -p mcpcore-ffi -- --test-threads=1
+# One invocation for the whole workspace, C suite included, so dependencies are built once with one
+# feature set. The C suite runs each program plain, under ASan+UBSan and under valgrind, one program
+# at a time (ffi/tests/support `one_at_a_time`).
+echo "== cargo test (unit, wire, C suite)"
+cargo test --workspace
 
 # The conformance suite needs node + npm (run.sh fetches the pinned suite and a Node 22 runtime
 # from the npm registry into ~/.cache/mcp-conformance).

@@ -135,6 +135,7 @@ fn header_compiles_as_c11_and_cxx17_and_twice_included() {
 /// Every error status path that needs no peer (tests/c/errors.c).
 #[tokio::test]
 async fn c_error_paths() {
+    let _serial = support::one_at_a_time().await;
     for v in variants() {
         let exe = build("errors", &["tests/c/errors.c"], v);
         support::clear_reports(&exe);
@@ -168,6 +169,7 @@ async fn c_error_paths() {
 /// finalizer ran exactly once.
 #[tokio::test]
 async fn c_server_legacy_round_trip() {
+    let _serial = support::one_at_a_time().await;
     for v in variants() {
         let exe = build("server", &["tests/c/server.c"], v);
         let mut p = spawn(&exe, v);
@@ -329,6 +331,7 @@ async fn c_server_legacy_round_trip() {
 /// server→client requests refused with MCP_STATUS_UNSUPPORTED.
 #[tokio::test]
 async fn c_server_modern_round_trip() {
+    let _serial = support::one_at_a_time().await;
     for v in variants() {
         let exe = build("server_modern", &["tests/c/server.c"], v);
         let mut p = spawn(&exe, v);
@@ -393,6 +396,7 @@ async fn c_server_modern_round_trip() {
 /// The C example server (examples/c/echo_server.c) over stdio.
 #[tokio::test]
 async fn c_example_echo_server() {
+    let _serial = support::one_at_a_time().await;
     for v in variants() {
         let exe = build("echo_server", &["examples/c/echo_server.c"], v);
         let mut p = spawn(&exe, v);
@@ -411,6 +415,7 @@ async fn c_example_echo_server() {
 /// modern stateless request, every message schema-validated.
 #[tokio::test]
 async fn c_example_echo_server_http() {
+    let _serial = support::one_at_a_time().await;
     use mcpcore_tests::http::McpHttp;
     use tokio::io::AsyncBufReadExt;
     for v in variants() {
@@ -485,6 +490,7 @@ async fn c_example_echo_server_http() {
 /// linked against the shared and the static library answers `initialize`.
 #[tokio::test]
 async fn pkg_config_shared_and_static_link() {
+    let _serial = support::one_at_a_time().await;
     if std::process::Command::new("pkg-config")
         .arg("--version")
         .output()

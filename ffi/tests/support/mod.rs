@@ -218,3 +218,11 @@ pub fn clear_reports(exe: &Path) {
         }
     }
 }
+
+/// Serializes the C programs of one test binary: sanitizer and valgrind runs of several programs at
+/// once starve each other on a 2-core machine. Each test holds the guard for its whole run, so the
+/// suite can share one `cargo test --workspace` invocation (and one dependency build) with the rest.
+pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    LOCK.lock().await
+}
