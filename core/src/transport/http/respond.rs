@@ -11,7 +11,7 @@ use http::{HeaderValue, StatusCode};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::body::{self, Resp};
 use super::legacy::{Entry, Stream};
@@ -132,12 +132,29 @@ enum Started {
 
 /// Serve a started request (see the module docs).
 pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
+    match era {
+        Era::Modern => answer_modern(shared, p).await,
+        legacy => {
+            // LHTTP-04: disconnection is not cancellation. The request runs in its own task, so
+            // a client that goes away before the answer is even decided (hyper then drops this
+            // future) does not drop the handler with it.
+            let (tx, rx) = oneshot::channel();
+            shared
+                .tracker
+                .spawn(legacy_task(shared.clone(), p, legacy, tx));
+            rx.await
+                .unwrap_or_else(|_| body::status(StatusCode::SERVICE_UNAVAILABLE))
+        }
+    }
+}
+
+async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
     let Pending {
         id,
         mut fut,
         mut rx,
         session,
-        close,
+        close: _,
     } = p;
     let stop = shared.hard_stop.clone();
     // HTTP-08 also while the answer is still undecided: if hyper drops this future because the
@@ -146,85 +163,169 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
     let mut guard = CancelOnDrop {
         session: session.clone(),
         id: id.clone(),
-        armed: matches!(era, Era::Modern),
+        armed: true,
     };
-    let started = tokio::select! {
+    let (first, state) = tokio::select! {
         biased;
         r = &mut fut => {
             guard.armed = false;
             match rx.try_recv() {
-                Ok(first) => (Some(first), Started::Done(r)),
+                Ok(first) => (first, Started::Done(r)),
                 Err(_) => return match r {
-                    Some(r) => json_reply(&id, &r, &era),
+                    Some(r) => json_reply(&id, &r, &Era::Modern),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 },
             }
         }
-        Some(first) = rx.recv() => (Some(first), Started::Running(fut)),
-        () = close.cancelled(), if matches!(era, Era::Legacy(_)) => (None, Started::Running(fut)),
+        Some(first) = rx.recv() => (first, Started::Running(fut)),
         () = stop.cancelled() => {
             session.cancel_request(&id);
             return body::status(StatusCode::SERVICE_UNAVAILABLE);
         }
     };
     guard.armed = false;
-    let (first, state) = started;
-    match era {
-        Era::Modern | Era::LegacyStateless => {
-            let (tx, brx) = mpsc::channel::<Bytes>(32);
-            if let Some(first) = &first {
-                let _ = tx.try_send(sse::event(None, first));
-            }
-            shared
-                .tracker
-                .spawn(modern_pump(state, rx, tx, session, id, stop));
-            body::sse(brx)
+    let (tx, brx) = mpsc::channel::<Bytes>(32);
+    let _ = tx.try_send(sse::event(None, &first));
+    shared
+        .tracker
+        .spawn(plain_pump(state, rx, tx, session, id, stop, true));
+    body::sse(brx)
+}
+
+/// How the legacy answer was decided.
+enum Decided {
+    /// The handler finished first.
+    Reply(Option<Reply>),
+    /// A related message (or the handler closing its stream) came first: answer with SSE.
+    Stream(Option<Vec<u8>>),
+    /// The client went away before anything was sent.
+    Gone,
+    /// The hard shutdown deadline passed.
+    Stop,
+}
+
+/// A legacy request, in its own task: decide JSON or SSE, hand the response head to the HTTP
+/// side through `answer`, then keep the request running whatever happens to the connection.
+async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: oneshot::Sender<Resp>) {
+    let Pending {
+        id,
+        mut fut,
+        mut rx,
+        session,
+        close,
+    } = p;
+    let stop = shared.hard_stop.clone();
+    let resumable = matches!(era, Era::Legacy(_));
+    let decided = tokio::select! {
+        biased;
+        r = &mut fut => Decided::Reply(r),
+        Some(first) = rx.recv() => Decided::Stream(Some(first)),
+        () = close.cancelled(), if resumable => Decided::Stream(None),
+        () = stop.cancelled() => Decided::Stop,
+        () = answer.closed() => Decided::Gone,
+    };
+    let (first, state, gone) = match decided {
+        Decided::Stop => {
+            session.cancel_request(&id);
+            let _ = answer.send(body::status(StatusCode::SERVICE_UNAVAILABLE));
+            return;
         }
+        Decided::Reply(r) => match rx.try_recv() {
+            Ok(first) => (Some(first), Started::Done(r), false),
+            Err(_) => {
+                let resp = match r {
+                    Some(r) => json_reply(&id, &r, &era),
+                    None => body::status(StatusCode::SERVICE_UNAVAILABLE),
+                };
+                if answer.send(resp).is_err() {
+                    tracing::debug!(?id, "legacy client left before its JSON answer");
+                }
+                return;
+            }
+        },
+        Decided::Stream(first) => (first, Started::Running(fut), false),
+        Decided::Gone => (None, Started::Running(fut), true),
+    };
+    match era {
         Era::Legacy(entry) => {
             let (stream, brx) =
                 entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
             if let Some(first) = &first {
                 stream.push(first);
             }
-            shared
-                .tracker
-                .spawn(legacy_pump(state, rx, stream, session, id, stop, close));
             let mut r = body::sse(brx);
             if let Ok(v) = HeaderValue::from_str(entry.sid()) {
                 r.headers_mut().insert(super::headers::SESSION_ID, v);
             }
-            r
+            let delivered = if gone {
+                drop(r);
+                false
+            } else {
+                answer.send(r).is_ok()
+            };
+            if !delivered {
+                // Nobody reads it now; events stay in the stream's replay buffer.
+                stream.detach();
+            }
+            legacy_pump(state, rx, stream, session, id, stop, close).await;
+        }
+        Era::LegacyStateless | Era::Modern => {
+            let (tx, brx) = mpsc::channel::<Bytes>(32);
+            if let Some(first) = &first {
+                let _ = tx.try_send(sse::event(None, first));
+            }
+            let resp = body::sse(brx);
+            if gone {
+                drop(resp);
+            } else {
+                // On failure the body (and its receiver) is dropped; the pump sees it closed.
+                let _ = answer.send(resp);
+            }
+            plain_pump(state, rx, tx, session, id, stop, false).await;
         }
     }
 }
 
-async fn modern_pump(
+/// A stream without event ids (modern, stateless legacy). `cancel_on_close`: the client
+/// closing it cancels the request (HTTP-08, modern); otherwise the handler runs to completion
+/// and what it sends is dropped (LHTTP-04: disconnection is not cancellation).
+async fn plain_pump(
     state: Started,
     mut rx: mpsc::Receiver<Vec<u8>>,
     tx: mpsc::Sender<Bytes>,
     session: Arc<Session>,
     id: Id,
     stop: tokio_util::sync::CancellationToken,
+    cancel_on_close: bool,
 ) {
+    let mut gone = false;
     let reply = match state {
         Started::Done(r) => r,
         Started::Running(mut fut) => loop {
             tokio::select! {
                 biased;
-                () = tx.closed() => {
-                    // HTTP-08: the client closed the stream; the request is cancelled.
-                    return cancel_and_drain(&session, &id, fut).await;
+                () = tx.closed(), if !gone => {
+                    if cancel_on_close {
+                        return cancel_and_drain(&session, &id, fut).await;
+                    }
+                    gone = true;
                 }
                 () = stop.cancelled() => return cancel_and_drain(&session, &id, fut).await,
                 r = &mut fut => break r,
                 Some(m) = rx.recv() => {
-                    if tx.send(sse::event(None, &m)).await.is_err() {
-                        return cancel_and_drain(&session, &id, fut).await;
+                    if !gone && tx.send(sse::event(None, &m)).await.is_err() {
+                        if cancel_on_close {
+                            return cancel_and_drain(&session, &id, fut).await;
+                        }
+                        gone = true;
                     }
                 }
             }
         },
     };
+    if gone {
+        return;
+    }
     while let Ok(m) = rx.try_recv() {
         if tx.send(sse::event(None, &m)).await.is_err() {
             return;
