@@ -307,7 +307,11 @@ fn err(status: StatusCode, id: Option<&Id>, code: i64, msg: &str) -> Resp {
 }
 
 /// Find the session named by the headers, checking `MCP-Protocol-Version` (LHTTP-02, LHTTP-03).
-fn lookup(shared: &Shared, h: &HeaderMap, id: Option<&Id>) -> Result<Arc<Entry>, Box<Resp>> {
+pub(crate) fn lookup(
+    shared: &Shared,
+    h: &HeaderMap,
+    id: Option<&Id>,
+) -> Result<Arc<Entry>, Box<Resp>> {
     let Some(sid) = get_str(h, SESSION_ID) else {
         return Err(Box::new(err(
             StatusCode::BAD_REQUEST,

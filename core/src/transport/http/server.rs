@@ -9,7 +9,6 @@ use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{HeaderValue, Method, Request, StatusCode};
 use hyper::body::Body;
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -194,7 +193,7 @@ where
     };
     let v = match parse_frame(&bytes, s.server.limits().max_json_depth) {
         ParsedFrame::Error(e) => return body::rpc_error(StatusCode::BAD_REQUEST, None, &e),
-        ParsedFrame::Batch(items) => return batch(&items),
+        ParsedFrame::Batch(items) => return super::batch::batch(s, h, items).await,
         ParsedFrame::Single(v) => v,
     };
     let header_modern = headers::get_str(h, PROTOCOL_VERSION).is_some_and(is_modern);
@@ -249,26 +248,6 @@ fn too_large(cap: usize) -> Resp {
         StatusCode::PAYLOAD_TOO_LARGE,
         None,
         &ErrorObject::invalid_request(format!("request body exceeds {cap} bytes")),
-    )
-}
-
-/// JSON-RPC batches (JR-06): a batch with a modern element is -32600 (§0.2.5); legacy batches
-/// are not served over HTTP (they were only ever valid in 2025-03-26).
-fn batch(items: &[Value]) -> Resp {
-    let modern = items.iter().any(|i| {
-        i.get("params")
-            .and_then(Value::as_object)
-            .is_some_and(|p| era::has_claim(Some(p)))
-    });
-    let msg = if modern {
-        "a batch must not contain 2026-07-28 requests"
-    } else {
-        "JSON-RPC batches are not supported over HTTP"
-    };
-    body::rpc_error(
-        StatusCode::BAD_REQUEST,
-        None,
-        &ErrorObject::invalid_request(msg),
     )
 }
 
