@@ -2,6 +2,8 @@
 //! LHTTP-06, HTTP-06): disconnection is not cancellation, streams are resumable, and long
 //! streams carry keep-alive comments. Every message is validated against the 2025-11-25 schema.
 
+use mcpcore::transport::http::HttpOptions;
+use mcpcore::Limits;
 use mcpcore_tests::fixture::Fixture;
 use mcpcore_tests::http::{check, McpHttp, WAIT};
 use mcpcore_tests::Era;
@@ -99,5 +101,63 @@ async fn lhttp04_disconnect_mid_stream_then_resume_gets_the_result() {
     }
     assert_eq!(last["id"], 42);
     assert_eq!(last["result"]["content"][0]["text"], "slept 400 ms");
+    assert_eq!(f.counters.cancelled.load(Ordering::SeqCst), 0);
+}
+
+fn short_keepalive() -> HttpOptions {
+    let mut o = HttpOptions::default();
+    o.keepalive = Some(Duration::from_millis(50));
+    o
+}
+
+/// HTTP-06 / LHTTP-05: the standalone GET stream carries `:` keep-alive comments.
+#[tokio::test]
+async fn http06_get_stream_sends_keepalive_comments() {
+    let f = Fixture::with(Limits::default(), short_keepalive()).await;
+    let mut c = f.client();
+    c.initialize().await;
+    let mut g = c.get(None).await;
+    assert_eq!(g.status, 200);
+    let prime = g.next_event().await.expect("priming event");
+    assert!(prime.id.is_some() && !prime.comment);
+    let ka = g.next_event().await.expect("a keep-alive");
+    assert!(ka.comment, "expected a comment line, got {ka:?}");
+    // Comments are not replayable events: the next real event still arrives with its id.
+    assert!(f.server.notify_tools_list_changed() >= 1);
+    let e = g.next_data_event().await.expect("the notification");
+    let v: Value = serde_json::from_str(&e.data).expect("JSON");
+    check(Era::Legacy, &v, None);
+    assert_eq!(v["method"], "notifications/tools/list_changed");
+}
+
+/// LHTTP-04 + HTTP-06: a quiet legacy call switches to SSE after one keep-alive interval (the
+/// priming event makes it resumable), gets keep-alive comments, and after a disconnect the client
+/// resumes with `Last-Event-ID` and receives the result.
+#[tokio::test]
+async fn lhttp04_quiet_call_is_resumable_and_kept_alive() {
+    let f = Fixture::with(Limits::default(), short_keepalive()).await;
+    let mut c = f.client();
+    c.initialize().await;
+    let call = json!({"jsonrpc": "2.0", "id": 43, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"ms": 600}}});
+    let mut r = c
+        .post_raw(&c.legacy_headers(), call.to_string().as_bytes())
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.content_type().starts_with("text/event-stream"));
+    let prime = r.next_event().await.expect("priming event");
+    let eid = prime.id.clone().expect("the priming event carries an id");
+    assert!(prime.data.is_empty() && prime.retry.is_some());
+    let ka = r.next_event().await.expect("a keep-alive");
+    assert!(ka.comment, "expected a comment line, got {ka:?}");
+    r.close();
+    let mut g = c.get(Some(&eid)).await;
+    assert_eq!(g.status, 200);
+    let e = g.next_data_event().await.expect("the replayed response");
+    let v: Value = serde_json::from_str(&e.data).expect("JSON");
+    check(Era::Legacy, &v, Some("tools/call"));
+    assert_eq!(v["id"], 43);
+    assert_eq!(v["result"]["content"][0]["text"], "slept 600 ms");
+    assert!(g.next_data_event().await.is_none());
     assert_eq!(f.counters.cancelled.load(Ordering::SeqCst), 0);
 }

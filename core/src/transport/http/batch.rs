@@ -184,6 +184,7 @@ impl Task {
                 },
                 Some(m) = self.rx.recv() => break (Some(m), false),
                 () = self.close.cancelled() => break (None, false),
+                () = super::respond::tick(self.shared.opts.keepalive) => break (None, false),
                 () = answer.closed() => break (None, true),
             }
         };
@@ -225,6 +226,7 @@ impl Task {
                     Some(None) => {}
                     None => break,
                 },
+                () = super::respond::tick(self.shared.opts.keepalive) => { stream.ping(None); }
                 Some(m) = self.rx.recv() => { stream.push(&m); }
             }
         }

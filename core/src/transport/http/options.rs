@@ -44,7 +44,10 @@ pub struct HttpOptions {
     pub sse_retry_ms: u64,
     /// Most concurrent `subscriptions/listen` streams (default 1,000); past it → 503.
     pub max_listen_streams: usize,
-    /// Keep-alive comment interval on listen and GET streams (default 15 s; `None` = off).
+    /// Keep-alive comment interval (HTTP-06) on listen streams, legacy GET streams and POST
+    /// SSE streams (default 15 s; `None` = off). A legacy session POST that has produced
+    /// nothing for one interval switches to SSE, so its priming event lets the client resume
+    /// after a disconnect (LHTTP-04).
     pub keepalive: Option<Duration>,
     /// How long graceful shutdown waits for in-flight work before cancelling it (default 5 s).
     pub shutdown_deadline: Duration,

@@ -3,7 +3,11 @@
 //! LHTTP-04, LHTTP-08). The choice is made by racing the reply against the first queued message.
 //!
 //! Modern streams: the client closing the stream cancels the request (HTTP-08). Legacy streams:
-//! disconnecting is not cancellation (LHTTP-04); events are kept for `Last-Event-ID` replay.
+//! disconnecting is not cancellation (LHTTP-04): a legacy request runs in its own task, so even a
+//! client leaving before the answer is decided does not drop its handler, and events are kept
+//! for `Last-Event-ID` replay. A legacy session POST quiet for one keep-alive interval switches
+//! to SSE (its priming event makes it resumable); live SSE streams carry keep-alive comments
+//! (HTTP-06).
 //! Status codes follow REQUIREMENTS §0.6 / §0.7 (modern) and LHTTP (legacy).
 
 use bytes::Bytes;
@@ -186,9 +190,10 @@ async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
     guard.armed = false;
     let (tx, brx) = mpsc::channel::<Bytes>(32);
     let _ = tx.try_send(sse::event(None, &first));
+    let pace = Pace::new(shared);
     shared
         .tracker
-        .spawn(plain_pump(state, rx, tx, session, id, stop, true));
+        .spawn(plain_pump(state, rx, tx, session, id, pace, true));
     body::sse(brx)
 }
 
@@ -221,6 +226,9 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
         r = &mut fut => Decided::Reply(r),
         Some(first) = rx.recv() => Decided::Stream(Some(first)),
         () = close.cancelled(), if resumable => Decided::Stream(None),
+        // Quiet for a keep-alive interval: commit to SSE so the priming event makes the
+        // request resumable (LHTTP-04) and keep-alives can flow.
+        () = tick(shared.opts.keepalive), if resumable => Decided::Stream(None),
         () = stop.cancelled() => Decided::Stop,
         () = answer.closed() => Decided::Gone,
     };
@@ -267,7 +275,8 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
                 // Nobody reads it now; events stay in the stream's replay buffer.
                 stream.detach();
             }
-            legacy_pump(state, rx, stream, session, id, stop, close).await;
+            let pace = Pace::new(&shared);
+            legacy_pump(state, rx, stream, session, id, pace, close).await;
         }
         Era::LegacyStateless | Era::Modern => {
             let (tx, brx) = mpsc::channel::<Bytes>(32);
@@ -281,7 +290,23 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
                 // On failure the body (and its receiver) is dropped; the pump sees it closed.
                 let _ = answer.send(resp);
             }
-            plain_pump(state, rx, tx, session, id, stop, false).await;
+            let pace = Pace::new(&shared);
+            plain_pump(state, rx, tx, session, id, pace, false).await;
+        }
+    }
+}
+
+/// The hard-stop token and the keep-alive interval of a running stream.
+struct Pace {
+    stop: tokio_util::sync::CancellationToken,
+    keepalive: Option<std::time::Duration>,
+}
+
+impl Pace {
+    fn new(shared: &Shared) -> Self {
+        Self {
+            stop: shared.hard_stop.clone(),
+            keepalive: shared.opts.keepalive,
         }
     }
 }
@@ -295,9 +320,10 @@ async fn plain_pump(
     tx: mpsc::Sender<Bytes>,
     session: Arc<Session>,
     id: Id,
-    stop: tokio_util::sync::CancellationToken,
+    pace: Pace,
     cancel_on_close: bool,
 ) {
+    let Pace { stop, keepalive } = pace;
     let mut gone = false;
     let reply = match state {
         Started::Done(r) => r,
@@ -312,6 +338,9 @@ async fn plain_pump(
                 }
                 () = stop.cancelled() => return cancel_and_drain(&session, &id, fut).await,
                 r = &mut fut => break r,
+                () = tick(keepalive), if !gone => {
+                    let _ = tx.try_send(sse::keepalive());
+                }
                 Some(m) = rx.recv() => {
                     if !gone && tx.send(sse::event(None, &m)).await.is_err() {
                         if cancel_on_close {
@@ -342,9 +371,10 @@ async fn legacy_pump(
     stream: Arc<Stream>,
     session: Arc<Session>,
     id: Id,
-    stop: tokio_util::sync::CancellationToken,
+    pace: Pace,
     close: tokio_util::sync::CancellationToken,
 ) {
+    let Pace { stop, keepalive } = pace;
     let mut detached = false;
     let reply = match state {
         Started::Done(r) => r,
@@ -361,6 +391,7 @@ async fn legacy_pump(
                     detached = true;
                 }
                 r = &mut fut => break r,
+                () = tick(keepalive) => { stream.ping(None); }
                 Some(m) = rx.recv() => { stream.push(&m); }
             }
         },
@@ -372,6 +403,14 @@ async fn legacy_pump(
         stream.push(&encode_reply(&id, &r));
     }
     stream.finish();
+}
+
+/// Sleep one keep-alive interval, or forever when keep-alives are off.
+pub(crate) async fn tick(every: Option<std::time::Duration>) {
+    match every {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Cancel a running request and let its handler observe the cancellation and clean up, bounded
