@@ -67,6 +67,9 @@ pub struct ServerOptions {
     /// Serve `input_required` outcomes to legacy sessions with real server→client requests
     /// (default `true`); when `false` such outcomes fail with -32603.
     pub legacy_input_shim: bool,
+    /// Stamp `_meta["io.modelcontextprotocol/serverInfo"]` on every modern result (META-02,
+    /// default `true`).
+    pub stamp_server_info: bool,
 }
 
 impl ServerOptions {
@@ -86,6 +89,7 @@ impl ServerOptions {
             extensions: Map::new(),
             request_state: RequestStateOptions::default(),
             legacy_input_shim: true,
+            stamp_server_info: true,
         }
     }
 }
