@@ -106,6 +106,15 @@ pub enum BuildError {
         /// Why.
         reason: String,
     },
+    /// A tool's `x-mcp-header` declaration breaks the rules of HTTP-14 (a client over HTTP
+    /// would have to drop the tool).
+    #[error("tool {tool}: invalid x-mcp-header declaration: {reason}")]
+    McpHeader {
+        /// Tool name.
+        tool: String,
+        /// Which declaration (JSON pointer) and why.
+        reason: String,
+    },
     /// Two registrations share a name or URI.
     #[error("duplicate registration: {0}")]
     Duplicate(String),
@@ -221,7 +230,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Register a tool. Its schemas are checked and compiled here, once.
+    /// Register a tool. Its schemas are checked and compiled here, once, and its `x-mcp-header`
+    /// declarations checked (HTTP-14; [`BuildError::McpHeader`]).
     #[must_use]
     pub fn tool(mut self, tool: Tool, handler: impl Handler) -> Self {
         self.add_tool(tool, Arc::new(handler));
@@ -239,6 +249,12 @@ impl ServerBuilder {
                 })
             }
         };
+        if let Err(reason) = schema::mcp_header::check(&tool.input_schema) {
+            return self.errors.push(BuildError::McpHeader {
+                tool: tool.name,
+                reason,
+            });
+        }
         let output = match tool
             .output_schema
             .as_ref()
