@@ -22,6 +22,10 @@ pub struct Limits {
     pub max_outbound_queue: usize,
     /// Most `input_required` rounds the legacy shim fulfils for one request (default 8).
     pub max_mrtr_rounds: usize,
+    /// stdio: how long the reader keeps polling stdin (yielding to other tasks) after it runs dry,
+    /// before it sleeps (default 50 µs; zero turns it off). A peer working in request/answer turns
+    /// then skips a thread wake-up per message; the cost is at most this much CPU per idle period.
+    pub stdio_idle_spin: Duration,
 }
 
 impl Default for Limits {
@@ -35,6 +39,7 @@ impl Default for Limits {
             peer_request_timeout: Duration::from_secs(600),
             max_outbound_queue: 1000,
             max_mrtr_rounds: 8,
+            stdio_idle_spin: Duration::from_micros(50),
         }
     }
 }

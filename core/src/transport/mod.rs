@@ -5,6 +5,7 @@
 //! related messages can be routed to the stream of the request that caused them.
 
 pub mod http;
+mod spin;
 pub mod stdio;
 
 /// Where serialized outbound JSON-RPC messages go (a connection writer, or one request's stream).

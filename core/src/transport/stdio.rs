@@ -4,7 +4,8 @@
 //! Frames are newline-delimited and capped (default 4 MiB). Requests run concurrently (a slow tool
 //! never delays a `ping`). Responses and notifications are written by one writer task that
 //! batches whatever is queued before each flush. On EOF the server stops reading, lets in-flight
-//! requests finish within the grace period (then cancels them), flushes and returns.
+//! requests finish within the grace period (then cancels them), flushes and returns. When stdin
+//! runs dry the reader polls a little longer before sleeping ([`crate::Limits::stdio_idle_spin`]).
 
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,6 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
+use super::spin::SpinRead;
 use super::Outbound;
 use crate::error::ErrorObject;
 use crate::jsonrpc::codec::{FrameError, FrameReader};
@@ -115,7 +117,7 @@ where
 {
     let limits = server.limits().clone();
     let mut frames = FrameReader::new(
-        BufReader::with_capacity(64 * 1024, reader),
+        BufReader::with_capacity(64 * 1024, SpinRead::new(reader, limits.stdio_idle_spin)),
         limits.max_message_bytes,
     )?;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(limits.max_outbound_queue);
