@@ -13,6 +13,7 @@ pub mod client;
 pub mod era;
 pub mod fixture;
 pub mod http;
+pub mod interop;
 pub mod schema;
 pub mod stdio;
 
