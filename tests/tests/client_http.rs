@@ -388,3 +388,48 @@ async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
     assert_eq!(r.content[0]["text"], "closed=true");
     c.close().await;
 }
+
+/// LHTTP-02: the server ends the session (here: idle reaping); the next call meets a 404, the
+/// client starts a new session without the old id and re-sends the call, once for concurrent
+/// callers.
+#[tokio::test]
+async fn lhttp02_404_on_the_session_reinitializes_and_resends() {
+    let mut opts = ServerHttpOptions::default();
+    opts.session_idle_timeout = Duration::from_millis(200);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let mut http = HttpOptions::default();
+    // No GET stream: it would keep the session busy (never idle).
+    http.listen_stream = false;
+    let c = bounded(
+        Client::builder()
+            .mode(ConnectMode::Legacy)
+            .connect_http(&url(&f), http),
+    )
+    .await
+    .expect("connect");
+    bounded(c.call_tool("echo", json!({"text": "one"}), CallOptions::new()))
+        .await
+        .expect("first session");
+    let svc = f.listener.service().clone();
+    wait_until(|| svc.legacy_session_count() == 0, "the session was reaped").await;
+    let (a, b) = bounded(async {
+        tokio::join!(
+            c.call_tool("echo", json!({"text": "a"}), CallOptions::new()),
+            c.call_tool("echo", json!({"text": "b"}), CallOptions::new()),
+        )
+    })
+    .await;
+    assert_eq!(
+        a.expect("re-sent on the new session").content[0]["text"],
+        "a"
+    );
+    assert_eq!(
+        b.expect("re-sent on the new session").content[0]["text"],
+        "b"
+    );
+    assert_eq!(svc.legacy_session_count(), 1, "one new session for both");
+    assert_eq!(c.era(), Some(Era::Legacy));
+    c.close().await;
+    wait_until(|| svc.legacy_session_count() == 0, "session deleted").await;
+    f.listener.shutdown().await;
+}

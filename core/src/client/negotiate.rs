@@ -182,6 +182,15 @@ fn adopt_modern(client: &Client, version: &str, raw: Value) {
     });
 }
 
+/// A new `initialize` handshake at the negotiated legacy version (LHTTP-02: the server ended
+/// the session).
+pub(crate) async fn reinitialize(client: &Client) -> Result<(), ClientError> {
+    let v = client
+        .protocol_version()
+        .unwrap_or_else(|| LATEST_LEGACY.to_owned());
+    legacy(client, &v, false).await
+}
+
 async fn legacy(client: &Client, version: &str, from_auto: bool) -> Result<(), ClientError> {
     let o = &client.inner.options;
     let peer = &client.inner.peer;
