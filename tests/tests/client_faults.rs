@@ -113,6 +113,32 @@ async fn disc03_initialize_refused_with_32022_reprobes_once() {
 }
 
 #[tokio::test]
+async fn disc02_garbage_or_an_unaddressed_error_answering_the_probe_falls_back() {
+    for d in ["garbage", "null-id"] {
+        let arg = format!("discover={d}");
+        let b = Client::builder().configure(|o| o.probe_timeout = Duration::from_millis(300));
+        let c = connect(b, &[&arg]).await;
+        assert_eq!(c.era(), Some(Era::Legacy), "discover={d}");
+        let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+            .await
+            .expect("call");
+        assert_eq!(r.content[0]["text"], "ok");
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn over_limit_frame_answering_the_probe_is_a_clear_error() {
+    let e = try_connect(Client::builder(), &["discover=oversize"])
+        .await
+        .expect_err("the transport closed");
+    assert!(
+        matches!(&e, ClientError::Closed(m) if m.contains("exceeded")),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
 async fn server_dying_during_the_probe_is_a_clear_error() {
     let e = try_connect(Client::builder(), &["discover=die"])
         .await

@@ -1,6 +1,7 @@
 //! `fake-server [key=value…]`: a scripted, deliberately misbehaving stdio server for the
 //! client's fault tests. Options:
-//! `discover=ok|silent|die|malformed|legacy-versions|<error code>` (default -32601),
+//! `discover=ok|silent|die|malformed|legacy-versions|garbage|null-id|oversize|<error code>`
+//! (default -32601),
 //! `init=<version>` (answer `initialize` with this version), `init-32022` (refuse `initialize`
 //! as a modern-only server), `discover=fail-once` (-32601, then a modern answer), `cycle` (tools/list cursors
 //! loop A→B→A), `oversize=<bytes>`. `tools/call` names pick a behaviour: `die`, `garbage`,
@@ -102,6 +103,22 @@ fn main() {
             "server/discover" => match discover.as_str() {
                 "silent" => {}
                 "die" => std::process::exit(3),
+                // Garbage and an answer to some other id, then nothing: the probe times out.
+                "garbage" => {
+                    let _ = writeln!(out, "not json at all");
+                    let _ = writeln!(out, "[1, 2]");
+                    let _ = writeln!(out, "{{\"jsonrpc\":\"2.0\",\"id\":424242,\"result\":{{}}}}");
+                    let _ = out.flush();
+                }
+                // An error that names no request (id null): it answers nothing.
+                "null-id" => send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+                ),
+                "oversize" => {
+                    let big = "a".repeat(5 * 1024 * 1024);
+                    reply(&mut out, &id, json!({"supportedVersions": [big]}));
+                }
                 "malformed" => reply(&mut out, &id, json!(5)),
                 "legacy-versions" => reply(
                     &mut out,
