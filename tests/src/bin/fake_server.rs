@@ -1,7 +1,7 @@
 //! `fake-server [key=value…]`: a scripted, deliberately misbehaving stdio server for the
 //! client's fault tests. Options:
 //! `discover=ok|silent|die|malformed|legacy-versions|garbage|null-id|oversize|<error code>`
-//! (default -32601),
+//! (default -32601), `linger` (keep running after stdin closes, until signalled),
 //! `init=<version>` (answer `initialize` with this version), `init-32022` (refuse `initialize`
 //! as a modern-only server), `discover=fail-once` (-32601, then a modern answer), `cycle` (tools/list cursors
 //! loop A→B→A), `oversize=<bytes>`. `tools/call` names pick a behaviour: `die`, `garbage`,
@@ -35,6 +35,7 @@ fn main() {
         .get("discover")
         .cloned()
         .unwrap_or_else(|| "-32601".into());
+    eprintln!("pid={}", std::process::id());
     let mut out = std::io::stdout();
     let mut notes: Vec<Value> = Vec::new();
     let mut listen_id: Option<Value> = None;
@@ -246,5 +247,10 @@ fn main() {
                 &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
             ),
         }
+    }
+    // Standard input ended: exit (STDIO-04), or with `linger` stay until signalled.
+    eprintln!("eof");
+    if opts.contains_key("linger") {
+        std::thread::sleep(std::time::Duration::from_secs(120));
     }
 }
