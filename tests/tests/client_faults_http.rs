@@ -485,3 +485,93 @@ async fn modern_stream_ending_without_the_response() {
         "no session to delete"
     );
 }
+
+/// LC-02 over HTTP: a counter-offered version is adopted and sent in `MCP-Protocol-Version`
+/// on every later request.
+#[tokio::test]
+async fn lc02_counter_offer_is_spoken_in_the_version_header() {
+    let srv = Scripted::start(|r| match r.rpc_method() {
+        "initialize" => {
+            let v = rpc_result(
+                &r.id(),
+                json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                       "serverInfo": {"name": "scripted", "version": "1"}}),
+            );
+            raw(
+                200,
+                "application/json",
+                "mcp-session-id: s1\r\n",
+                v.to_string().as_bytes(),
+            )
+        }
+        _ => legacy(r),
+    })
+    .await;
+    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        .await
+        .expect("connect");
+    assert_eq!(c.protocol_version().as_deref(), Some("2025-06-18"));
+    echo_works(&c).await;
+    c.close().await;
+    let after: Vec<Req> = srv
+        .requests()
+        .into_iter()
+        .skip_while(|r| r.rpc_method() != "initialize")
+        .skip(1)
+        .collect();
+    assert!(after.iter().any(|r| r.rpc_method() == "tools/call"));
+    for r in &after {
+        assert!(
+            r.head.contains("mcp-protocol-version: 2025-06-18"),
+            "{} {}: {}",
+            r.method,
+            r.rpc_method(),
+            r.head
+        );
+        assert!(r.head.contains("mcp-session-id: s1"), "{}", r.head);
+    }
+}
+
+/// VER-01: a call refused with -32022 naming no version this client can switch to surfaces the
+/// error after one request (the retry happens at most once, and only to a different mutual
+/// version).
+#[tokio::test]
+async fn ver01_call_refused_with_32022_surfaces_without_looping() {
+    let srv = Scripted::start(|r| {
+        let id = r.id();
+        match r.rpc_method() {
+            "server/discover" => json_resp(
+                200,
+                &rpc_result(
+                    &id,
+                    json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                       "ttlMs": 0, "cacheScope": "private", "resultType": "complete"}),
+                ),
+            ),
+            _ => json_resp(
+                400,
+                &rpc_error(
+                    &id,
+                    -32022,
+                    Some(json!({"supported": ["2026-07-28", "2099-01-01"], "requested": "2026-07-28"})),
+                ),
+            ),
+        }
+    })
+    .await;
+    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        .await
+        .expect("connect");
+    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+        .await
+        .expect_err("refused");
+    assert_eq!(e.rpc_code(), Some(-32022));
+    let calls = srv
+        .requests()
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .count();
+    assert_eq!(calls, 1, "no retry at the same version");
+    assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
+    c.close().await;
+}
