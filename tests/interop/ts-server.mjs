@@ -75,6 +75,15 @@ function register(server, era) {
       return { content: [{ type: 'text', text: `answer=${JSON.stringify(r.content)}` }] };
     },
   );
+  server.registerTool(
+    'poke',
+    { description: 'Announces a tool list change (to listen streams on the modern era)', inputSchema: z.object({}) },
+    async () => {
+      if (handler) handler.notify.toolsChanged();
+      else server.sendToolListChanged();
+      return { content: [{ type: 'text', text: 'poked' }] };
+    },
+  );
   server.registerPrompt(
     'greet',
     {
@@ -90,6 +99,7 @@ function register(server, era) {
 }
 
 let v2;
+let handler; // the HTTP entry (v2), whose bus feeds listen streams
 function makeV2(ctx) {
   const server = new v2.McpServer(INFO, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
   register(server, ctx?.era ?? 'legacy');
@@ -123,7 +133,7 @@ if (sdk === 'v2') {
     const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
     serveStdio(makeV2);
   } else {
-    const handler = v2.createMcpHandler(makeV2);
+    handler = v2.createMcpHandler(makeV2);
     // A minimal node:http adapter for the web-standard handler; a client closing the response
     // aborts the request (the modern cancellation).
     listen(

@@ -5,7 +5,8 @@
 //!
 //! Both eras over stdio and Streamable HTTP: auto negotiation (modern against 2.x; falling back
 //! to `initialize` against 1.x, which does not know `server/discover`), explicit legacy mode,
-//! tools with input/output schemas, a prompt, a resource, progress, log notifications,
+//! tools with input/output schemas, a prompt, a resource, progress, log notifications, list
+//! changes (modern `subscriptions/listen`; legacy notification callback over stdio and the GET stream),
 //! elicitation (legacy server→client request; modern `input_required` driver), cancellation
 //! (REQUIREMENTS 0.8, DISC-02, HTTP-18, LC-01, META-01, MRTR-01…05, PROG-01, CAN-01, LHTTP-02).
 //! Over stdio every message our client sent is validated against its era's schema (`tap`).
@@ -72,6 +73,9 @@ struct Expect {
     elicitation: bool,
     /// Where the server reports that a cancelled `hang` saw its abort signal.
     cancel_seen: Option<Box<dyn Fn() -> bool + Send + Sync>>,
+    /// Unrelated notifications can reach the client (not over stateless legacy HTTP, which
+    /// has no GET stream).
+    list_changed: bool,
 }
 
 /// The calls every combination must get right.
@@ -173,6 +177,45 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
             );
         }
     }
+    // Item 9/10: list changes reach a modern listen stream (acknowledged first, demultiplexed
+    // by subscription id) or, legacy, the notification callback.
+    if modern {
+        let mut sub = bounded(
+            "listen",
+            c.listen(json!({"toolsListChanged": true}), CallOptions::new()),
+        )
+        .await
+        .expect("subscriptions/listen");
+        assert_eq!(sub.honored()["toolsListChanged"], true);
+        bounded("poke", c.call_tool("poke", json!({}), CallOptions::new()))
+            .await
+            .expect("poke");
+        let n = bounded("the listen notification", sub.next())
+            .await
+            .expect("a notification");
+        assert_eq!(n["method"], "notifications/tools/list_changed");
+        sub.close().await;
+    } else if x.list_changed {
+        // The GET stream opens asynchronously after the handshake: poke until it carries one.
+        let s = seen.clone();
+        let got = || {
+            s.lock()
+                .expect("lock")
+                .iter()
+                .any(|(m, _)| m == "notifications/tools/list_changed")
+        };
+        let deadline = tokio::time::Instant::now() + BOUND;
+        while !got() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "list_changed within {BOUND:?}"
+            );
+            bounded("poke", c.call_tool("poke", json!({}), CallOptions::new()))
+                .await
+                .expect("poke");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     // CAN-01/04: a timed-out call ends at once with Timeout; the server hears about it
     // (notifications/cancelled, or the closed HTTP stream) and the connection keeps working.
     let e = bounded(
@@ -252,6 +295,7 @@ async fn ts_v2_stdio_auto_adopts_modern() {
     let x = Expect {
         name: "ts-interop-v2",
         elicitation: true,
+        list_changed: true,
         cancel_seen: Some(stderr_has(&c, "hang: cancelled")),
     };
     exercise(&c, &seen, &x).await;
@@ -278,6 +322,7 @@ async fn ts_v2_stdio_legacy_mode() {
     let x = Expect {
         name: "ts-interop-v2",
         elicitation: true,
+        list_changed: true,
         cancel_seen: Some(stderr_has(&c, "hang: cancelled")),
     };
     exercise(&c, &seen, &x).await;
@@ -305,6 +350,7 @@ async fn ts_v1_stdio_auto_falls_back_to_legacy() {
     let x = Expect {
         name: "ts-interop-v1",
         elicitation: true,
+        list_changed: true,
         cancel_seen: Some(stderr_has(&c, "hang: cancelled")),
     };
     exercise(&c, &seen, &x).await;
@@ -388,6 +434,7 @@ async fn ts_v2_http_auto_adopts_modern() {
     let x = Expect {
         name: "ts-interop-v2",
         elicitation: true,
+        list_changed: true,
         cancel_seen: Some(srv.stderr_has("hang: cancelled")),
     };
     exercise(&c, &seen, &x).await;
@@ -414,6 +461,7 @@ async fn ts_v2_http_legacy_mode_stateless() {
     let x = Expect {
         name: "ts-interop-v2",
         elicitation: false,
+        list_changed: false,
         cancel_seen: None,
     };
     exercise(&c, &seen, &x).await;
@@ -435,6 +483,7 @@ async fn ts_v1_http_auto_falls_back_to_a_legacy_session() {
     let x = Expect {
         name: "ts-interop-v1",
         elicitation: true,
+        list_changed: true,
         cancel_seen: Some(srv.stderr_has("hang: cancelled")),
     };
     exercise(&c, &seen, &x).await;
