@@ -9,7 +9,8 @@
 //! changes (modern `subscriptions/listen`; legacy notification callback over stdio and the GET stream),
 //! elicitation (legacy server→client request; modern `input_required` driver), cancellation
 //! (REQUIREMENTS 0.8, DISC-02, HTTP-18, LC-01, META-01, MRTR-01…05, PROG-01, CAN-01, LHTTP-02).
-//! Over stdio every message our client sent is validated against its era's schema (`tap`).
+//! Over stdio every message of the conversation, both directions, is validated against its era's
+//! schema (`tap`).
 //!
 //! Skips (prints why, passes) when Node/npm are absent or the registry is unreachable, unless
 //! `MCPCORE_REQUIRE_INTEROP=1`, which makes that a failure (scripts/test.sh sets it).
@@ -241,18 +242,36 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     assert_eq!(r.structured_content, Some(json!({"sum": 2})));
 }
 
-/// Validate every message our client sent against `era`'s schema (the legacy fallback's
-/// `server/discover` probe is a modern message and is checked as one).
-fn validate_client_messages(log: &TapLog, era: SchemaEra) {
+/// Validate every message of the conversation against `era`'s schema: what our client sent
+/// (requests, notifications), and what the TS server sent (results of the method asked,
+/// notifications, server requests). The legacy fallback's `server/discover` probe and its
+/// answer are modern messages and are checked as such.
+fn validate_conversation(log: &TapLog, era: SchemaEra) {
+    let mut asked = std::collections::HashMap::new();
     for (dir, msg) in log.messages() {
+        let probe = msg["method"] == "server/discover"
+            || msg.get("id").is_some_and(|id| {
+                asked.get(&id.to_string()) == Some(&"server/discover".to_owned())
+            });
+        let e = if probe { SchemaEra::Modern } else { era };
         if dir != 'C' {
+            let method = msg
+                .get("id")
+                .and_then(|id| asked.get(&id.to_string()))
+                .cloned();
+            let method = if msg.get("method").is_some() {
+                None
+            } else {
+                method
+            };
+            mcpcore_tests::validate_message(e, &msg, method.as_deref()).unwrap_or_else(|err| {
+                panic!("the TS server sent an invalid message ({e:?}) {msg}: {err}")
+            });
             continue;
         }
-        let e = if msg["method"] == "server/discover" {
-            SchemaEra::Modern
-        } else {
-            era
-        };
+        if let (Some(m), Some(id)) = (msg["method"].as_str(), msg.get("id")) {
+            asked.insert(id.to_string(), m.to_owned());
+        }
         validate_def(e, "JSONRPCMessage", &msg)
             .unwrap_or_else(|err| panic!("invalid message ({e:?}) {msg}: {err}"));
         let def = match (msg.get("method"), msg.get("id")) {
@@ -301,7 +320,7 @@ async fn ts_v2_stdio_auto_adopts_modern() {
     exercise(&c, &seen, &x).await;
     c.close().await;
     assert!(log.client_requests("initialize").is_empty(), "no handshake");
-    validate_client_messages(&log, SchemaEra::Modern);
+    validate_conversation(&log, SchemaEra::Modern);
 }
 
 #[tokio::test]
@@ -331,7 +350,7 @@ async fn ts_v2_stdio_legacy_mode() {
         log.client_requests("server/discover").is_empty(),
         "no probe"
     );
-    validate_client_messages(&log, SchemaEra::Legacy);
+    validate_conversation(&log, SchemaEra::Legacy);
 }
 
 #[tokio::test]
@@ -362,7 +381,7 @@ async fn ts_v1_stdio_auto_falls_back_to_legacy() {
         1,
         "then the handshake"
     );
-    validate_client_messages(&log, SchemaEra::Legacy);
+    validate_conversation(&log, SchemaEra::Legacy);
 }
 
 /// A TS server on Streamable HTTP (127.0.0.1, port 0), with its stderr collected.
