@@ -575,3 +575,62 @@ async fn ver01_call_refused_with_32022_surfaces_without_looping() {
     assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
     c.close().await;
 }
+
+/// DISC-03 over HTTP: the probe fails (here a 503), the fallback `initialize` meets a
+/// modern-only server's -32022, and the client re-probes once and adopts the modern era; when
+/// the re-probe fails too, the connect fails with a clear error.
+#[tokio::test]
+async fn disc03_modern_only_server_after_a_failed_probe() {
+    for recovers in [true, false] {
+        let probes = Arc::new(Mutex::new(0u32));
+        let p = probes.clone();
+        let srv = Scripted::start(move |r| {
+            let id = r.id();
+            match r.rpc_method() {
+                "server/discover" => {
+                    let mut n = p.lock().expect("lock");
+                    *n += 1;
+                    if *n == 1 || !recovers {
+                        raw(503, "text/plain", "", b"warming up")
+                    } else {
+                        json_resp(
+                            200,
+                            &rpc_result(
+                                &id,
+                                json!({"supportedVersions": ["2026-07-28"], "capabilities": {},
+                                   "ttlMs": 0, "cacheScope": "private", "resultType": "complete"}),
+                            ),
+                        )
+                    }
+                }
+                "initialize" => json_resp(
+                    400,
+                    &rpc_error(
+                        &id,
+                        -32022,
+                        Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})),
+                    ),
+                ),
+                _ => json_resp(
+                    200,
+                    &rpc_result(
+                        &id,
+                        json!({"content": [{"type": "text", "text": "ok"}], "resultType": "complete"}),
+                    ),
+                ),
+            }
+        })
+        .await;
+        let r = bounded(builder().connect_http(&srv.url, HttpOptions::default())).await;
+        assert_eq!(*probes.lock().expect("lock"), 2, "one re-probe");
+        if recovers {
+            let c = r.expect("modern after the re-probe");
+            assert_eq!(c.era(), Some(Era::Modern));
+            echo_works(&c).await;
+            c.close().await;
+        } else {
+            let e = r.expect_err("no era works");
+            assert!(matches!(e, ClientError::Transport(_)), "{e:?}");
+        }
+    }
+}
