@@ -634,3 +634,68 @@ async fn disc03_modern_only_server_after_a_failed_probe() {
         }
     }
 }
+
+/// LHTTP-02 + LHTTP-04: resuming a request's stream meets a 404 (the session ended): that call
+/// fails (it may have been processed, so it is not re-sent), and the next call starts a new
+/// session first instead of meeting the 404 again.
+#[tokio::test]
+async fn lhttp02_session_ended_while_resuming() {
+    let sessions = Arc::new(Mutex::new((0u32, Vec::<String>::new())));
+    let s = sessions.clone();
+    let srv = Scripted::start(move |r| {
+        let mut st = s.lock().expect("lock");
+        let sid = r
+            .head
+            .lines()
+            .find_map(|l| l.strip_prefix("mcp-session-id: "))
+            .map(|v| v.trim().to_owned());
+        if let Some(sid) = &sid {
+            if st.1.contains(sid) {
+                return raw(404, "", "", b"");
+            }
+        }
+        match (r.method.as_str(), r.rpc_method(), r.tool()) {
+            (_, "initialize", _) => {
+                st.0 += 1;
+                let v = rpc_result(
+                    &r.id(),
+                    json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "scripted", "version": "1"}}),
+                );
+                raw(
+                    200,
+                    "application/json",
+                    &format!("mcp-session-id: s{}\r\n", st.0),
+                    v.to_string().as_bytes(),
+                )
+            }
+            ("GET", _, _) if r.head.contains("last-event-id:") => {
+                if let Some(sid) = sid {
+                    st.1.push(sid);
+                }
+                raw(404, "", "", b"")
+            }
+            (_, "tools/call", "poll") => sse("id: e1\nretry: 10\ndata: \n\n"),
+            _ => legacy(r),
+        }
+    })
+    .await;
+    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        .await
+        .expect("connect");
+    let e = bounded(c.call_tool("poll", json!({}), CallOptions::new()))
+        .await
+        .expect_err("the resumption met a 404");
+    assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
+    let polls = || srv.requests().iter().filter(|r| r.tool() == "poll").count();
+    assert_eq!(polls(), 1, "not re-sent");
+    echo_works(&c).await;
+    assert_eq!(sessions.lock().expect("lock").0, 2, "a new session");
+    let stale = srv
+        .requests()
+        .iter()
+        .filter(|r| r.tool() == "echo" && r.head.contains("mcp-session-id: s1"))
+        .count();
+    assert_eq!(stale, 0, "the call went straight to the new session");
+    c.close().await;
+}

@@ -341,6 +341,11 @@ impl Client {
         }
         let mut retried = false;
         let mut renewed = false;
+        if self.inner.peer.transport.session_expired() {
+            // A notification or a resumed stream already met the 404: renew before sending.
+            renewed = true;
+            self.renew_session().await?;
+        }
         loop {
             let mut p = params.clone();
             self.stamp(&mut p, opts);

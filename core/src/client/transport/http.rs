@@ -13,7 +13,8 @@
 //! the session ended (whatever the body says, unless it is the request's own `-32601`). The
 //! request fails with [`ClientError::SessionExpired`]; the client then forgets the session,
 //! re-initializes once without the id and re-sends the request (the server never processed it),
-//! see `Client::request_once`.
+//! see `Client::request_once`. A 404 met elsewhere (a notification POST, resuming a stream whose
+//! request may have run) fails only that exchange and renews the session before the next call.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -324,6 +325,11 @@ impl HttpTransport {
                         ClientError::Transport(format!("HTTP resumption failed: {e}"))
                     })?;
                 if !resp.status().is_success() {
+                    if resp.status() == hyper::StatusCode::NOT_FOUND {
+                        // The session ended: the next call starts a new one. This call may have
+                        // been processed, so it is not re-sent.
+                        let _ = self.session_gone(sent_session.as_deref());
+                    }
                     return Err(ClientError::Closed(format!(
                         "resuming the SSE stream failed (HTTP {})",
                         resp.status()
