@@ -107,6 +107,10 @@ fn setup() -> Result<TsEnv, String> {
             "interop: installing the TypeScript SDK from npm into {}",
             dir.display()
         );
+        if dir.exists() {
+            // Damaged (finished installs are renamed into place whole): start afresh.
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         let staging = stage(&root)?;
         std::fs::write(staging.join("package.json"), &pkg)
             .map_err(|e| format!("cannot write package.json: {e}"))?;
