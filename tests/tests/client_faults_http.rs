@@ -699,3 +699,64 @@ async fn lhttp02_session_ended_while_resuming() {
     assert_eq!(stale, 0, "the call went straight to the new session");
     c.close().await;
 }
+
+/// LHTTP-02: when starting the new session fails, the call ends in `SessionExpired`, and the
+/// next call tries again.
+#[tokio::test]
+async fn lhttp02_failed_renewal_is_retried_by_the_next_call() {
+    #[derive(Default)]
+    struct St {
+        alive: Option<String>,
+        made: u32,
+        refuse_init: bool,
+    }
+    let st = Arc::new(Mutex::new(St::default()));
+    let s2 = st.clone();
+    let srv = Scripted::start(move |r| {
+        let mut st = s2.lock().expect("lock");
+        if r.rpc_method() == "initialize" {
+            if std::mem::take(&mut st.refuse_init) {
+                return raw(503, "text/plain", "", b"busy");
+            }
+            st.made += 1;
+            let sid = format!("s{}", st.made);
+            st.alive = Some(sid.clone());
+            let v = rpc_result(
+                &r.id(),
+                json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                       "serverInfo": {"name": "scripted", "version": "1"}}),
+            );
+            let h = format!("mcp-session-id: {sid}\r\n");
+            return raw(200, "application/json", &h, v.to_string().as_bytes());
+        }
+        let alive = st
+            .alive
+            .as_ref()
+            .is_some_and(|a| r.head.contains(&format!("mcp-session-id: {a}\r\n")));
+        if r.method == "POST" && !alive {
+            return raw(404, "", "", b"");
+        }
+        legacy(r)
+    })
+    .await;
+    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        .await
+        .expect("connect");
+    {
+        // The server forgets the session and refuses the next initialize once.
+        let mut s = st.lock().expect("lock");
+        s.alive = None;
+        s.refuse_init = true;
+    }
+    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+        .await
+        .expect_err("renewal failed");
+    assert!(matches!(e, ClientError::SessionExpired(_)), "{e:?}");
+    echo_works(&c).await;
+    assert_eq!(
+        st.lock().expect("lock").made,
+        2,
+        "the second attempt made s2"
+    );
+    c.close().await;
+}

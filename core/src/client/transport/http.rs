@@ -283,6 +283,8 @@ impl HttpTransport {
             return Err(self.session_gone(sent_session.as_deref()));
         }
         if initialize && status.is_success() {
+            // A new session (or a session-less legacy server): whatever ended is behind us.
+            self.expired.store(false, Ordering::Release);
             if let Some(s) = resp
                 .headers()
                 .get(SESSION_HEADER)
@@ -603,8 +605,9 @@ impl ClientTransport for HttpTransport {
         if let Some(h) = lock(&self.get_stream).take() {
             h.abort();
         }
+        // The expiry mark stays until an `initialize` succeeds: a failed renewal is retried
+        // by the next call.
         *lock(&self.session) = None;
-        self.expired.store(false, Ordering::Release);
     }
 
     fn learn_tool(&self, name: &str, input_schema: &Value) -> Result<(), String> {

@@ -107,7 +107,8 @@ pub(crate) trait ClientTransport: Send + Sync + 'static {
     fn session_expired(&self) -> bool {
         false
     }
-    /// Forget the ended session (its id, the GET stream) before re-initializing.
+    /// Forget the ended session (its id, the GET stream) before re-initializing; the expiry
+    /// mark stays until an `initialize` succeeds.
     fn reset_session(&self) {}
     /// Captured standard error, when the transport captures it.
     fn captured_stderr(&self) -> Option<String> {
