@@ -15,6 +15,7 @@ pub mod fixture;
 pub mod http;
 pub mod interop;
 pub mod schema;
+pub mod scripted;
 pub mod stdio;
 
 pub use schema::{validate_def, validate_message, Era};
