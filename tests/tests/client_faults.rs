@@ -99,17 +99,21 @@ async fn modern_mode_never_falls_back() {
     assert_eq!(e.rpc_code(), Some(-32602));
 }
 
+/// DISC-03 / HTTP-18: `initialize` refused with a modern error (-32022 naming versions), or not
+/// known at all (-32601, which no legacy server answers), is modern evidence: one re-probe.
 #[tokio::test]
-async fn disc03_initialize_refused_with_32022_reprobes_once() {
-    let c = connect(Client::builder(), &["discover=fail-once", "init-32022"]).await;
-    assert_eq!(c.era(), Some(Era::Modern));
-    assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
-    c.close().await;
-    // Without a working discovery the refusal is the answer.
-    let e = try_connect(Client::builder(), &["discover=-32601", "init-32022"])
-        .await
-        .expect_err("no era works");
-    assert!(e.rpc_code().is_some(), "{e:?}");
+async fn disc03_initialize_refused_as_modern_reprobes_once() {
+    for (init, code) in [("init-32022", -32022), ("init-32601", -32601)] {
+        let c = connect(Client::builder(), &["discover=fail-once", init]).await;
+        assert_eq!(c.era(), Some(Era::Modern), "{init}");
+        assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
+        c.close().await;
+        // Without a working discovery the refusal is the answer.
+        let e = try_connect(Client::builder(), &["discover=-32601", init])
+            .await
+            .expect_err("no era works");
+        assert_eq!(e.rpc_code(), Some(code), "{init}: {e:?}");
+    }
 }
 
 #[tokio::test]

@@ -349,7 +349,11 @@ async fn disc03_modern_only_server_after_a_failed_probe() {
             c.close().await;
         } else {
             let e = r.expect_err("no era works");
-            assert!(matches!(e, ClientError::Transport(_)), "{e:?}");
+            assert_eq!(
+                e.rpc_code(),
+                Some(-32022),
+                "the refusal is the answer: {e:?}"
+            );
         }
     }
 }

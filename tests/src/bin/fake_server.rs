@@ -1,12 +1,13 @@
 //! `fake-server [key=value…]`: a scripted, deliberately misbehaving stdio server for the
 //! client's fault tests. Options:
-//! `discover=ok|silent|die|malformed|legacy-versions|garbage|null-id|oversize|<error code>`
-//! (default -32601), `linger` (keep running after stdin closes, until signalled),
-//! `init=<version>` (answer `initialize` with this version), `init-32022` (refuse `initialize`
-//! as a modern-only server), `discover=fail-once` (-32601, then a modern answer), `cycle` (tools/list cursors
-//! loop A→B→A), `oversize=<bytes>`. `tools/call` names pick a behaviour: `die`, `garbage`,
-//! `oversize`, `typed` (structuredContent violating the listed outputSchema), `weird`
-//! (unknown resultType), `hang` (never answers), `late` (answered just before the next request's answer), anything else echoes the params back.
+//! `discover=ok|silent|die|malformed|legacy-versions|garbage|null-id|oversize|fail-once|<code>`
+//! (default -32601; `fail-once` = -32601, then a modern answer), `linger` (keep running after
+//! stdin closes, until signalled), `init=<version>` (answer `initialize` with this version),
+//! `init-32022` (refuse `initialize` as a modern-only server), `init-32601` (not know
+//! `initialize`), `cycle` (tools/list cursors loop A→B→A), `oversize=<bytes>`. `tools/call`
+//! names pick a behaviour: `die`, `garbage`, `oversize`, `typed` (structuredContent violating the
+//! listed outputSchema), `weird` (unknown resultType), `hang` (never answers), `late` (answered
+//! just before the next request's answer); anything else echoes the params back.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -94,6 +95,10 @@ fn main() {
                     );
                 }
             }
+            "initialize" if opts.contains_key("init-32601") => send(
+                &mut out,
+                &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+            ),
             "initialize" if opts.contains_key("init-32022") => {
                 send(
                     &mut out,
