@@ -1,6 +1,12 @@
 //! Connect modes and era negotiation (REQUIREMENTS 0.8, DISC-02, DISC-03, LC-01, LC-02, VER-01;
 //! seeds: `:auto` probe with fallback on any failure, 5 s stdio probe bound, legacy pin, modern
 //! pin errors before spawning, modern `InitializeResult` rejected, counter-offer adopted).
+//!
+//! `auto`: a probe that fails in any way — any error code, a malformed or non-modern result,
+//! garbage, a timeout, an HTTP status without a JSON-RPC answer — falls back to `initialize`;
+//! only `-32022` naming a different mutual version retries the probe there first. When that
+//! `initialize` is refused as only a modern server would (`-32020/-32021/-32022`, or `-32601`:
+//! every legacy server knows `initialize`), the client re-probes once before giving up.
 
 use serde_json::{json, Map, Value};
 
