@@ -315,6 +315,77 @@ async fn bad_urls_are_argument_errors() {
     }
 }
 
+/// Serve `server` on 127.0.0.1 through a tampering front: `tools/list` results get `extra`
+/// tool definitions appended. The server itself refuses to register invalid `x-mcp-header`
+/// tools (HTTP-14), so this is how a client test meets a non-conforming server.
+async fn serve_with_extra_tools(
+    server: mcpcore::Server,
+    extra: Value,
+    injected: Arc<std::sync::atomic::AtomicUsize>,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    use http_body_util::{BodyExt, Either, Full};
+    let svc = mcpcore::transport::http::HttpService::new(server, ServerHttpOptions::default())
+        .expect("service");
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = l.local_addr().expect("addr");
+    let task = tokio::spawn(async move {
+        while let Ok((stream, _)) = l.accept().await {
+            let svc = svc.clone();
+            let extra = extra.clone();
+            let injected = injected.clone();
+            let handler =
+                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    let svc = svc.clone();
+                    let extra = extra.clone();
+                    let injected = injected.clone();
+                    async move {
+                        let (parts, body) = req.into_parts();
+                        let bytes = body
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        let is_list = serde_json::from_slice::<Value>(&bytes)
+                            .is_ok_and(|v| v["method"] == "tools/list");
+                        let resp = svc
+                            .handle(http::Request::from_parts(parts, Full::new(bytes)))
+                            .await;
+                        if !is_list {
+                            return Ok::<_, std::convert::Infallible>(resp.map(Either::Left));
+                        }
+                        let (mut parts, body) = resp.into_parts();
+                        let raw = body
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        let mut v: Value = serde_json::from_slice(&raw).expect("tools/list JSON");
+                        if let (Some(tools), Some(more)) =
+                            (v["result"]["tools"].as_array_mut(), extra.as_array())
+                        {
+                            tools.extend(more.iter().cloned());
+                            injected.fetch_add(1, Ordering::SeqCst);
+                        }
+                        let out = bytes::Bytes::from(v.to_string());
+                        parts.headers.remove(http::header::CONTENT_LENGTH);
+                        Ok(http::Response::from_parts(
+                            parts,
+                            Either::Right(Full::new(out)),
+                        ))
+                    }
+                });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    });
+    (addr, task)
+}
+
 #[tokio::test]
 async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
     use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
@@ -325,32 +396,20 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
                 "q": {"type": "string", "x-mcp-header": "Q"}}})),
             handler_fn(ok),
         )
-        .tool(
-            Tool::new("on_number").input_schema(json!({"type": "object", "properties": {
-                "n": {"type": "number", "x-mcp-header": "N"}}})),
-            handler_fn(ok),
-        )
-        .tool(
-            Tool::new("duplicate").input_schema(json!({"type": "object", "properties": {
-                "a": {"type": "string", "x-mcp-header": "X"},
-                "b": {"type": "string", "x-mcp-header": "x"}}})),
-            handler_fn(ok),
-        )
-        .tool(
-            Tool::new("in_items").input_schema(json!({"type": "object", "properties": {
-                "l": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}}}})),
-            handler_fn(ok),
-        )
         .build()
         .expect("server");
-    let listener = mcpcore::transport::http::serve(
-        server,
-        "127.0.0.1:0".parse().expect("addr"),
-        ServerHttpOptions::default(),
-    )
-    .await
-    .expect("listen");
-    let u = format!("http://{}/mcp", listener.local_addr());
+    let bad = json!([
+        {"name": "on_number", "inputSchema": {"type": "object", "properties": {
+            "n": {"type": "number", "x-mcp-header": "N"}}}},
+        {"name": "duplicate", "inputSchema": {"type": "object", "properties": {
+            "a": {"type": "string", "x-mcp-header": "X"},
+            "b": {"type": "string", "x-mcp-header": "x"}}}},
+        {"name": "in_items", "inputSchema": {"type": "object", "properties": {
+            "l": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}}}}}
+    ]);
+    let injected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (addr, task) = serve_with_extra_tools(server, bad, injected.clone()).await;
+    let u = format!("http://{addr}/mcp");
     let c = bounded(Client::builder().connect_http(&u, HttpOptions::default()))
         .await
         .expect("connect");
@@ -359,12 +418,16 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
         .expect("tools");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["good"]);
+    assert!(
+        injected.load(Ordering::SeqCst) >= 1,
+        "the bad tools were listed"
+    );
     let r = bounded(c.call_tool("good", json!({"q": "x y"}), CallOptions::new()))
         .await
         .expect("mirrored header accepted");
     assert_eq!(r.content[0]["text"], "ok");
     c.close().await;
-    listener.shutdown().await;
+    task.abort();
 }
 
 /// LHTTP-04 SSE polling from the client side: the server closes the POST stream after the

@@ -422,7 +422,12 @@ impl HttpTransport {
         }
         if let OutMsg::Notification { method, .. } = &msg {
             if method == "notifications/initialized" {
-                self.open_get_stream();
+                // Wait (bounded) until the server has accepted the GET stream: a server that sends
+                // a request unrelated to any POST (e.g. elicitation from a tool without a related
+                // request id) drops it when no GET stream is open yet, and the next call races it.
+                if let Some(opened) = self.open_get_stream() {
+                    let _ = tokio::time::timeout(GET_OPEN_WAIT, opened).await;
+                }
             }
         }
         Ok(())
@@ -440,11 +445,13 @@ impl HttpTransport {
     }
 
     /// The legacy GET listening stream for server messages unrelated to a request (LHTTP-05).
-    fn open_get_stream(&self) {
+    /// The returned receiver resolves once the server has answered the GET (or refused it).
+    fn open_get_stream(&self) -> Option<tokio::sync::oneshot::Receiver<()>> {
         if !self.opts.listen_stream || lock(&self.state).modern {
-            return;
+            return None;
         }
-        let Some(me) = self.me.upgrade() else { return };
+        let me = self.me.upgrade()?;
+        let (opened_tx, opened) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(async move {
             let req = match me
                 .base(Method::GET, None)
@@ -454,7 +461,9 @@ impl HttpTransport {
                 Ok(r) => r,
                 Err(_) => return,
             };
-            let Ok(resp) = me.client.request(req).await else {
+            let resp = me.client.request(req).await;
+            let _ = opened_tx.send(());
+            let Ok(resp) = resp else {
                 return;
             };
             if !resp.status().is_success() {
@@ -482,8 +491,12 @@ impl HttpTransport {
         if let Some(old) = lock(&self.get_stream).replace(task.abort_handle()) {
             old.abort();
         }
+        Some(opened)
     }
 }
+
+/// How long connecting waits for the server to accept the legacy GET listening stream.
+const GET_OPEN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// True when `bytes` is a JSON-RPC `-32601` answering `id` (a method a legacy server does not
 /// know, not an ended session).
