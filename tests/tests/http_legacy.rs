@@ -79,6 +79,45 @@ async fn failed_first_initialize_leaves_no_session() {
     assert_eq!(f.listener.service().legacy_session_count(), 0);
 }
 
+/// LC-08 over HTTP (issue 5 item 5): a server→client request unanswered within its timeout is
+/// cancelled on the originating POST's stream (`notifications/cancelled` naming it), the
+/// uncaught timeout answers the tool call with -32001, and a late answer is accepted (202) and
+/// ignored; the session keeps working.
+#[tokio::test]
+async fn lc08_server_request_timeout_over_the_post_stream() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {"prompt": "2+2?", "timeout_ms": 100}}});
+    let mut r = c
+        .post_raw(&c.legacy_headers(), call.to_string().as_bytes())
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.content_type().starts_with("text/event-stream"));
+    let (_, req) = next_msg(&mut r).await;
+    assert_eq!(req["method"], "sampling/createMessage");
+    let (_, cancel) = next_msg(&mut r).await;
+    assert_eq!(cancel["method"], "notifications/cancelled", "{cancel}");
+    assert_eq!(cancel["params"]["requestId"], req["id"]);
+    let (_, resp) = next_msg(&mut r).await;
+    assert_eq!(resp["id"], 9);
+    assert_eq!(resp["error"]["code"], -32001, "{resp}");
+    assert!(r.next_data_event().await.is_none(), "the stream ends");
+    let late = c
+        .post(
+            &c.legacy_headers(),
+            &sampling_answer(&req["id"]),
+            Era::Legacy,
+        )
+        .await;
+    assert_eq!(late.status, 202);
+    assert!(late.messages.is_empty());
+    let ex = c.legacy(10, "tools/list", json!({})).await;
+    assert_eq!(ex.status, 200);
+    assert!(ex.last()["result"]["tools"].is_array());
+}
+
 #[tokio::test]
 async fn lhttp03_protocol_version_header() {
     let f = Fixture::start().await;
