@@ -246,6 +246,53 @@ async fn lhttp02_delete_ends_the_session() {
     assert_eq!(c.delete().await, 404);
 }
 
+/// LHTTP-02 (issue 5 item 3): DELETE frees everything the session held: its in-flight
+/// request is cancelled (the handler sees it), its resource subscription and its
+/// list-changed registration reach nobody any more.
+#[tokio::test]
+async fn lhttp02_delete_cancels_in_flight_work_and_drops_subscriptions() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let ex = c
+        .legacy(1, "resources/subscribe", json!({"uri": "demo://readme"}))
+        .await;
+    assert_eq!(ex.status, 200, "{:?}", ex.messages);
+    // The GET stream carries unrelated notifications (without one there is nowhere to send).
+    let mut g = c.get(None).await;
+    let _ = g.next_event().await;
+    assert_eq!(f.server.notify_resource_updated("demo://readme"), 1);
+    let (_, n) = next_msg(&mut g).await;
+    assert_eq!(n["method"], "notifications/resources/updated");
+    let c2 = c.clone();
+    let call = tokio::spawn(async move {
+        c2.legacy(
+            2,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"ms": 60_000}}),
+        )
+        .await
+    });
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while f.counters.started.load(SeqCst) == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "slow never started");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(c.delete().await, 200);
+    while f.counters.cancelled.load(SeqCst) == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "DELETE left the in-flight request running"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(f.server.notify_resource_updated("demo://readme"), 0);
+    assert_eq!(f.server.notify_tools_list_changed(), 0);
+    assert_eq!(f.listener.service().legacy_session_count(), 0);
+    call.abort();
+}
+
 #[tokio::test]
 async fn idle_sessions_are_reaped() {
     let mut opts = HttpOptions::default();
