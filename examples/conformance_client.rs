@@ -47,9 +47,6 @@ fn answer_input(req: &Value) -> Value {
     }
 }
 
-/// The modern versions this client speaks.
-const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
-
 fn builder(version: &str, handlers: bool) -> ClientBuilder {
     let mut b = Client::builder().protocol_version(version.to_owned());
     b = b.mode(if version >= "2026-07-28" {
@@ -169,29 +166,8 @@ async fn run(scenario: &str, version: &str, url: &str) -> Res<()> {
             }
             c.close().await;
         }
-        "json-schema-ref-no-deref" => {
+        "json-schema-ref-no-deref" | "request-metadata" => {
             let c = connect(url, version, true).await?;
-            list_tools(&c).await?;
-            c.close().await;
-        }
-        "request-metadata" => {
-            // VER-01 (SEP-2575): when the first request is refused with -32022, connect again
-            // (once) with a version the server lists as supported, then carry on.
-            let c = match connect(url, version, true).await {
-                Err(ClientError::Rpc(e)) if e.code == -32022 => {
-                    let supported = e.data.as_ref().and_then(|d| d["supported"].as_array());
-                    let Some(v) = supported
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .find(|v| MODERN_VERSIONS.contains(v))
-                    else {
-                        return Err(ClientError::Rpc(e).into());
-                    };
-                    connect(url, v, true).await?
-                }
-                other => other?,
-            };
             list_tools(&c).await?;
             c.close().await;
         }

@@ -362,8 +362,10 @@ impl Client {
                         e.data.as_ref().and_then(|d| d.get("supported")),
                         None,
                     );
+                    // The same version is retried too: a server may refuse a request for a
+                    // transient reason (e.g. mid-upgrade) and list the version we sent.
                     match mutual {
-                        Some(v) if v != current => {
+                        Some(v) => {
                             tracing::info!(from = %current, to = %v, "server asked for another protocol version; retrying once");
                             self.set_version(&v);
                             retried = true;

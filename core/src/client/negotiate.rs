@@ -4,7 +4,7 @@
 //!
 //! `auto`: a probe that fails in any way — any error code, a malformed or non-modern result,
 //! garbage, a timeout, an HTTP status without a JSON-RPC answer — falls back to `initialize`;
-//! only `-32022` naming a different mutual version retries the probe there first. When that
+//! only `-32022` naming a mutual version retries the probe there (once) first. When that
 //! `initialize` is refused as only a modern server would (`-32020/-32021/-32022`, or `-32601`:
 //! every legacy server knows `initialize`), the client re-probes once before giving up.
 
@@ -121,7 +121,8 @@ async fn modern(client: &Client, version: &str, fallback: bool) -> Result<(), Cl
         Err(ClientError::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
             // A recognised modern error: the server is modern; retry at a mutual version.
             match pick_mutual(e.data.as_ref().and_then(|d| d.get("supported")), None) {
-                Some(v) if v != version => match discover(client, &v).await {
+                // Once, even at the version just refused (VER-01: retry with a listed version).
+                Some(v) => match discover(client, &v).await {
                     Ok(r) => {
                         adopt_modern(client, &v, r);
                         return Ok(());
