@@ -404,7 +404,8 @@ static void demo_round(mcp_client_t *c, int modern) {
   OK(mcp_call_options_on_progress(opts, on_progress, prog, free, &err));
   EXPECT(mcp_call_options_cancel_token(opts, tok), MCP_STATUS_OK);
   waiter_init(&w, NULL);
-  OK(mcp_client_call_tool(c, S("slow"), S("{\"ms\":40000}"), opts, on_done, &w, &err));
+  /* Progress comes every ms/4: the first after 2 s, the end after 8 s. */
+  OK(mcp_client_call_tool(c, S("slow"), S("{\"ms\":8000}"), opts, on_done, &w, &err));
   mcp_call_options_free(opts); /* the pending call keeps what it needs */
   wait_count(&prog->count, 1, "progress of slow");
   CHECK(!mcp_cancel_token_is_cancelled(tok));
@@ -428,7 +429,8 @@ static void demo_round(mcp_client_t *c, int modern) {
   prog2->cancel_on_first = tok;
   OK(mcp_call_options_on_progress(opts, on_progress, prog2, free, &err));
   EXPECT(mcp_call_options_cancel_token(opts, tok), MCP_STATUS_OK);
-  EXPECT(mcp_client_call_tool_blocking(c, S("slow"), S("{\"ms\":40000}"), opts, &out, NULL),
+  out = NULL;
+  EXPECT(mcp_client_call_tool_blocking(c, S("slow"), S("{\"ms\":8000}"), opts, &out, NULL),
          MCP_STATUS_CANCELLED);
   CHECK(out == NULL);
   mcp_call_options_free(opts);
@@ -553,11 +555,14 @@ static void handlers_modern(const char *server) {
   atomic_store(&roots_mode, 0);
   mcp_client_free(c);
 
-  /* Without handlers: typed calls report INPUT_REQUIRED with the raw result, request() returns it. */
-  c = connect_stdio(builder(MCP_CONNECT_MODE_MODERN), server);
+  /* Declared but unhandled: typed calls report INPUT_REQUIRED with the raw result, request()
+   * returns it. */
+  mcp_client_builder_t *b = builder(MCP_CONNECT_MODE_MODERN);
+  OK(mcp_client_builder_options_json(b, S("{\"extraCapabilities\":{\"elicitation\":{}}}"), &err));
+  c = connect_stdio(b, server);
   err = NULL;
-  EXPECT(mcp_client_call_tool_blocking(c, S("rounds"), S("{\"n\":1}"), NULL, &out, &err),
-         MCP_STATUS_INPUT_REQUIRED);
+  mcp_status_t st = mcp_client_call_tool_blocking(c, S("rounds"), S("{\"n\":1}"), NULL, &out, &err);
+  if (st != MCP_STATUS_INPUT_REQUIRED) fail_err(__LINE__, "rounds without handlers", st, err);
   size_t len = 0;
   const char *data = mcp_error_data_json(err, &len);
   CHECK(contains(data, "\"resultType\":\"input_required\"") && strlen(data) == len);
