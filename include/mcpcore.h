@@ -25,6 +25,8 @@
  * - Never call a ..._blocking function, mcp_server_serve_stdio or mcp_runtime_free from inside a
  *   callback: blocking functions return MCP_STATUS_WOULD_DEADLOCK there.
  * - Callbacks must return normally: no C++ exception or longjmp may leave a callback.
+ * - SIGPIPE is blocked on the library's threads (where all its I/O runs, callbacks included): a
+ *   write to a closed pipe fails with EPIPE there instead of terminating the program.
  * - user_data given to the library must be usable from any thread; its free_user_data finalizer
  *   runs exactly once, on whichever thread releases the last reference.
  */
@@ -2010,8 +2012,9 @@ void mcp_runtime_free(mcp_runtime_t *runtime);
 mcp_status_t mcp_server_serve_stdio(const mcp_server_t *server, mcp_error_t **error_out);
 
 /**
- * Ask the server to stop: `mcp_server_serve_stdio` returns and HTTP listeners stop accepting.
- * Idempotent and non-blocking.
+ * Ask the server to stop: `mcp_server_serve_stdio` stops reading, lets requests in flight
+ * finish (within `limits.shutdownGraceMs`, then cancels them), flushes their answers and
+ * returns; HTTP listeners stop accepting. Idempotent and non-blocking.
  *
  * @param server  the server (NULL is a no-op).
  *

@@ -250,7 +250,7 @@ pub extern "C" fn mcp_client_connect_stdio(
         let cmd = stdio_command(program, args, o)?;
         let client = rt
             .inner
-            .block_on("mcp_client_connect_stdio", b.into_core().connect_stdio(cmd))??;
+            .run("mcp_client_connect_stdio", b.into_core().connect_stdio(cmd))??;
         finish_connect(rt, client, client_out)
     })
 }
@@ -306,10 +306,10 @@ pub extern "C" fn mcp_client_connect_http(
         if let Some(ms) = o.post_timeout_ms {
             h.post_timeout = Duration::from_millis(ms);
         }
-        let client = rt.inner.block_on(
-            "mcp_client_connect_http",
-            b.into_core().connect_http(url, h),
-        )??;
+        let url = url.to_owned();
+        let client = rt.inner.run("mcp_client_connect_http", async move {
+            b.into_core().connect_http(&url, h).await
+        })??;
         finish_connect(rt, client, client_out)
     })
 }
@@ -513,7 +513,7 @@ pub extern "C" fn mcp_client_close(
         let c = unsafe { handle::borrow(client, "client") }?;
         let cl = c.client.clone();
         c.runtime
-            .block_on("mcp_client_close", async move { cl.close().await })
+            .run("mcp_client_close", async move { cl.close().await })
     })
 }
 
@@ -543,7 +543,7 @@ pub extern "C" fn mcp_client_free(client: *mut mcp_client_t) {
         } else {
             let _ = c
                 .runtime
-                .block_on("mcp_client_free", async move { cl.close().await });
+                .run("mcp_client_free", async move { cl.close().await });
         }
     });
 }

@@ -488,7 +488,7 @@ pub(crate) fn blocking(
         crate::guard::forbid_runtime_thread(what)?;
         let v = c
             .runtime
-            .block_on(what, run(c.client.clone(), op, call_options(options)))??;
+            .run(what, run(c.client.clone(), op, call_options(options)))??;
         // SAFETY: result_out is non-NULL (checked) and writable.
         unsafe { result_out.write(owned_json(&v)) };
         Ok(())

@@ -378,10 +378,13 @@ async fn c_server_modern_round_trip() {
             .await;
         assert!(text(&r).contains("version=2026-07-28"), "{r}");
 
-        // mcp_server_shutdown from a callback ends mcp_server_serve_stdio without EOF.
+        // mcp_server_shutdown from a callback ends mcp_server_serve_stdio without EOF, after
+        // draining: the request answered after the shutdown request still gets its answer.
         p.send(&json!({"jsonrpc": "2.0", "id": 950, "method": "tools/call",
             "params": {"name": "shutdown", "arguments": {}, "_meta": env}}))
             .await;
+        let (bye, _) = recv_until(&mut p, |m| m["id"] == 950).await;
+        assert_eq!(text(&bye), "bye", "{v:?}");
         let status = p.wait_exit(EXIT_WAIT).await.unwrap_or_else(|| {
             panic!("{v:?}: the C server did not exit after mcp_server_shutdown")
         });

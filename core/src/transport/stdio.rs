@@ -45,9 +45,23 @@ pub enum StdioError {
 /// # Errors
 /// See [`StdioError`].
 pub async fn serve_stdio(server: &Server) -> Result<(), StdioError> {
+    serve_stdio_until(server, std::future::pending()).await
+}
+
+/// [`serve_stdio`] that also stops reading when `stop` completes, exactly as on EOF: in-flight
+/// requests finish within the grace period (then are cancelled), answers are flushed, and the
+/// call returns `Ok`. Embedders (the C ABI's `mcp_server_shutdown`) use it for a draining
+/// shutdown.
+///
+/// # Errors
+/// See [`StdioError`].
+pub async fn serve_stdio_until<F>(server: &Server, stop: F) -> Result<(), StdioError>
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
     let (reader, writer) = stdio_streams();
     let server = server.clone();
-    match tokio::spawn(async move { serve_io(&server, reader, writer).await }).await {
+    match tokio::spawn(async move { serve_io_until(&server, reader, writer, stop).await }).await {
         Ok(outcome) => outcome,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => Err(StdioError::Io(std::io::Error::other(
@@ -113,6 +127,26 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_io_until(server, reader, writer, std::future::pending()).await
+}
+
+/// [`serve_io`] that stops reading when `stop` completes and then shuts down as on EOF (in-flight
+/// requests drain within the grace period). A frame being read at that moment is dropped.
+///
+/// # Errors
+/// See [`StdioError`].
+pub async fn serve_io_until<R, W, F>(
+    server: &Server,
+    reader: R,
+    writer: W,
+    stop: F,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
+    let mut stop = std::pin::pin!(stop);
     let limits = server.limits().clone();
     let mut frames = FrameReader::new(
         BufReader::with_capacity(64 * 1024, reader),
@@ -134,7 +168,12 @@ where
 
     let mut outcome = Ok(());
     loop {
-        match frames.next_frame().await {
+        let next = tokio::select! {
+            biased;
+            () = &mut stop => break,
+            next = frames.next_frame() => next,
+        };
+        match next {
             Ok(Some(frame)) => {
                 conn.on_frame(frame, limits.max_json_depth, limits.max_batch_len)
                     .await
