@@ -637,7 +637,7 @@ impl Drop for Killed {
 /// `... listening on http://ADDR/mcp` on stderr).
 async fn demo_server_http() -> (Killed, String) {
     use tokio::io::AsyncBufReadExt;
-    let exe = mcpcore_tests::example_bin("demo-server");
+    let (exe, _) = support::rust_servers();
     let mut child = tokio::process::Command::new(exe)
         .args(["--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
@@ -669,8 +669,7 @@ async fn demo_server_http() -> (Killed, String) {
 #[tokio::test]
 async fn c_client_against_rust_servers() {
     let _serial = support::one_at_a_time().await;
-    let demo = mcpcore_tests::example_bin("demo-server");
-    let test_server = mcpcore_tests::client_test_server_bin();
+    let (demo, test_server) = support::rust_servers();
     let (_http, url) = demo_server_http().await;
     let args = [
         demo.display().to_string(),

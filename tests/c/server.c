@@ -265,17 +265,11 @@ static void h_mrtr(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
 }
 
 /* shutdown: mcp_server_shutdown from inside a callback makes mcp_server_serve_stdio return, after
- * draining: this request is answered (from another thread) after the shutdown was requested, and
- * the answer still goes out. */
-static void *answer_bye(void *arg) {
-  answer_text((mcp_responder_t *)arg, "bye");
-  return NULL;
-}
-
+ * draining: this request, answered after the shutdown was requested, still gets its answer. */
 static void h_shutdown(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)req;
   mcp_server_shutdown(*(const mcp_server_t *const *)ud);
-  spawn(answer_bye, r);
+  answer_text(r, "bye");
 }
 
 /* whoami: request accessors. */

@@ -36,12 +36,6 @@ pub fn wire_server_bin() -> PathBuf {
     target_bin("wire-server", "mcpcore-tests")
 }
 
-/// Path of this crate's client test server (`src/bin/client_test_server.rs`), for test crates
-/// other than this one (which use `CARGO_BIN_EXE_client-test-server`).
-pub fn client_test_server_bin() -> PathBuf {
-    target_bin("client-test-server", "mcpcore-tests")
-}
-
 /// Path of binary `name` of `package` in the current target dir, building it if missing.
 fn target_bin(name: &str, package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
