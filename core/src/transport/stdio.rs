@@ -407,3 +407,74 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     }
     let _ = w.flush().await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::era::{KEY_CLIENT_CAPABILITIES, KEY_PROTOCOL_VERSION};
+    use crate::{handler_fn, CallToolResult, HandlerError, Tool};
+    use serde_json::json;
+    use std::sync::Mutex;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    /// `serve_io_until`: once `stop` fires, reading stops, but a request already in flight is
+    /// still answered before the call returns (draining shutdown).
+    #[tokio::test]
+    async fn stop_drains_in_flight_requests() {
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
+        let started = Arc::new(Mutex::new(Some(started_tx)));
+        let server = Server::builder("t", "1")
+            .tool(
+                Tool::new("slow"),
+                handler_fn(move |_ctx, _args: Value| {
+                    let started = started.clone();
+                    async move {
+                        if let Some(tx) = started.lock().ok().and_then(|mut g| g.take()) {
+                            let _ = tx.send(());
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        Ok::<_, HandlerError>(CallToolResult::text("drained"))
+                    }
+                }),
+            )
+            .build()
+            .expect("server");
+        let (mut client_w, server_r) = tokio::io::duplex(64 * 1024);
+        let (server_w, client_r) = tokio::io::duplex(64 * 1024);
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            serve_io_until(&server, server_r, server_w, async {
+                let _ = stop_rx.await;
+            })
+            .await
+        });
+        let mut meta = serde_json::Map::new();
+        meta.insert(KEY_PROTOCOL_VERSION.into(), json!("2026-07-28"));
+        meta.insert(KEY_CLIENT_CAPABILITIES.into(), json!({}));
+        let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {}, "_meta": meta}});
+        client_w
+            .write_all(format!("{req}\n").as_bytes())
+            .await
+            .expect("write");
+        tokio::time::timeout(Duration::from_secs(10), started_rx)
+            .await
+            .expect("the handler started")
+            .expect("started");
+        stop_tx.send(()).expect("stop");
+        let mut lines = tokio::io::BufReader::new(client_r).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("an answer in time")
+            .expect("read")
+            .expect("a line");
+        let v: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(v["id"], 1, "{v}");
+        assert_eq!(v["result"]["content"][0]["text"], "drained", "{v}");
+        let outcome = tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .expect("serving returned")
+            .expect("join");
+        assert!(outcome.is_ok(), "{outcome:?}");
+    }
+}
