@@ -1089,7 +1089,9 @@ void mcp_call_options_free(mcp_call_options_t *options);
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with the raw JSON-RPC `result` object as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param method         UTF-8 method name, e.g. `"tools/call"` or a custom method.
@@ -1141,7 +1143,9 @@ mcp_status_t mcp_client_request_blocking(const mcp_client_t *client, const char 
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with the page: `{"tools": [...], "nextCursor": "..."}` (key per kind; `nextCursor` absent on the last page) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param kind           one of `mcp_list_kind_t` (passed as `int`).
@@ -1191,7 +1195,9 @@ mcp_status_t mcp_client_list_blocking(const mcp_client_t *client, int32_t kind, 
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with `{"tools": [...]}` (key per kind) with every item as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param kind           one of `mcp_list_kind_t` (passed as `int`).
@@ -1237,7 +1243,9 @@ mcp_status_t mcp_client_list_all_blocking(const mcp_client_t *client, int32_t ki
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param name           UTF-8 tool name.
@@ -1254,7 +1262,7 @@ mcp_status_t mcp_client_list_all_blocking(const mcp_client_t *client, int32_t ki
  *
  * **Thread safety**: any thread, including inside callbacks.
  *
- * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED` (no handler for the input the server asked for; the raw result is in the error's data), `MCP_STATUS_CLOSED` (the client is
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
  * closed).
  */
 mcp_status_t mcp_client_call_tool(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
@@ -1289,7 +1297,9 @@ mcp_status_t mcp_client_call_tool_blocking(const mcp_client_t *client, const cha
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with the `GetPromptResult` (`{"description": ..., "messages": [...]}`) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param name           UTF-8 prompt name.
@@ -1306,7 +1316,7 @@ mcp_status_t mcp_client_call_tool_blocking(const mcp_client_t *client, const cha
  *
  * **Thread safety**: any thread, including inside callbacks.
  *
- * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CLOSED` (the client is
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
  * closed).
  */
 mcp_status_t mcp_client_get_prompt(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
@@ -1341,7 +1351,9 @@ mcp_status_t mcp_client_get_prompt_blocking(const mcp_client_t *client, const ch
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with the `ReadResourceResult` (`{"contents": [...]}`) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param uri            UTF-8 resource URI.
@@ -1356,7 +1368,7 @@ mcp_status_t mcp_client_get_prompt_blocking(const mcp_client_t *client, const ch
  *
  * **Thread safety**: any thread, including inside callbacks.
  *
- * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CLOSED` (the client is
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
  * closed).
  */
 mcp_status_t mcp_client_read_resource(const mcp_client_t *client, const char *uri, size_t uri_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
@@ -1389,7 +1401,9 @@ mcp_status_t mcp_client_read_resource_blocking(const mcp_client_t *client, const
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with the `CompleteResult` (`{"completion": {"values": [...], "total": ..., "hasMore": ...}}`) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param reference_json JSON object: `{"type":"ref/prompt","name":...}` or `{"type":"ref/resource","uri":...}`.
@@ -1449,7 +1463,9 @@ mcp_status_t mcp_client_complete_blocking(const mcp_client_t *client, const char
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
  * when this returned `MCP_STATUS_OK` (never otherwise), with `{}` as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
- * data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
  *
  * @param client         the client.
  * @param level          one of `mcp_log_level_t` (passed as `int`).

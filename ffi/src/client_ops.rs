@@ -19,7 +19,9 @@ use crate::trampoline::mcp_completion_fn;
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with the raw JSON-RPC `result` object as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param method         UTF-8 method name, e.g. `"tools/call"` or a custom method.
@@ -111,7 +113,9 @@ pub extern "C" fn mcp_client_request_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with the page: `{"tools": [...], "nextCursor": "..."}` (key per kind; `nextCursor` absent on the last page) as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param kind           one of `mcp_list_kind_t` (passed as `int`).
@@ -197,7 +201,9 @@ pub extern "C" fn mcp_client_list_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with `{"tools": [...]}` (key per kind) with every item as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param kind           one of `mcp_list_kind_t` (passed as `int`).
@@ -271,7 +277,9 @@ pub extern "C" fn mcp_client_list_all_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param name           UTF-8 tool name.
@@ -288,7 +296,7 @@ pub extern "C" fn mcp_client_list_all_blocking(
 ///
 /// **Thread safety**: any thread, including inside callbacks.
 ///
-/// **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED` (no handler for the input the server asked for; the raw result is in the error's data), `MCP_STATUS_CLOSED` (the client is
+/// **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
 /// closed).
 #[no_mangle]
 pub extern "C" fn mcp_client_call_tool(
@@ -363,7 +371,9 @@ pub extern "C" fn mcp_client_call_tool_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with the `GetPromptResult` (`{"description": ..., "messages": [...]}`) as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param name           UTF-8 prompt name.
@@ -380,7 +390,7 @@ pub extern "C" fn mcp_client_call_tool_blocking(
 ///
 /// **Thread safety**: any thread, including inside callbacks.
 ///
-/// **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CLOSED` (the client is
+/// **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
 /// closed).
 #[no_mangle]
 pub extern "C" fn mcp_client_get_prompt(
@@ -455,7 +465,9 @@ pub extern "C" fn mcp_client_get_prompt_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with the `ReadResourceResult` (`{"contents": [...]}`) as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param uri            UTF-8 resource URI.
@@ -470,7 +482,7 @@ pub extern "C" fn mcp_client_get_prompt_blocking(
 ///
 /// **Thread safety**: any thread, including inside callbacks.
 ///
-/// **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CLOSED` (the client is
+/// **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
 /// closed).
 #[no_mangle]
 pub extern "C" fn mcp_client_read_resource(
@@ -537,7 +549,9 @@ pub extern "C" fn mcp_client_read_resource_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with the `CompleteResult` (`{"completion": {"values": [...], "total": ..., "hasMore": ...}}`) as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param reference_json JSON object: `{"type":"ref/prompt","name":...}` or `{"type":"ref/resource","uri":...}`.
@@ -669,7 +683,9 @@ pub extern "C" fn mcp_client_complete_blocking(
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
 /// when this returned `MCP_STATUS_OK` (never otherwise), with `{}` as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
-/// data) in `error`, `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+/// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+/// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`, ...
 ///
 /// @param client         the client.
 /// @param level          one of `mcp_log_level_t` (passed as `int`).
