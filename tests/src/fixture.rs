@@ -1,6 +1,7 @@
 //! An in-process MCP server for HTTP wire tests, served on 127.0.0.1 port 0.
 //!
-//! Tools: `echo {text}`, `slow {ms}` (progress per quarter, cancellable; counts cancellations),
+//! Tools: `echo {text}`, `slow {ms}` (progress per quarter, cancellable; counts starts,
+//! completions and cancellations),
 //! `hang` (one progress event, then waits for cancellation up to 30 s; counts it),
 //! `log {level, message}`, `region {region, count}` (both mirrored as `Mcp-Param-*` headers),
 //! `needs_elicitation` (-32021 unless declared), `ask {prompt}` (legacy sampling round-trip),
@@ -22,6 +23,10 @@ use std::time::Duration;
 pub struct Counters {
     /// `slow` calls that saw their cancellation.
     pub cancelled: AtomicUsize,
+    /// `slow` calls that started.
+    pub started: AtomicUsize,
+    /// `slow` calls that ran to completion.
+    pub completed: AtomicUsize,
 }
 
 /// Build the fixture server.
@@ -53,6 +58,7 @@ pub fn build_with(
                 let c = c.clone();
                 async move {
                     let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                    c.started.fetch_add(1, Ordering::SeqCst);
                     for i in 1..=4u32 {
                         tokio::select! {
                             () = tokio::time::sleep(Duration::from_millis(ms / 4)) => {}
@@ -63,6 +69,7 @@ pub fn build_with(
                         }
                         ctx.progress(f64::from(i), Some(4.0), Some("working"));
                     }
+                    c.completed.fetch_add(1, Ordering::SeqCst);
                     Ok(CallToolResult::text(format!("slept {ms} ms")))
                 }
             }),

@@ -315,6 +315,77 @@ async fn bad_urls_are_argument_errors() {
     }
 }
 
+/// Serve `server` on 127.0.0.1 through a tampering front: `tools/list` results get `extra`
+/// tool definitions appended. The server itself refuses to register invalid `x-mcp-header`
+/// tools (HTTP-14), so this is how a client test meets a non-conforming server.
+async fn serve_with_extra_tools(
+    server: mcpcore::Server,
+    extra: Value,
+    injected: Arc<std::sync::atomic::AtomicUsize>,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    use http_body_util::{BodyExt, Either, Full};
+    let svc = mcpcore::transport::http::HttpService::new(server, ServerHttpOptions::default())
+        .expect("service");
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = l.local_addr().expect("addr");
+    let task = tokio::spawn(async move {
+        while let Ok((stream, _)) = l.accept().await {
+            let svc = svc.clone();
+            let extra = extra.clone();
+            let injected = injected.clone();
+            let handler =
+                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    let svc = svc.clone();
+                    let extra = extra.clone();
+                    let injected = injected.clone();
+                    async move {
+                        let (parts, body) = req.into_parts();
+                        let bytes = body
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        let is_list = serde_json::from_slice::<Value>(&bytes)
+                            .is_ok_and(|v| v["method"] == "tools/list");
+                        let resp = svc
+                            .handle(http::Request::from_parts(parts, Full::new(bytes)))
+                            .await;
+                        if !is_list {
+                            return Ok::<_, std::convert::Infallible>(resp.map(Either::Left));
+                        }
+                        let (mut parts, body) = resp.into_parts();
+                        let raw = body
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        let mut v: Value = serde_json::from_slice(&raw).expect("tools/list JSON");
+                        if let (Some(tools), Some(more)) =
+                            (v["result"]["tools"].as_array_mut(), extra.as_array())
+                        {
+                            tools.extend(more.iter().cloned());
+                            injected.fetch_add(1, Ordering::SeqCst);
+                        }
+                        let out = bytes::Bytes::from(v.to_string());
+                        parts.headers.remove(http::header::CONTENT_LENGTH);
+                        Ok(http::Response::from_parts(
+                            parts,
+                            Either::Right(Full::new(out)),
+                        ))
+                    }
+                });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    });
+    (addr, task)
+}
+
 #[tokio::test]
 async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
     use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
@@ -325,32 +396,20 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
                 "q": {"type": "string", "x-mcp-header": "Q"}}})),
             handler_fn(ok),
         )
-        .tool(
-            Tool::new("on_number").input_schema(json!({"type": "object", "properties": {
-                "n": {"type": "number", "x-mcp-header": "N"}}})),
-            handler_fn(ok),
-        )
-        .tool(
-            Tool::new("duplicate").input_schema(json!({"type": "object", "properties": {
-                "a": {"type": "string", "x-mcp-header": "X"},
-                "b": {"type": "string", "x-mcp-header": "x"}}})),
-            handler_fn(ok),
-        )
-        .tool(
-            Tool::new("in_items").input_schema(json!({"type": "object", "properties": {
-                "l": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}}}})),
-            handler_fn(ok),
-        )
         .build()
         .expect("server");
-    let listener = mcpcore::transport::http::serve(
-        server,
-        "127.0.0.1:0".parse().expect("addr"),
-        ServerHttpOptions::default(),
-    )
-    .await
-    .expect("listen");
-    let u = format!("http://{}/mcp", listener.local_addr());
+    let bad = json!([
+        {"name": "on_number", "inputSchema": {"type": "object", "properties": {
+            "n": {"type": "number", "x-mcp-header": "N"}}}},
+        {"name": "duplicate", "inputSchema": {"type": "object", "properties": {
+            "a": {"type": "string", "x-mcp-header": "X"},
+            "b": {"type": "string", "x-mcp-header": "x"}}}},
+        {"name": "in_items", "inputSchema": {"type": "object", "properties": {
+            "l": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}}}}}
+    ]);
+    let injected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (addr, task) = serve_with_extra_tools(server, bad, injected.clone()).await;
+    let u = format!("http://{addr}/mcp");
     let c = bounded(Client::builder().connect_http(&u, HttpOptions::default()))
         .await
         .expect("connect");
@@ -359,12 +418,16 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
         .expect("tools");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["good"]);
+    assert!(
+        injected.load(Ordering::SeqCst) >= 1,
+        "the bad tools were listed"
+    );
     let r = bounded(c.call_tool("good", json!({"q": "x y"}), CallOptions::new()))
         .await
         .expect("mirrored header accepted");
     assert_eq!(r.content[0]["text"], "ok");
     c.close().await;
-    listener.shutdown().await;
+    task.abort();
 }
 
 /// LHTTP-04 SSE polling from the client side: the server closes the POST stream after the
@@ -387,4 +450,116 @@ async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
         .expect("the response arrives on the resumed stream");
     assert_eq!(r.content[0]["text"], "closed=true");
     c.close().await;
+}
+
+/// LHTTP-02: the server ends the session (here: idle reaping); the next call meets a 404, the
+/// client starts a new session without the old id and re-sends the call, once for concurrent
+/// callers.
+#[tokio::test]
+async fn lhttp02_404_on_the_session_reinitializes_and_resends() {
+    let mut opts = ServerHttpOptions::default();
+    opts.session_idle_timeout = Duration::from_millis(200);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let mut http = HttpOptions::default();
+    // No GET stream: it would keep the session busy (never idle).
+    http.listen_stream = false;
+    let c = bounded(
+        Client::builder()
+            .mode(ConnectMode::Legacy)
+            .connect_http(&url(&f), http),
+    )
+    .await
+    .expect("connect");
+    bounded(c.call_tool("echo", json!({"text": "one"}), CallOptions::new()))
+        .await
+        .expect("first session");
+    let svc = f.listener.service().clone();
+    wait_until(|| svc.legacy_session_count() == 0, "the session was reaped").await;
+    let (a, b) = bounded(async {
+        tokio::join!(
+            c.call_tool("echo", json!({"text": "a"}), CallOptions::new()),
+            c.call_tool("echo", json!({"text": "b"}), CallOptions::new()),
+        )
+    })
+    .await;
+    assert_eq!(
+        a.expect("re-sent on the new session").content[0]["text"],
+        "a"
+    );
+    assert_eq!(
+        b.expect("re-sent on the new session").content[0]["text"],
+        "b"
+    );
+    assert_eq!(svc.legacy_session_count(), 1, "one new session for both");
+    assert_eq!(c.era(), Some(Era::Legacy));
+    c.close().await;
+    wait_until(|| svc.legacy_session_count() == 0, "session deleted").await;
+    f.listener.shutdown().await;
+}
+
+/// CACHE-05 on the modern era: a notification arriving on a listen stream invalidates cached
+/// results (the same invalidation as legacy list_changed/updated, tested in client_stdio.rs).
+#[tokio::test]
+async fn cache05_modern_listen_notifications_invalidate() {
+    use mcpcore::{handler_fn, HandlerError, Resource, Server};
+    use std::sync::atomic::AtomicUsize;
+    let reads = Arc::new(AtomicUsize::new(0));
+    let r2 = reads.clone();
+    let server = Server::builder("cache", "1")
+        .cache_hints(60_000, false)
+        .resource(
+            Resource::new("demo://counter", "counter"),
+            handler_fn(move |_ctx, _v: Value| {
+                let n = r2.fetch_add(1, Ordering::SeqCst) + 1;
+                async move {
+                    Ok::<_, HandlerError>(
+                        json!({"contents": [{"uri": "demo://counter", "text": n.to_string()}]}),
+                    )
+                }
+            }),
+        )
+        .build()
+        .expect("server");
+    let listener = mcpcore::transport::http::serve(
+        server.clone(),
+        "127.0.0.1:0".parse().expect("addr"),
+        ServerHttpOptions::default(),
+    )
+    .await
+    .expect("listen");
+    let u = format!("http://{}/mcp", listener.local_addr());
+    let c = bounded(
+        Client::builder()
+            .configure(|o| o.cache = true)
+            .connect_http(&u, HttpOptions::default()),
+    )
+    .await
+    .expect("connect");
+    assert!(c.is_modern());
+    let mut sub = bounded(c.listen(
+        json!({"resourceSubscriptions": ["demo://counter"]}),
+        CallOptions::new(),
+    ))
+    .await
+    .expect("listen");
+    let read = || async {
+        let r = bounded(c.read_resource("demo://counter", CallOptions::new()))
+            .await
+            .expect("read");
+        assert_eq!(r.cache.ttl_ms, Some(60_000));
+        r.contents[0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(read().await, "1");
+    assert_eq!(read().await, "1", "served from the cache");
+    assert_eq!(reads.load(Ordering::SeqCst), 1);
+    server.notify_resource_updated("demo://counter");
+    let n = bounded(sub.next()).await.expect("a notification");
+    assert_eq!(n["method"], "notifications/resources/updated");
+    assert_eq!(read().await, "2", "the update dropped the cached read");
+    sub.close().await;
+    c.close().await;
+    listener.shutdown().await;
 }

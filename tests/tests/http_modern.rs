@@ -396,3 +396,31 @@ async fn demo_server_serves_http_on_port_zero() {
     let _ = child.start_kill();
     let _ = tokio::time::timeout(WAIT, child.wait()).await;
 }
+
+/// META-02 over HTTP: modern results name the server in `_meta`; legacy results do not.
+#[tokio::test]
+async fn meta02_server_info_on_modern_http_results() {
+    const KEY: &str = "io.modelcontextprotocol/serverInfo";
+    let f = Fixture::start().await;
+    let c = f.client();
+    let ex = c
+        .modern(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "i"}}),
+        )
+        .await;
+    assert_eq!(ex.status, 200);
+    assert_eq!(
+        ex.last()["result"]["_meta"][KEY],
+        json!({"name": "http-fixture", "version": "1"})
+    );
+    let ex = c.modern(2, "tools/list", json!({})).await;
+    assert_eq!(ex.last()["result"]["_meta"][KEY]["name"], "http-fixture");
+    let mut l = f.client();
+    l.initialize().await;
+    let ex = l.legacy(3, "tools/list", json!({})).await;
+    assert!(ex.last()["result"]
+        .get("_meta")
+        .is_none_or(|m| m.get(KEY).is_none()));
+}

@@ -273,3 +273,51 @@ async fn jr05_no_server_requests_on_the_modern_era() {
     assert_eq!(r["error"]["code"], -32603, "{r}");
     assert_eq!(r["error"]["message"], "Internal error");
 }
+
+/// META-02: every modern result (complete or input_required) names the server in `_meta`,
+/// keeping what a handler put there; legacy results do not; the stamp can be turned off.
+#[tokio::test]
+async fn meta02_every_modern_result_carries_server_info() {
+    const KEY: &str = "io.modelcontextprotocol/serverInfo";
+    let info = json!({"name": "era-server", "version": "1.0.0"});
+    let mut p = server(&[]);
+    for (method, params) in [
+        ("server/discover", json!({})),
+        ("tools/list", json!({})),
+        ("prompts/list", json!({})),
+        ("resources/list", json!({})),
+        ("resources/read", json!({"uri": "era://plain"})),
+        (
+            "tools/call",
+            json!({"name": "client_caps", "arguments": {}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "mrtr_elicit", "arguments": {}}),
+        ),
+    ] {
+        let r = p.modern(method, params, json!({"elicitation": {}})).await;
+        assert_eq!(r["result"]["_meta"][KEY], info, "{method}: {r}");
+    }
+    let r = p
+        .modern(
+            "tools/call",
+            json!({"name": "mrtr_elicit", "arguments": {}}),
+            json!({"elicitation": {}}),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+    let mut off = server(&["--no-server-info"]);
+    let r = off.modern("tools/list", json!({}), json!({})).await;
+    assert!(r["result"]["_meta"].get(KEY).is_none(), "{r}");
+    let mut legacy = server(&[]);
+    legacy.era = Era::Legacy;
+    let init = legacy.initialize("2025-11-25", json!({})).await;
+    assert!(init["result"]
+        .get("_meta")
+        .is_none_or(|m| m.get(KEY).is_none()));
+    let r = legacy.request("tools/list", json!({})).await;
+    assert!(r["result"]
+        .get("_meta")
+        .is_none_or(|m| m.get(KEY).is_none()));
+}

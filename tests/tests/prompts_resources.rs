@@ -97,7 +97,11 @@ async fn res01_list_templates_read() {
         .collect();
     assert_eq!(
         templates,
-        ["fix://items/{id}", "fix://users/{user}/posts/{post}"]
+        [
+            "fix://items/{id}",
+            "fix://users/{user}/posts/{post}",
+            "fix://files/{+path}"
+        ]
     );
     let r = p
         .request("resources/read", json!({"uri": "fix://readme"}))
@@ -131,6 +135,31 @@ async fn res01_templates_and_exact_wins() {
         "exact",
         "the exact URI wins over fix://items/{{id}}"
     );
+}
+
+/// RES-01 (RFC 6570): `{var}` values reach the handler percent-decoded; `{+var}` spans `/`;
+/// a malformed escape does not match (→ not found).
+#[tokio::test]
+async fn res01_template_variables_are_percent_decoded() {
+    let mut p = StdioPeer::wire_ready(&[], json!({})).await;
+    let text = |r: &Value| r["result"]["contents"][0]["text"].clone();
+    for (uri, want) in [
+        ("fix://items/a%20b", "item a b"),
+        ("fix://items/a%2Fb", "item a/b"),
+        ("fix://items/caf%C3%A9", "item café"),
+        ("fix://files/docs/read%20me.md", "file docs/read me.md"),
+    ] {
+        let r = p.request("resources/read", json!({"uri": uri})).await;
+        assert_eq!(text(&r), want, "{uri}: {r}");
+        assert_eq!(
+            r["result"]["contents"][0]["uri"], uri,
+            "the URI is echoed as sent"
+        );
+    }
+    for uri in ["fix://items/%zz", "fix://items/%FF"] {
+        let r = p.request("resources/read", json!({"uri": uri})).await;
+        assert_eq!(r["error"]["code"], -32602, "{uri}: {r}");
+    }
 }
 
 /// RES-02: unknown URI → -32602 "Resource not found: <uri>" with `data: {uri}`; a missing or

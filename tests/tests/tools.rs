@@ -305,3 +305,57 @@ fn jss_schema_bounds_rejected_at_registration() {
     .expect("valid schemas are accepted");
     build_with(json!({"type": "object"}), Some(json!({"enum": [1, 2]}))).expect("enum root");
 }
+
+/// HTTP-14: invalid `x-mcp-header` declarations are refused when the tool is registered, with a
+/// builder error naming the tool and the offending declaration; valid ones are accepted.
+#[test]
+fn http14_invalid_x_mcp_header_declarations_are_refused_at_registration() {
+    let obj = |props: Value| json!({"type": "object", "properties": props});
+    assert_eq!(
+        build_with(
+            obj(json!({
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "n": {"type": "integer", "x-mcp-header": "N"},
+                "nested": {"type": "object", "properties": {"on": {"type": "boolean", "x-mcp-header": "On"}}}
+            })),
+            None
+        ),
+        Ok(())
+    );
+    for (schema, why) in [
+        (
+            obj(json!({"r": {"type": "string", "x-mcp-header": "Bad Name"}})),
+            "token",
+        ),
+        (
+            obj(json!({"r": {"type": "string", "x-mcp-header": ""}})),
+            "token",
+        ),
+        (
+            obj(json!({"r": {"type": "number", "x-mcp-header": "R"}})),
+            "string, integer or boolean",
+        ),
+        (
+            obj(json!({"a": {"type": "string", "x-mcp-header": "Dup"},
+                       "b": {"type": "string", "x-mcp-header": "dup"}})),
+            "more than once",
+        ),
+        (
+            obj(
+                json!({"l": {"type": "array", "items": {"type": "object", "properties": {
+                "x": {"type": "string", "x-mcp-header": "X"}}}}}),
+            ),
+            "nested `properties`",
+        ),
+        (
+            json!({"type": "object", "oneOf": [{"properties": {"x": {"type": "string", "x-mcp-header": "X"}}}]}),
+            "nested `properties`",
+        ),
+    ] {
+        let e = refused(schema.clone(), None);
+        assert!(
+            e.contains("tool t: invalid x-mcp-header declaration") && e.contains(why),
+            "{schema} → {e}"
+        );
+    }
+}

@@ -67,6 +67,9 @@ pub struct ServerOptions {
     /// Serve `input_required` outcomes to legacy sessions with real server→client requests
     /// (default `true`); when `false` such outcomes fail with -32603.
     pub legacy_input_shim: bool,
+    /// Stamp `_meta["io.modelcontextprotocol/serverInfo"]` on every modern result (META-02,
+    /// default `true`).
+    pub stamp_server_info: bool,
 }
 
 impl ServerOptions {
@@ -86,6 +89,7 @@ impl ServerOptions {
             extensions: Map::new(),
             request_state: RequestStateOptions::default(),
             legacy_input_shim: true,
+            stamp_server_info: true,
         }
     }
 }
@@ -100,6 +104,15 @@ pub enum BuildError {
         /// Tool name.
         tool: String,
         /// Why.
+        reason: String,
+    },
+    /// A tool's `x-mcp-header` declaration breaks the rules of HTTP-14 (a client over HTTP
+    /// would have to drop the tool).
+    #[error("tool {tool}: invalid x-mcp-header declaration: {reason}")]
+    McpHeader {
+        /// Tool name.
+        tool: String,
+        /// Which declaration (JSON pointer) and why.
         reason: String,
     },
     /// Two registrations share a name or URI.
@@ -217,7 +230,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Register a tool. Its schemas are checked and compiled here, once.
+    /// Register a tool. Its schemas are checked and compiled here, once, and its `x-mcp-header`
+    /// declarations checked (HTTP-14; [`BuildError::McpHeader`]).
     #[must_use]
     pub fn tool(mut self, tool: Tool, handler: impl Handler) -> Self {
         self.add_tool(tool, Arc::new(handler));
@@ -235,6 +249,12 @@ impl ServerBuilder {
                 })
             }
         };
+        if let Err(reason) = schema::mcp_header::check(&tool.input_schema) {
+            return self.errors.push(BuildError::McpHeader {
+                tool: tool.name,
+                reason,
+            });
+        }
         let output = match tool
             .output_schema
             .as_ref()

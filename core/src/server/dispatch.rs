@@ -10,7 +10,8 @@
 //! For `tools/call`, `prompts/get` and `resources/read` on the modern era the echoed
 //! `requestState` is opened before any handler runs, and an `input_required` outcome is gated,
 //! sealed and answered by [`super::mrtr`]; on the legacy era the shim fulfils it. Complete
-//! results are stamped here (`resultType`, cache hints; JR-04, CACHE-01, MRTR-08).
+//! results are stamped here (`resultType`, cache hints; JR-04, CACHE-01, MRTR-08), and every
+//! modern result carries `_meta["io.modelcontextprotocol/serverInfo"]` unless turned off (META-02).
 
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
@@ -170,11 +171,15 @@ impl Session {
             if era::REMOVED_IN_MODERN.contains(&method.as_str()) {
                 return Reply::pre(ErrorObject::method_not_found(&method));
             }
-            let reply = self
+            let mut reply = self
                 .dispatch(id, &method, params, sink, token, Some(Arc::new(env)))
                 .await;
-            if reply.result.is_ok() {
+            if let Ok(v) = &mut reply.result {
                 self.lock_era(ERA_MODERN);
+                let opts = &self.server.inner.options;
+                if opts.stamp_server_info {
+                    era::stamp_server_info(v, &opts.server_info);
+                }
             }
             return reply;
         }

@@ -1,4 +1,5 @@
-//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01).
+//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01) and the
+//! `serverInfo` stamp on modern results (META-02).
 //!
 //! A request is modern iff `params._meta` carries `io.modelcontextprotocol/protocolVersion`
 //! (the claim key). A claimed envelope must be complete and well-typed; its version must be served.
@@ -110,6 +111,22 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
             .and_then(Value::as_str)
             .and_then(LoggingLevel::parse),
     })
+}
+
+/// META-02: identify the server in a modern result's `_meta` (a value the handler put there
+/// is kept; a non-object `_meta` is left alone rather than clobbered).
+pub(crate) fn stamp_server_info(result: &mut Value, info: &crate::protocol::Implementation) {
+    let Some(obj) = result.as_object_mut() else {
+        return;
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(m) = meta.as_object_mut() {
+        if !m.contains_key(KEY_SERVER_INFO) {
+            m.insert(KEY_SERVER_INFO.into(), json!(info));
+        }
+    }
 }
 
 /// -32022 with the versions this server serves on the modern era.

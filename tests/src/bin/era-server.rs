@@ -1,7 +1,7 @@
 //! `era-server`: a stdio fixture for the 2026-07-28 era and the MRTR flows (public API only).
 //!
-//! Options: `--no-seal`, `--no-shim`, `--state-ttl-ms N`, `--key ID=BASE64` (repeatable; the
-//! first seals, all open), `--audience A`, `--cache TTL_MS:public|private`, `--max-rounds N`.
+//! Options: `--no-seal`, `--no-shim`, `--no-server-info`, `--state-ttl-ms N`, `--key ID=BASE64`
+//! (repeatable; the first seals, all open), `--audience A`, `--cache TTL_MS:public|private`, `--max-rounds N`.
 //!
 //! Tools: `mrtr_elicit`, `mrtr_url {elicitation_id?}`, `mrtr_sampling {tools?}`, `mrtr_roots`,
 //! `mrtr_multi`, `mrtr_state {q}`, `mrtr_rounds {n}`, `mrtr_state_only`, `mrtr_output`,
@@ -66,6 +66,7 @@ struct Args {
     audience: Option<String>,
     cache: Option<(u64, bool)>,
     max_rounds: Option<usize>,
+    server_info: bool,
 }
 
 fn parse_args() -> Args {
@@ -77,6 +78,7 @@ fn parse_args() -> Args {
         audience: None,
         cache: None,
         max_rounds: None,
+        server_info: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -84,6 +86,7 @@ fn parse_args() -> Args {
         match arg.as_str() {
             "--no-seal" => a.seal = false,
             "--no-shim" => a.shim = false,
+            "--no-server-info" => a.server_info = false,
             "--state-ttl-ms" => {
                 a.state_ttl = Some(Duration::from_millis(val().parse().expect("ms")))
             }
@@ -287,6 +290,7 @@ fn build(a: Args) -> Result<Server, mcpcore::server::BuildError> {
         .seal_request_state(a.seal)
         .options(|o| {
             o.legacy_input_shim = a.shim;
+            o.stamp_server_info = a.server_info;
             o.extensions
                 .insert("io.example/fixture".into(), json!({"flag": true}));
             if let Some(t) = a.state_ttl {

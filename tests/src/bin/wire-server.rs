@@ -398,6 +398,13 @@ fn prompts_and_resources(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
             Ok::<_, HandlerError>(text_contents(&uri, text))
         }),
     )
+    .resource_template(
+        ResourceTemplate::new("fix://files/{+path}", "file"),
+        handler_fn(|ctx: RequestContext, vars: Value| async move {
+            let uri = ctx.name().unwrap_or_default().to_owned();
+            Ok::<_, HandlerError>(text_contents(&uri, format!("file {}", str_arg(&vars, "path"))))
+        }),
+    )
     .completion(handler_fn(|_ctx, params: Value| async move {
         let prefix = params.pointer("/argument/value").and_then(Value::as_str).unwrap_or_default().to_owned();
         let pool: &[&str] = match params.pointer("/ref/type").and_then(Value::as_str) {

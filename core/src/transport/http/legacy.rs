@@ -85,6 +85,30 @@ impl Stream {
         }
     }
 
+    /// Send a keep-alive comment to the live reader; it is not recorded for replay (HTTP-06).
+    /// With `reader`, only when that reader is still the one attached. `false` once there is
+    /// no such reader (the keep-alive loop then ends).
+    pub(crate) fn ping(&self, reader: Option<&mpsc::WeakSender<Bytes>>) -> bool {
+        let mut st = lock(&self.inner);
+        let Some(live) = &st.live else {
+            return false;
+        };
+        if let Some(r) = reader {
+            if !r.upgrade().is_some_and(|r| r.same_channel(live)) {
+                return false;
+            }
+        }
+        match live.try_send(sse::keepalive()) {
+            Ok(()) => true,
+            // A full queue already proves the stream busy; nothing to add.
+            Err(mpsc::error::TrySendError::Full(_)) => true,
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                st.live = None;
+                false
+            }
+        }
+    }
+
     /// Drop the live reader (its response ends); the stream stays resumable by event id.
     pub(crate) fn detach(&self) {
         lock(&self.inner).live = None;
@@ -307,7 +331,11 @@ fn err(status: StatusCode, id: Option<&Id>, code: i64, msg: &str) -> Resp {
 }
 
 /// Find the session named by the headers, checking `MCP-Protocol-Version` (LHTTP-02, LHTTP-03).
-fn lookup(shared: &Shared, h: &HeaderMap, id: Option<&Id>) -> Result<Arc<Entry>, Box<Resp>> {
+pub(crate) fn lookup(
+    shared: &Shared,
+    h: &HeaderMap,
+    id: Option<&Id>,
+) -> Result<Arc<Entry>, Box<Resp>> {
     let Some(sid) = get_str(h, SESSION_ID) else {
         return Err(Box::new(err(
             StatusCode::BAD_REQUEST,
@@ -573,12 +601,14 @@ pub(crate) fn get(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
     };
     let cap = shared.opts.replay_buffer + 8;
     let (tx, rx) = mpsc::channel(cap);
+    let reader = tx.downgrade();
     let resume = get_str(h, LAST_EVENT_ID)
         .and_then(sse::parse_event_id)
         .and_then(|(s, seq)| entry.find_stream(s).map(|st| (st, seq)));
-    match resume {
+    let stream = match resume {
         Some((stream, seq)) => {
             stream.attach(Some(seq), None, tx, false);
+            stream
         }
         None => {
             if !entry
@@ -590,9 +620,31 @@ pub(crate) fn get(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
                     "a standalone SSE stream is already open for this session",
                 );
             }
+            entry.standalone.clone()
         }
-    }
+    };
+    spawn_keepalive(shared, stream, reader);
     body::sse(rx)
+}
+
+/// Keep-alive comments on a GET stream while this reader stays attached (HTTP-06): proxies keep
+/// the connection open, and a vanished peer is noticed by the failing write.
+fn spawn_keepalive(shared: &Shared, stream: Arc<Stream>, reader: mpsc::WeakSender<Bytes>) {
+    let Some(every) = shared.opts.keepalive else {
+        return;
+    };
+    let stop = shared.stopping.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = stop.cancelled() => return,
+            }
+            if !stream.ping(Some(&reader)) {
+                return;
+            }
+        }
+    });
 }
 
 /// DELETE ends the session and frees everything it held (LHTTP-02).

@@ -11,9 +11,10 @@
 //! Modules: `options` (every limit, with safe defaults), `body` (response body and capped
 //! request reading), `headers` (Origin/Host/Accept/Content-Type and `Mcp-*` header checks),
 //! `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
-//! `legacy` (sessions, GET stream, resumability), `listen` (`subscriptions/listen`), `server`
+//! `legacy` (sessions, GET stream, resumability), `batch` (2025-03-26 batches), `listen` (`subscriptions/listen`), `server`
 //! (the service and the listener).
 
+mod batch;
 mod body;
 mod headers;
 mod legacy;

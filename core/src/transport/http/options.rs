@@ -8,7 +8,15 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AllowList {
-    /// Only `localhost`, `127.0.0.1` and `[::1]`, on any port (the default).
+    /// The default: derived from the address [`super::serve`] binds. A loopback bind accepts
+    /// the localhost names (`localhost`, `127.0.0.1`, `[::1]`): as `Host` only with the bound
+    /// port, as `Origin` on any port (a local web UI on another port). A specific non-loopback
+    /// IP also accepts that IP with the bound port (`Origin`: `http(s)://ip:port`). An
+    /// unspecified bind (`0.0.0.0`, `::`) names no host, so `serve` refuses to start until the
+    /// lists are set explicitly. A mounted [`super::HttpService`] (no bind address) treats it as
+    /// [`AllowList::Localhost`].
+    Auto,
+    /// Only `localhost`, `127.0.0.1` and `[::1]`, on any port.
     Localhost,
     /// Exactly these values (origins like `https://app.example`, hosts like `api.example:8443`),
     /// compared case-insensitively; localhost stays allowed too.
@@ -44,7 +52,10 @@ pub struct HttpOptions {
     pub sse_retry_ms: u64,
     /// Most concurrent `subscriptions/listen` streams (default 1,000); past it → 503.
     pub max_listen_streams: usize,
-    /// Keep-alive comment interval on listen and GET streams (default 15 s; `None` = off).
+    /// Keep-alive comment interval (HTTP-06) on listen streams, legacy GET streams and POST
+    /// SSE streams (default 15 s; `None` = off). A legacy session POST that has produced
+    /// nothing for one interval switches to SSE, so its priming event lets the client resume
+    /// after a disconnect (LHTTP-04).
     pub keepalive: Option<Duration>,
     /// How long graceful shutdown waits for in-flight work before cancelling it (default 5 s).
     pub shutdown_deadline: Duration,
@@ -54,8 +65,8 @@ impl Default for HttpOptions {
     fn default() -> Self {
         Self {
             path: Some("/mcp".into()),
-            allowed_origins: AllowList::Localhost,
-            allowed_hosts: AllowList::Localhost,
+            allowed_origins: AllowList::Auto,
+            allowed_hosts: AllowList::Auto,
             legacy: true,
             stateless_legacy: false,
             max_sessions: 10_000,

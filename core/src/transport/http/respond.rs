@@ -3,7 +3,11 @@
 //! LHTTP-04, LHTTP-08). The choice is made by racing the reply against the first queued message.
 //!
 //! Modern streams: the client closing the stream cancels the request (HTTP-08). Legacy streams:
-//! disconnecting is not cancellation (LHTTP-04); events are kept for `Last-Event-ID` replay.
+//! disconnecting is not cancellation (LHTTP-04): a legacy request runs in its own task, so even a
+//! client leaving before the answer is decided does not drop its handler, and events are kept
+//! for `Last-Event-ID` replay. A legacy session POST quiet for one keep-alive interval switches
+//! to SSE (its priming event makes it resumable); live SSE streams carry keep-alive comments
+//! (HTTP-06).
 //! Status codes follow REQUIREMENTS §0.6 / §0.7 (modern) and LHTTP (legacy).
 
 use bytes::Bytes;
@@ -11,7 +15,7 @@ use http::{HeaderValue, StatusCode};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::body::{self, Resp};
 use super::legacy::{Entry, Stream};
@@ -132,12 +136,29 @@ enum Started {
 
 /// Serve a started request (see the module docs).
 pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
+    match era {
+        Era::Modern => answer_modern(shared, p).await,
+        legacy => {
+            // LHTTP-04: disconnection is not cancellation. The request runs in its own task, so
+            // a client that goes away before the answer is even decided (hyper then drops this
+            // future) does not drop the handler with it.
+            let (tx, rx) = oneshot::channel();
+            shared
+                .tracker
+                .spawn(legacy_task(shared.clone(), p, legacy, tx));
+            rx.await
+                .unwrap_or_else(|_| body::status(StatusCode::SERVICE_UNAVAILABLE))
+        }
+    }
+}
+
+async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
     let Pending {
         id,
         mut fut,
         mut rx,
         session,
-        close,
+        close: _,
     } = p;
     let stop = shared.hard_stop.clone();
     // HTTP-08 also while the answer is still undecided: if hyper drops this future because the
@@ -146,85 +167,194 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
     let mut guard = CancelOnDrop {
         session: session.clone(),
         id: id.clone(),
-        armed: matches!(era, Era::Modern),
+        armed: true,
     };
-    let started = tokio::select! {
+    let (first, state) = tokio::select! {
         biased;
         r = &mut fut => {
             guard.armed = false;
             match rx.try_recv() {
-                Ok(first) => (Some(first), Started::Done(r)),
+                Ok(first) => (first, Started::Done(r)),
                 Err(_) => return match r {
-                    Some(r) => json_reply(&id, &r, &era),
+                    Some(r) => json_reply(&id, &r, &Era::Modern),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 },
             }
         }
-        Some(first) = rx.recv() => (Some(first), Started::Running(fut)),
-        () = close.cancelled(), if matches!(era, Era::Legacy(_)) => (None, Started::Running(fut)),
+        Some(first) = rx.recv() => (first, Started::Running(fut)),
         () = stop.cancelled() => {
             session.cancel_request(&id);
             return body::status(StatusCode::SERVICE_UNAVAILABLE);
         }
     };
     guard.armed = false;
-    let (first, state) = started;
-    match era {
-        Era::Modern | Era::LegacyStateless => {
-            let (tx, brx) = mpsc::channel::<Bytes>(32);
-            if let Some(first) = &first {
-                let _ = tx.try_send(sse::event(None, first));
-            }
-            shared
-                .tracker
-                .spawn(modern_pump(state, rx, tx, session, id, stop));
-            body::sse(brx)
+    let (tx, brx) = mpsc::channel::<Bytes>(32);
+    let _ = tx.try_send(sse::event(None, &first));
+    let pace = Pace::new(shared);
+    shared
+        .tracker
+        .spawn(plain_pump(state, rx, tx, session, id, pace, true));
+    body::sse(brx)
+}
+
+/// How the legacy answer was decided.
+enum Decided {
+    /// The handler finished first.
+    Reply(Option<Reply>),
+    /// A related message (or the handler closing its stream) came first: answer with SSE.
+    Stream(Option<Vec<u8>>),
+    /// The client went away before anything was sent.
+    Gone,
+    /// The hard shutdown deadline passed.
+    Stop,
+}
+
+/// A legacy request, in its own task: decide JSON or SSE, hand the response head to the HTTP
+/// side through `answer`, then keep the request running whatever happens to the connection.
+async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: oneshot::Sender<Resp>) {
+    let Pending {
+        id,
+        mut fut,
+        mut rx,
+        session,
+        close,
+    } = p;
+    let stop = shared.hard_stop.clone();
+    let resumable = matches!(era, Era::Legacy(_));
+    let decided = tokio::select! {
+        biased;
+        r = &mut fut => Decided::Reply(r),
+        Some(first) = rx.recv() => Decided::Stream(Some(first)),
+        () = close.cancelled(), if resumable => Decided::Stream(None),
+        // Quiet for a keep-alive interval: commit to SSE so the priming event makes the
+        // request resumable (LHTTP-04) and keep-alives can flow.
+        () = tick(shared.opts.keepalive), if resumable => Decided::Stream(None),
+        () = stop.cancelled() => Decided::Stop,
+        () = answer.closed() => Decided::Gone,
+    };
+    let (first, state, gone) = match decided {
+        Decided::Stop => {
+            session.cancel_request(&id);
+            let _ = answer.send(body::status(StatusCode::SERVICE_UNAVAILABLE));
+            return;
         }
+        Decided::Reply(r) => match rx.try_recv() {
+            Ok(first) => (Some(first), Started::Done(r), false),
+            Err(_) => {
+                let resp = match r {
+                    Some(r) => json_reply(&id, &r, &era),
+                    None => body::status(StatusCode::SERVICE_UNAVAILABLE),
+                };
+                if answer.send(resp).is_err() {
+                    tracing::debug!(?id, "legacy client left before its JSON answer");
+                }
+                return;
+            }
+        },
+        Decided::Stream(first) => (first, Started::Running(fut), false),
+        Decided::Gone => (None, Started::Running(fut), true),
+    };
+    match era {
         Era::Legacy(entry) => {
             let (stream, brx) =
                 entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
             if let Some(first) = &first {
                 stream.push(first);
             }
-            shared
-                .tracker
-                .spawn(legacy_pump(state, rx, stream, session, id, stop, close));
             let mut r = body::sse(brx);
             if let Ok(v) = HeaderValue::from_str(entry.sid()) {
                 r.headers_mut().insert(super::headers::SESSION_ID, v);
             }
-            r
+            let delivered = if gone {
+                drop(r);
+                false
+            } else {
+                answer.send(r).is_ok()
+            };
+            if !delivered {
+                // Nobody reads it now; events stay in the stream's replay buffer.
+                stream.detach();
+            }
+            let pace = Pace::new(&shared);
+            legacy_pump(state, rx, stream, session, id, pace, close).await;
+        }
+        Era::LegacyStateless | Era::Modern => {
+            let (tx, brx) = mpsc::channel::<Bytes>(32);
+            if let Some(first) = &first {
+                let _ = tx.try_send(sse::event(None, first));
+            }
+            let resp = body::sse(brx);
+            if gone {
+                drop(resp);
+            } else {
+                // On failure the body (and its receiver) is dropped; the pump sees it closed.
+                let _ = answer.send(resp);
+            }
+            let pace = Pace::new(&shared);
+            plain_pump(state, rx, tx, session, id, pace, false).await;
         }
     }
 }
 
-async fn modern_pump(
+/// The hard-stop token and the keep-alive interval of a running stream.
+struct Pace {
+    stop: tokio_util::sync::CancellationToken,
+    keepalive: Option<std::time::Duration>,
+}
+
+impl Pace {
+    fn new(shared: &Shared) -> Self {
+        Self {
+            stop: shared.hard_stop.clone(),
+            keepalive: shared.opts.keepalive,
+        }
+    }
+}
+
+/// A stream without event ids (modern, stateless legacy). `cancel_on_close`: the client
+/// closing it cancels the request (HTTP-08, modern); otherwise the handler runs to completion
+/// and what it sends is dropped (LHTTP-04: disconnection is not cancellation).
+async fn plain_pump(
     state: Started,
     mut rx: mpsc::Receiver<Vec<u8>>,
     tx: mpsc::Sender<Bytes>,
     session: Arc<Session>,
     id: Id,
-    stop: tokio_util::sync::CancellationToken,
+    pace: Pace,
+    cancel_on_close: bool,
 ) {
+    let Pace { stop, keepalive } = pace;
+    let mut gone = false;
     let reply = match state {
         Started::Done(r) => r,
         Started::Running(mut fut) => loop {
             tokio::select! {
                 biased;
-                () = tx.closed() => {
-                    // HTTP-08: the client closed the stream; the request is cancelled.
-                    return cancel_and_drain(&session, &id, fut).await;
+                () = tx.closed(), if !gone => {
+                    if cancel_on_close {
+                        return cancel_and_drain(&session, &id, fut).await;
+                    }
+                    gone = true;
                 }
                 () = stop.cancelled() => return cancel_and_drain(&session, &id, fut).await,
                 r = &mut fut => break r,
+                () = tick(keepalive), if !gone => {
+                    let _ = tx.try_send(sse::keepalive());
+                }
                 Some(m) = rx.recv() => {
-                    if tx.send(sse::event(None, &m)).await.is_err() {
-                        return cancel_and_drain(&session, &id, fut).await;
+                    if !gone && tx.send(sse::event(None, &m)).await.is_err() {
+                        if cancel_on_close {
+                            return cancel_and_drain(&session, &id, fut).await;
+                        }
+                        gone = true;
                     }
                 }
             }
         },
     };
+    if gone {
+        return;
+    }
     while let Ok(m) = rx.try_recv() {
         if tx.send(sse::event(None, &m)).await.is_err() {
             return;
@@ -241,9 +371,10 @@ async fn legacy_pump(
     stream: Arc<Stream>,
     session: Arc<Session>,
     id: Id,
-    stop: tokio_util::sync::CancellationToken,
+    pace: Pace,
     close: tokio_util::sync::CancellationToken,
 ) {
+    let Pace { stop, keepalive } = pace;
     let mut detached = false;
     let reply = match state {
         Started::Done(r) => r,
@@ -260,6 +391,7 @@ async fn legacy_pump(
                     detached = true;
                 }
                 r = &mut fut => break r,
+                () = tick(keepalive) => { stream.ping(None); }
                 Some(m) = rx.recv() => { stream.push(&m); }
             }
         },
@@ -271,6 +403,14 @@ async fn legacy_pump(
         stream.push(&encode_reply(&id, &r));
     }
     stream.finish();
+}
+
+/// Sleep one keep-alive interval, or forever when keep-alives are off.
+pub(crate) async fn tick(every: Option<std::time::Duration>) {
+    match every {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Cancel a running request and let its handler observe the cancellation and clean up, bounded

@@ -9,7 +9,6 @@ use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{HeaderValue, Method, Request, StatusCode};
 use hyper::body::Body;
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -35,6 +34,9 @@ use crate::server::{era, Server};
 pub(crate) struct Shared {
     pub server: Server,
     pub opts: HttpOptions,
+    /// `allowed_origins` / `allowed_hosts` resolved against the bound address (HTTP-03).
+    origins: headers::Rule,
+    hosts: headers::Rule,
     pub sessions: Sessions,
     pub listens: Arc<Hub>,
     pub tracker: TaskTracker,
@@ -61,6 +63,27 @@ impl Shared {
     }
 }
 
+/// Validate `opts` and resolve the allow-lists against the bind address (HTTP-03).
+fn check_options(
+    opts: &HttpOptions,
+    bound: Option<SocketAddr>,
+) -> Result<(headers::Rule, headers::Rule), crate::limits::LimitError> {
+    opts.validate()?;
+    let rule = |l: &super::options::AllowList, origin: bool, name: &'static str| {
+        headers::Rule::resolve(l, bound, origin).map_err(|e| {
+            tracing::error!("{e}");
+            crate::limits::LimitError {
+                name,
+                reason: "must be set explicitly when binding an unspecified address",
+            }
+        })
+    };
+    Ok((
+        rule(&opts.allowed_origins, true, "allowed_origins")?,
+        rule(&opts.allowed_hosts, false, "allowed_hosts")?,
+    ))
+}
+
 /// The MCP endpoint as a cloneable hyper service. Mount it in any hyper server, or call
 /// [`HttpService::handle`] from another framework.
 #[derive(Clone)]
@@ -74,7 +97,15 @@ impl HttpService {
     /// # Errors
     /// An option out of range.
     pub fn new(server: Server, opts: HttpOptions) -> Result<Self, crate::limits::LimitError> {
-        opts.validate()?;
+        Self::build(server, opts, None)
+    }
+
+    fn build(
+        server: Server,
+        opts: HttpOptions,
+        bound: Option<SocketAddr>,
+    ) -> Result<Self, crate::limits::LimitError> {
+        let (origins, hosts) = check_options(&opts, bound)?;
         let listens = Arc::new(Hub::default());
         let weak: std::sync::Weak<dyn crate::server::ChangeSink> =
             Arc::downgrade(&listens) as std::sync::Weak<dyn crate::server::ChangeSink>;
@@ -83,6 +114,8 @@ impl HttpService {
             shared: Arc::new(Shared {
                 server,
                 opts,
+                origins,
+                hosts,
                 sessions: Sessions::default(),
                 listens,
                 tracker: TaskTracker::new(),
@@ -132,11 +165,7 @@ impl HttpService {
                 return body::text(StatusCode::NOT_FOUND, "Not Found");
             }
         }
-        if !headers::origin_and_host_ok(
-            req.headers(),
-            &s.opts.allowed_origins,
-            &s.opts.allowed_hosts,
-        ) {
+        if !headers::origin_and_host_ok(req.headers(), &s.origins, &s.hosts) {
             return body::rpc_error(
                 StatusCode::FORBIDDEN,
                 None,
@@ -194,7 +223,7 @@ where
     };
     let v = match parse_frame(&bytes, s.server.limits().max_json_depth) {
         ParsedFrame::Error(e) => return body::rpc_error(StatusCode::BAD_REQUEST, None, &e),
-        ParsedFrame::Batch(items) => return batch(&items),
+        ParsedFrame::Batch(items) => return super::batch::batch(s, h, items).await,
         ParsedFrame::Single(v) => v,
     };
     let header_modern = headers::get_str(h, PROTOCOL_VERSION).is_some_and(is_modern);
@@ -252,26 +281,6 @@ fn too_large(cap: usize) -> Resp {
     )
 }
 
-/// JSON-RPC batches (JR-06): a batch with a modern element is -32600 (§0.2.5); legacy batches
-/// are not served over HTTP (they were only ever valid in 2025-03-26).
-fn batch(items: &[Value]) -> Resp {
-    let modern = items.iter().any(|i| {
-        i.get("params")
-            .and_then(Value::as_object)
-            .is_some_and(|p| era::has_claim(Some(p)))
-    });
-    let msg = if modern {
-        "a batch must not contain 2026-07-28 requests"
-    } else {
-        "JSON-RPC batches are not supported over HTTP"
-    };
-    body::rpc_error(
-        StatusCode::BAD_REQUEST,
-        None,
-        &ErrorObject::invalid_request(msg),
-    )
-}
-
 type BoxFut = Pin<Box<dyn Future<Output = Result<Resp, Infallible>> + Send>>;
 
 impl<B> hyper::service::Service<Request<B>> for HttpService
@@ -315,16 +324,19 @@ impl HttpListener {
 /// Bind `addr` and serve `server` on it until [`HttpListener::shutdown`].
 ///
 /// # Errors
-/// Binding failed, or an option is out of range.
+/// Binding failed, or an option is out of range (including default [`super::AllowList::Auto`]
+/// allow-lists on an unspecified address such as `0.0.0.0`: set them explicitly there).
 pub async fn serve(
     server: Server,
     addr: SocketAddr,
     opts: HttpOptions,
 ) -> std::io::Result<HttpListener> {
-    let service = HttpService::new(server, opts)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let invalid = |e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
+    // Check everything that does not depend on the port before binding anything.
+    check_options(&opts, Some(addr)).map_err(invalid)?;
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
+    let service = HttpService::build(server, opts, Some(addr)).map_err(invalid)?;
     let stop = CancellationToken::new();
     let task = tokio::spawn(accept_loop(listener, service.clone(), stop.clone()));
     Ok(HttpListener {
