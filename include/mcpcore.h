@@ -25,6 +25,8 @@
  * - Never call a ..._blocking function, mcp_server_serve_stdio or mcp_runtime_free from inside a
  *   callback: blocking functions return MCP_STATUS_WOULD_DEADLOCK there.
  * - Callbacks must return normally: no C++ exception or longjmp may leave a callback.
+ * - SIGPIPE is blocked on the library's threads (where all its I/O runs, callbacks included): a
+ *   write to a closed pipe fails with EPIPE there instead of terminating the program.
  * - user_data given to the library must be usable from any thread; its free_user_data finalizer
  *   runs exactly once, on whichever thread releases the last reference.
  */
@@ -101,6 +103,11 @@ typedef enum {
    * The feature is not available in this build or in this protocol era.
    */
   MCP_STATUS_UNSUPPORTED = 13,
+  /**
+   * The server answered `input_required` and no registered client handler can supply the
+   * input: the error's `data_json` holds the raw `input_required` result (client calls).
+   */
+  MCP_STATUS_INPUT_REQUIRED = 14,
 } mcp_status;
 
 /**
@@ -140,6 +147,78 @@ typedef enum {
    */
   MCP_LOG_LEVEL_EMERGENCY = 7,
 } mcp_log_level;
+
+/**
+ * How a client picks the protocol era (`MCP_CONNECT_MODE_*`; functions take it as `int`).
+ */
+typedef enum {
+  /**
+   * Probe `server/discover`; use the modern era when a mutual modern version is offered,
+   * otherwise fall back to the legacy `initialize` handshake.
+   */
+  MCP_CONNECT_MODE_AUTO = 0,
+  /**
+   * Always the legacy `initialize` handshake.
+   */
+  MCP_CONNECT_MODE_LEGACY = 1,
+  /**
+   * Always the modern (stateless) era; a failed discovery is an error.
+   */
+  MCP_CONNECT_MODE_MODERN = 2,
+} mcp_connect_mode;
+
+/**
+ * Which list a list call walks (`MCP_LIST_KIND_*`; functions take it as `int`).
+ */
+typedef enum {
+  /**
+   * `tools/list` (result key `tools`).
+   */
+  MCP_LIST_KIND_TOOLS = 0,
+  /**
+   * `prompts/list` (result key `prompts`).
+   */
+  MCP_LIST_KIND_PROMPTS = 1,
+  /**
+   * `resources/list` (result key `resources`).
+   */
+  MCP_LIST_KIND_RESOURCES = 2,
+  /**
+   * `resources/templates/list` (result key `resourceTemplates`).
+   */
+  MCP_LIST_KIND_RESOURCE_TEMPLATES = 3,
+} mcp_list_kind;
+
+/**
+ * Options of one or more calls. Built on one thread, then read (never changed) by the calls it
+ * is passed to: each call copies what it needs, so options may be freed once the call
+ * function returned.
+ */
+typedef struct mcp_call_options_t mcp_call_options_t;
+
+/**
+ * A cancellation token: attach it to calls with `mcp_call_options_cancel_token`, then
+ * `mcp_cancel_token_cancel` ends every pending call carrying it with `MCP_STATUS_CANCELLED` (the
+ * server is told with `notifications/cancelled` where the era has it). Thread-safe.
+ */
+typedef struct mcp_cancel_token_t mcp_cancel_token_t;
+
+/**
+ * A client under construction. Single-threaded: use it from one thread at a time.
+ */
+typedef struct mcp_client_builder_t mcp_client_builder_t;
+
+/**
+ * The right and duty to answer one server→client request. Owned by the client handler callback
+ * that received it; may be moved to and used from any thread (one thread at a time).
+ */
+typedef struct mcp_client_responder_t mcp_client_responder_t;
+
+/**
+ * A connected client. Thread-safe: any function taking a `const mcp_client_t *` may be called
+ * from any thread at once.
+ */
+typedef struct mcp_client_t mcp_client_t;
 
 /**
  * A detailed error. Created by the library, read with the `mcp_error_*` accessors, freed with
@@ -205,6 +284,38 @@ typedef void (*mcp_handler_fn)(void *user_data, const mcp_request_t *request, mc
 typedef void (*mcp_free_fn)(void *user_data);
 
 /**
+ * A client handler callback: answers one server→client request (`sampling/createMessage`,
+ * `elicitation/create`, `roots/list`, or any method registered with
+ * `mcp_client_builder_on_request`), for a legacy server request and for a modern
+ * `input_required` round alike.
+ *
+ * Called on a runtime worker thread, possibly concurrently. `method` and `params_json` are
+ * borrowed (NUL-terminated, with lengths) and valid only until the callback returns.
+ * `responder` is owned by the callback and must end in exactly one consuming call
+ * (`mcp_client_responder_result`, `mcp_client_responder_error` or `mcp_client_responder_free`),
+ * before returning or later from any thread. Must not unwind or `longjmp`.
+ */
+typedef void (*mcp_client_handler_fn)(void *user_data, const char *method, size_t method_len, const char *params_json, size_t params_len, mcp_client_responder_t *responder);
+
+/**
+ * A notification callback: every server notification except progress (which goes to the call's
+ * progress callback) and `subscriptions/listen` streams, e.g. `notifications/message`,
+ * `notifications/tools/list_changed`, `notifications/resources/updated`.
+ *
+ * Called on a runtime thread, in the order the notifications arrived; must return quickly and
+ * must not call a `..._blocking` function (it would get `MCP_STATUS_WOULD_DEADLOCK`).
+ * `method` and `params_json` are borrowed until the callback returns.
+ */
+typedef void (*mcp_notification_fn)(void *user_data, const char *method, size_t method_len, const char *params_json, size_t params_len);
+
+/**
+ * A progress callback for one call: `total` is NaN when unknown; `message` is NULL when the
+ * server sent none (else borrowed until the callback returns). Called on a runtime thread while
+ * the call is pending; must return quickly.
+ */
+typedef void (*mcp_progress_fn)(void *user_data, double progress, double total, const char *message, size_t message_len);
+
+/**
  * A completion callback, invoked exactly once on a runtime thread.
  *
  * `status` is `MCP_STATUS_OK` with `result_json` (NUL-terminated, `result_len` bytes) on
@@ -219,9 +330,19 @@ typedef void (*mcp_completion_fn)(void *user_data, mcp_status_t status, const ch
 typedef mcp_log_level mcp_log_level_t;
 
 /**
+ * The connect-mode type (`MCP_CONNECT_MODE_*` values of `mcp_connect_mode`).
+ */
+typedef mcp_connect_mode mcp_connect_mode_t;
+
+/**
+ * The list-kind type (`MCP_LIST_KIND_*` values of `mcp_list_kind`).
+ */
+typedef mcp_list_kind mcp_list_kind_t;
+
+/**
  * Every status, in number order.
  */
-#define mcp_status_ALL { mcp_status_Ok, mcp_status_NullArgument, mcp_status_InvalidArgument, mcp_status_InvalidUtf8, mcp_status_InvalidJson, mcp_status_Protocol, mcp_status_Transport, mcp_status_Timeout, mcp_status_Cancelled, mcp_status_Closed, mcp_status_LimitExceeded, mcp_status_WouldDeadlock, mcp_status_Panic, mcp_status_Unsupported, }
+#define mcp_status_ALL { mcp_status_Ok, mcp_status_NullArgument, mcp_status_InvalidArgument, mcp_status_InvalidUtf8, mcp_status_InvalidJson, mcp_status_Protocol, mcp_status_Transport, mcp_status_Timeout, mcp_status_Cancelled, mcp_status_Closed, mcp_status_LimitExceeded, mcp_status_WouldDeadlock, mcp_status_Panic, mcp_status_Unsupported, mcp_status_InputRequired, }
 
 #ifdef __cplusplus
 extern "C" {
@@ -462,6 +583,978 @@ mcp_status_t mcp_server_builder_build(mcp_server_builder_t *builder, const mcp_r
  * **Errors**: none.
  */
 void mcp_server_builder_free(mcp_server_builder_t *builder);
+
+/**
+ * Spawn a server process and connect to it over its stdin/stdout. Blocks until the era is
+ * negotiated (`initialize`, or `server/discover` in modern/auto mode).
+ *
+ * @param runtime       the runtime whose threads run the connection (borrowed; the client
+ *                      keeps it alive).
+ * @param builder       optional client builder (NULL = defaults); consumed in every case.
+ * @param command       UTF-8 program to run (looked up on `PATH` unless it has a `/`).
+ * @param command_len   length of `command`.
+ * @param args          `argc` arguments (not including the program name); may be NULL when
+ *                      `argc` is 0.
+ * @param arg_lens      the length of each argument, or NULL when every argument is a
+ *                      NUL-terminated string.
+ * @param argc          number of arguments.
+ * @param spawn_json    optional JSON object (NULL for defaults): `env` (`{"NAME": "value"}`
+ *                      added to the inherited environment), `envClear`, `cwd`, `stderr`
+ *                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
+ *                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL).
+ * @param spawn_len     length of `spawn_json`.
+ * @param client_out    receives the client on success.
+ * @param error_out     optional detailed error.
+ *
+ * **Ownership**: consumes `builder` (its handlers' user data is released on failure); inputs
+ * are copied. The caller owns the client and frees it with `mcp_client_free`.
+ *
+ * **Thread safety**: any non-runtime thread; the client is thread-safe.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (inconsistent options, before anything is spawned),
+ * `MCP_STATUS_TRANSPORT` (spawn failed), `MCP_STATUS_CLOSED` (the process exited),
+ * `MCP_STATUS_PROTOCOL` (negotiation failed; a JSON-RPC code when the server refused),
+ * `MCP_STATUS_TIMEOUT`, `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
+ */
+mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const char *command, size_t command_len, const char *const *args, const size_t *arg_lens, size_t argc, const char *spawn_json, size_t spawn_len, mcp_client_t **client_out, mcp_error_t **error_out);
+
+/**
+ * Connect to a Streamable HTTP endpoint (`http://host:port/path`). Blocks until the era is
+ * negotiated.
+ *
+ * @param runtime       the runtime (borrowed; the client keeps it alive).
+ * @param builder       optional client builder (NULL = defaults); consumed in every case.
+ * @param url           UTF-8 URL (`http://` only).
+ * @param url_len       length of `url`.
+ * @param options_json  optional JSON object (NULL for defaults): `headers`
+ *                      (`{"Authorization": "Bearer ..."}`, sent on every request),
+ *                      `listenStream` (open the legacy GET stream; default true),
+ *                      `postTimeoutMs`.
+ * @param options_len   length of `options_json`.
+ * @param client_out    receives the client on success.
+ * @param error_out     optional detailed error.
+ *
+ * **Ownership**: consumes `builder`; inputs are copied. The caller owns the client and frees it
+ * with `mcp_client_free`.
+ *
+ * **Thread safety**: any non-runtime thread; the client is thread-safe.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header), `MCP_STATUS_TRANSPORT` (connection
+ * refused, HTTP failure), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_WOULD_DEADLOCK`.
+ */
+mcp_status_t mcp_client_connect_http(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const char *url, size_t url_len, const char *options_json, size_t options_len, mcp_client_t **client_out, mcp_error_t **error_out);
+
+/**
+ * The protocol version in force: negotiated by `initialize` (legacy) or adopted from
+ * `server/discover` (modern).
+ *
+ * @param client       the client.
+ * @param version_out  receives the version (e.g. `"2025-11-25"`), owned by the caller.
+ * @param error_out    optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_protocol_version(const mcp_client_t *client, char **version_out, mcp_error_t **error_out);
+
+/**
+ * True when the connection speaks the modern (stateless) era, false for legacy (and NULL).
+ *
+ * @param client  the client (NULL → false).
+ *
+ * **Ownership**: borrows `client`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: none.
+ */
+bool mcp_client_is_modern(const mcp_client_t *client);
+
+/**
+ * The server's implementation (`serverInfo`: `{"name","version",...}`) as JSON, or the JSON
+ * text `null` when a modern server did not identify itself.
+ *
+ * @param client     the client.
+ * @param json_out   receives the JSON, owned by the caller.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_server_info_json(const mcp_client_t *client, char **json_out, mcp_error_t **error_out);
+
+/**
+ * The server's capabilities as a JSON object.
+ *
+ * @param client     the client.
+ * @param json_out   receives the JSON, owned by the caller.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_server_capabilities_json(const mcp_client_t *client, char **json_out, mcp_error_t **error_out);
+
+/**
+ * The server's instructions (UTF-8), or NULL written to `text_out` when it gave none.
+ *
+ * @param client     the client.
+ * @param text_out   receives the text (owned by the caller) or NULL.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free a non-NULL string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_instructions(const mcp_client_t *client, char **text_out, mcp_error_t **error_out);
+
+/**
+ * The raw result of the negotiation: the `InitializeResult` (legacy) or the `DiscoverResult`
+ * (modern) as JSON.
+ *
+ * @param client     the client.
+ * @param json_out   receives the JSON, owned by the caller.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_negotiation_json(const mcp_client_t *client, char **json_out, mcp_error_t **error_out);
+
+/**
+ * True once the connection is closed (by `mcp_client_close`, or because the server went away).
+ *
+ * @param client  the client (NULL → true).
+ *
+ * **Ownership**: borrows `client`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: none.
+ */
+bool mcp_client_is_closed(const mcp_client_t *client);
+
+/**
+ * Close the connection and wait for it to end (stdio: close the server's stdin, wait, then
+ * SIGTERM, then SIGKILL; HTTP: end the legacy session). Pending calls end with
+ * `MCP_STATUS_CLOSED` (their callbacks run). Idempotent. The handle stays valid until
+ * `mcp_client_free`; further calls fail with `MCP_STATUS_CLOSED`.
+ *
+ * @param client     the client.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_WOULD_DEADLOCK` (inside a callback; use
+ * `mcp_client_free` there, which closes in the background).
+ */
+mcp_status_t mcp_client_close(const mcp_client_t *client, mcp_error_t **error_out);
+
+/**
+ * Close the connection (as `mcp_client_close`) and free the client. NULL is a no-op. Blocks
+ * until the connection ended, except on a runtime thread (inside a callback), where the close
+ * continues in the background. Handler user data is released once the connection and every
+ * outstanding responder are gone.
+ *
+ * @param client  the client.
+ *
+ * **Ownership**: consumes `client`. Calls still pending complete with `MCP_STATUS_CLOSED`.
+ *
+ * **Thread safety**: any thread; no other call on `client` may be in flight (callbacks of
+ * pending calls may still run, and must not use the freed handle).
+ *
+ * **Errors**: none.
+ */
+void mcp_client_free(mcp_client_t *client);
+
+/**
+ * Start building a client.
+ *
+ * @param name         UTF-8 client name (`clientInfo.name`), `name_len` bytes.
+ * @param name_len     length of `name`.
+ * @param version      UTF-8 client version (`clientInfo.version`).
+ * @param version_len  length of `version`.
+ * @param builder_out  receives the builder on success.
+ * @param error_out    optional detailed error on failure.
+ *
+ * **Ownership**: the caller owns the builder; it is consumed by `mcp_client_connect_stdio` /
+ * `mcp_client_connect_http` or released with `mcp_client_builder_free`. Strings are copied.
+ *
+ * **Thread safety**: a builder is single-threaded.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`.
+ */
+mcp_status_t mcp_client_builder_new(const char *name, size_t name_len, const char *version, size_t version_len, mcp_client_builder_t **builder_out, mcp_error_t **error_out);
+
+/**
+ * Choose how the era is negotiated (default `MCP_CONNECT_MODE_AUTO`).
+ *
+ * @param builder  the builder.
+ * @param mode     one of `mcp_connect_mode_t` (passed as `int`).
+ *
+ * **Ownership**: borrows `builder`.
+ *
+ * **Thread safety**: the builder's thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (unknown mode).
+ */
+mcp_status_t mcp_client_builder_mode(mcp_client_builder_t *builder, int32_t mode);
+
+/**
+ * Default timeout of every request of this client (0 = none, the default; the discovery probe
+ * is bounded separately). A call's own `mcp_call_options_timeout_ms` overrides it.
+ *
+ * @param builder     the builder.
+ * @param timeout_ms  milliseconds.
+ *
+ * **Ownership**: borrows `builder`.
+ *
+ * **Thread safety**: the builder's thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_builder_request_timeout_ms(mcp_client_builder_t *builder, uint64_t timeout_ms);
+
+/**
+ * Set options from a JSON object (camelCase; unknown keys are refused). Keys: `mode`
+ * (`"auto"`, `"legacy"`, `"modern"`), `protocolVersion` (pin a version), `clientInfo`
+ * (`{"name","version",...}`), `extraCapabilities` (merged into the declared capabilities),
+ * `sendClientInfo`, `logLevel` (default per-request level on modern requests),
+ * `requestTimeoutMs` (0 = none), `probeTimeoutMs`, `maxMessageBytes`, `maxJsonDepth`,
+ * `maxMrtrRounds`, `cachedDiscovery` (an earlier `server/discover` result), `cache`,
+ * `validateStructuredContent`, `elicitationModes`. Inconsistent values (e.g. a modern version
+ * with legacy mode) are reported when connecting.
+ *
+ * @param builder    the builder.
+ * @param json       UTF-8 JSON object.
+ * @param json_len   length of `json`.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `builder`; `json` is copied.
+ *
+ * **Thread safety**: the builder's thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (unparsable, not an object, unknown key or wrong type), `MCP_STATUS_INVALID_ARGUMENT`
+ * (unknown mode or log level). Nothing is changed on failure.
+ */
+mcp_status_t mcp_client_builder_options_json(mcp_client_builder_t *builder, const char *json, size_t json_len, mcp_error_t **error_out);
+
+/**
+ * Register a C handler for a server→client request method (`"sampling/createMessage"`,
+ * `"elicitation/create"`, `"roots/list"` or any other). The client declares the matching
+ * capability (`sampling`, `elicitation` with the configured modes, `roots`). The handler answers
+ * legacy server requests and the input requests of modern `input_required` results alike.
+ * Registering a method again replaces the earlier handler (whose user data is released).
+ *
+ * @param builder         the builder.
+ * @param method          UTF-8 method name.
+ * @param method_len      length of `method`.
+ * @param handler         the C handler.
+ * @param user_data       passed to every call of `handler`.
+ * @param free_user_data  optional finalizer for `user_data`, called exactly once.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `builder`; copies `method`; takes ownership of `user_data` in every
+ * case (on failure `free_user_data` has run before this returns).
+ *
+ * **Thread safety**: the builder's thread. `handler` is called on runtime threads, possibly
+ * concurrently.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`builder`, `method` or `handler`),
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_ARGUMENT` (empty method).
+ */
+mcp_status_t mcp_client_builder_on_request(mcp_client_builder_t *builder, const char *method, size_t method_len, mcp_client_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
+
+/**
+ * Register a callback for server notifications (log messages, list changes, resource
+ * updates, cancellations, ...; progress goes to the call's progress callback instead). Several
+ * callbacks may be registered; each sees every notification.
+ *
+ * @param builder         the builder.
+ * @param callback        the callback (see `mcp_notification_fn`).
+ * @param user_data       passed to every call of `callback`.
+ * @param free_user_data  optional finalizer for `user_data`, called exactly once.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `builder`; takes ownership of `user_data` in every case.
+ *
+ * **Thread safety**: the builder's thread. `callback` runs on runtime threads.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`builder` or `callback`).
+ */
+mcp_status_t mcp_client_builder_on_notification(mcp_client_builder_t *builder, mcp_notification_fn callback, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
+
+/**
+ * Release a builder that was not used to connect. NULL is a no-op. The user data of every
+ * registration is released (finalizers run before this returns).
+ *
+ * @param builder  the builder.
+ *
+ * **Ownership**: consumes `builder`.
+ *
+ * **Thread safety**: the builder's thread.
+ *
+ * **Errors**: none.
+ */
+void mcp_client_builder_free(mcp_client_builder_t *builder);
+
+/**
+ * Create a cancellation token.
+ *
+ * @param token_out  receives the token on success.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: the caller owns the token and frees it with `mcp_cancel_token_free`. Calls
+ * and call options that carry it keep their own reference, so it may be freed at any time.
+ *
+ * **Thread safety**: the token is thread-safe.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_cancel_token_new(mcp_cancel_token_t **token_out, mcp_error_t **error_out);
+
+/**
+ * Cancel: every pending call carrying this token ends with `MCP_STATUS_CANCELLED`, and calls
+ * started with it later end that way at once. Idempotent; non-blocking. NULL is a no-op.
+ *
+ * @param token  the token.
+ *
+ * **Ownership**: borrows `token`.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors**: none.
+ */
+void mcp_cancel_token_cancel(const mcp_cancel_token_t *token);
+
+/**
+ * True once the token was cancelled (false for NULL).
+ *
+ * @param token  the token.
+ *
+ * **Ownership**: borrows `token`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: none.
+ */
+bool mcp_cancel_token_is_cancelled(const mcp_cancel_token_t *token);
+
+/**
+ * Free a token. NULL is a no-op. Pending calls carrying it are not affected.
+ *
+ * @param token  the token.
+ *
+ * **Ownership**: consumes `token`.
+ *
+ * **Thread safety**: any thread; no other call on `token` may be in flight.
+ *
+ * **Errors**: none.
+ */
+void mcp_cancel_token_free(mcp_cancel_token_t *token);
+
+/**
+ * Create call options with the defaults (client timeout, no token, no progress callback).
+ *
+ * @param options_out  receives the options on success.
+ * @param error_out    optional detailed error.
+ *
+ * **Ownership**: the caller owns the options and frees them with `mcp_call_options_free`.
+ *
+ * **Thread safety**: setters on one thread at a time; calls may read the options from any
+ * thread at once.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_call_options_new(mcp_call_options_t **options_out, mcp_error_t **error_out);
+
+/**
+ * Per-call timeout (0 = the client's default). On expiry the call ends with
+ * `MCP_STATUS_TIMEOUT` and the request is cancelled on the wire.
+ *
+ * @param options     the options.
+ * @param timeout_ms  milliseconds.
+ *
+ * **Ownership**: borrows `options`.
+ *
+ * **Thread safety**: the options' thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_call_options_timeout_ms(mcp_call_options_t *options, uint64_t timeout_ms);
+
+/**
+ * Attach a cancellation token (NULL detaches). Calls made with these options end with
+ * `MCP_STATUS_CANCELLED` once the token is cancelled.
+ *
+ * @param options  the options.
+ * @param token    the token (borrowed; the options keep their own reference), or NULL.
+ *
+ * **Ownership**: borrows both.
+ *
+ * **Thread safety**: the options' thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`options`).
+ */
+mcp_status_t mcp_call_options_cancel_token(mcp_call_options_t *options, const mcp_cancel_token_t *token);
+
+/**
+ * Receive `notifications/progress` for calls made with these options (a `progressToken` is
+ * added to each request). `callback` NULL removes it.
+ *
+ * @param options         the options.
+ * @param callback        the progress callback (see `mcp_progress_fn`), or NULL.
+ * @param user_data       passed to `callback`.
+ * @param free_user_data  optional finalizer, called once the options and every call made with
+ *                        them are gone.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `options`; takes ownership of `user_data` in every case.
+ *
+ * **Thread safety**: the options' thread; `callback` runs on runtime threads, possibly for
+ * several calls at once.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`options`).
+ */
+mcp_status_t mcp_call_options_on_progress(mcp_call_options_t *options, mcp_progress_fn callback, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
+
+/**
+ * Per-request log level on modern connections (`io.modelcontextprotocol/logLevel`; overrides
+ * the client default). Ignored on legacy connections (use `logging/setLevel` there).
+ *
+ * @param options  the options.
+ * @param level    one of `mcp_log_level_t` (passed as `int`).
+ *
+ * **Ownership**: borrows `options`.
+ *
+ * **Thread safety**: the options' thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (unknown level).
+ */
+mcp_status_t mcp_call_options_log_level(mcp_call_options_t *options, int32_t level);
+
+/**
+ * Extra `_meta` entries for every request made with these options (a JSON object; replaces
+ * earlier entries).
+ *
+ * @param options    the options.
+ * @param json       UTF-8 JSON object.
+ * @param json_len   length of `json`.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `options`; `json` is copied.
+ *
+ * **Thread safety**: the options' thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+ */
+mcp_status_t mcp_call_options_meta_json(mcp_call_options_t *options, const char *json, size_t json_len, mcp_error_t **error_out);
+
+/**
+ * Free call options. NULL is a no-op. Calls already made with them are not affected.
+ *
+ * @param options  the options.
+ *
+ * **Ownership**: consumes `options`.
+ *
+ * **Thread safety**: any thread; no call using `options` may be in its call function.
+ *
+ * **Errors**: none.
+ */
+void mcp_call_options_free(mcp_call_options_t *options);
+
+/**
+ * Send any request (`method` + params) and get its raw result. Modern `input_required` results are driven with the registered client handlers; when none fits, the raw `input_required` result is returned as the result (drive it by hand).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the raw JSON-RPC `result` object as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param method         UTF-8 method name, e.g. `"tools/call"` or a custom method.
+ * @param method_len     length of `method`.
+ * @param params_json    optional JSON object of params (NULL for none). The modern envelope (`_meta`) is added by the library.
+ * @param params_len     length of `params_json`.
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_request(const mcp_client_t *client, const char *method, size_t method_len, const char *params_json, size_t params_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_request`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param method         UTF-8 method name, e.g. `"tools/call"` or a custom method.
+ * @param method_len     length of `method`.
+ * @param params_json    optional JSON object of params (NULL for none). The modern envelope (`_meta`) is added by the library.
+ * @param params_len     length of `params_json`.
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives the raw JSON-RPC `result` object on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_request_blocking(const mcp_client_t *client, const char *method, size_t method_len, const char *params_json, size_t params_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Fetch one page of a list (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the page: `{"tools": [...], "nextCursor": "..."}` (key per kind; `nextCursor` absent on the last page) as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param kind           one of `mcp_list_kind_t` (passed as `int`).
+ * @param cursor         optional UTF-8 cursor from a previous page's `nextCursor` (NULL for the first page).
+ * @param cursor_len     length of `cursor`.
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INVALID_ARGUMENT` (unknown kind), `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_list(const mcp_client_t *client, int32_t kind, const char *cursor, size_t cursor_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_list`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param kind           one of `mcp_list_kind_t` (passed as `int`).
+ * @param cursor         optional UTF-8 cursor from a previous page's `nextCursor` (NULL for the first page).
+ * @param cursor_len     length of `cursor`.
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives the page: `{"tools": [...], "nextCursor": "..."}` (key per kind; `nextCursor` absent on the last page) on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INVALID_ARGUMENT` (unknown kind), `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_list_blocking(const mcp_client_t *client, int32_t kind, const char *cursor, size_t cursor_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Fetch a whole list, following `nextCursor` page by page (a repeated cursor ends the walk).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with `{"tools": [...]}` (key per kind) with every item as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param kind           one of `mcp_list_kind_t` (passed as `int`).
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INVALID_ARGUMENT` (unknown kind), `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_list_all(const mcp_client_t *client, int32_t kind, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_list_all`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param kind           one of `mcp_list_kind_t` (passed as `int`).
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives `{"tools": [...]}` (key per kind) with every item on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INVALID_ARGUMENT` (unknown kind), `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_list_all_blocking(const mcp_client_t *client, int32_t kind, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Call a tool (`tools/call`). Modern `input_required` rounds are answered by the registered client handlers; `structuredContent` is checked against the tool's `outputSchema` when a listing made it known.
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param name           UTF-8 tool name.
+ * @param name_len       length of `name`.
+ * @param arguments_json optional JSON object of arguments (NULL for none).
+ * @param arguments_len  length of `arguments_json`.
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_call_tool(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_call_tool`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param name           UTF-8 tool name.
+ * @param name_len       length of `name`.
+ * @param arguments_json optional JSON object of arguments (NULL for none).
+ * @param arguments_len  length of `arguments_json`.
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED` (no handler for the input the server asked for; the raw result is in the error's data), `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_call_tool_blocking(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Get a prompt (`prompts/get`), answering `input_required` rounds with the registered handlers.
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `GetPromptResult` (`{"description": ..., "messages": [...]}`) as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param name           UTF-8 prompt name.
+ * @param name_len       length of `name`.
+ * @param arguments_json optional JSON object of string arguments (NULL for none).
+ * @param arguments_len  length of `arguments_json`.
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_get_prompt(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_get_prompt`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param name           UTF-8 prompt name.
+ * @param name_len       length of `name`.
+ * @param arguments_json optional JSON object of string arguments (NULL for none).
+ * @param arguments_len  length of `arguments_json`.
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives the `GetPromptResult` (`{"description": ..., "messages": [...]}`) on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_get_prompt_blocking(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Read a resource (`resources/read`), answering `input_required` rounds with the registered handlers.
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `ReadResourceResult` (`{"contents": [...]}`) as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param uri            UTF-8 resource URI.
+ * @param uri_len        length of `uri`.
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_read_resource(const mcp_client_t *client, const char *uri, size_t uri_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_read_resource`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param uri            UTF-8 resource URI.
+ * @param uri_len        length of `uri`.
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives the `ReadResourceResult` (`{"contents": [...]}`) on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_read_resource_blocking(const mcp_client_t *client, const char *uri, size_t uri_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Ask for argument completions (`completion/complete`).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `CompleteResult` (`{"completion": {"values": [...], "total": ..., "hasMore": ...}}`) as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param reference_json JSON object: `{"type":"ref/prompt","name":...}` or `{"type":"ref/resource","uri":...}`.
+ * @param reference_len  length of `reference_json`.
+ * @param argument_name  UTF-8 name of the argument being completed.
+ * @param argument_name_len length of `argument_name`.
+ * @param argument_value UTF-8 partial value typed so far.
+ * @param argument_value_len length of `argument_value`.
+ * @param context_json   optional JSON object of already-resolved arguments (NULL for none).
+ * @param context_len    length of `context_json`.
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_complete(const mcp_client_t *client, const char *reference_json, size_t reference_len, const char *argument_name, size_t argument_name_len, const char *argument_value, size_t argument_value_len, const char *context_json, size_t context_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_complete`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param reference_json JSON object: `{"type":"ref/prompt","name":...}` or `{"type":"ref/resource","uri":...}`.
+ * @param reference_len  length of `reference_json`.
+ * @param argument_name  UTF-8 name of the argument being completed.
+ * @param argument_name_len length of `argument_name`.
+ * @param argument_value UTF-8 partial value typed so far.
+ * @param argument_value_len length of `argument_value`.
+ * @param context_json   optional JSON object of already-resolved arguments (NULL for none).
+ * @param context_len    length of `context_json`.
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives the `CompleteResult` (`{"completion": {"values": [...], "total": ..., "hasMore": ...}}`) on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_complete_blocking(const mcp_client_t *client, const char *reference_json, size_t reference_len, const char *argument_name, size_t argument_name_len, const char *argument_value, size_t argument_value_len, const char *context_json, size_t context_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Set the log level of `notifications/message` the server sends: `logging/setLevel` on legacy connections; on modern ones the level becomes the default per-request `logLevel` of later calls (no request is sent).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with `{}` as `result_json`, or
+ * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
+ * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
+ * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client         the client.
+ * @param level          one of `mcp_log_level_t` (passed as `int`).
+ * @param options        optional call options (NULL for defaults); copied.
+ * @param callback       the completion callback.
+ * @param user_data      passed to `callback`; must stay valid until it ran.
+ * @param error_out      optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INVALID_ARGUMENT` (unknown level), `MCP_STATUS_CLOSED` (the client is
+ * closed).
+ */
+mcp_status_t mcp_client_set_log_level(const mcp_client_t *client, int32_t level, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_set_log_level`: waits for the outcome on the calling thread.
+ *
+ * @param client         the client.
+ * @param level          one of `mcp_log_level_t` (passed as `int`).
+ * @param options        optional call options (NULL for defaults); a cancellation token in
+ *                       them may be cancelled from another thread (or a progress callback).
+ * @param result_out     receives `{}` on success (free with `mcp_string_free`).
+ * @param error_out      optional detailed error on failure (the server's JSON-RPC error for
+ *                       `MCP_STATUS_PROTOCOL`).
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_INVALID_ARGUMENT` (unknown level), `MCP_STATUS_CLOSED`, `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * `MCP_STATUS_CANCELLED`, `MCP_STATUS_TRANSPORT`, `MCP_STATUS_WOULD_DEADLOCK` (called inside a
+ * callback or on a runtime thread; nothing was sent).
+ */
+mcp_status_t mcp_client_set_log_level_blocking(const mcp_client_t *client, int32_t level, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Consumes the responder: answer with a result object (e.g. a `CreateMessageResult`, an
+ * `ElicitResult` `{"action":"accept","content":{...}}` or a `ListRootsResult`).
+ *
+ * @param responder    the responder (consumed, even on error).
+ * @param result_json  the result as a JSON object (UTF-8, `result_len` bytes, no NUL needed).
+ * @param result_len   length of `result_json`.
+ *
+ * **Ownership**: consumes `responder` in every case; `result_json` is copied.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (not JSON or not an object; the server then gets a generic -32603), `MCP_STATUS_CLOSED` (the
+ * request is gone: connection closed or the call that needed the input ended).
+ */
+mcp_status_t mcp_client_responder_result(mcp_client_responder_t *responder, const char *result_json, size_t result_len);
+
+/**
+ * Consumes the responder: answer with a JSON-RPC error (e.g. -1 "user rejected sampling").
+ *
+ * @param responder    the responder (consumed, even on error).
+ * @param code         the JSON-RPC error code.
+ * @param message      UTF-8 message (`message_len` bytes).
+ * @param message_len  length of `message`.
+ * @param data_json    optional JSON for the error's `data` member (NULL for none).
+ * @param data_len     length of `data_json`.
+ *
+ * **Ownership**: consumes `responder` in every case; strings are copied.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (the server then gets -32603), `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_responder_error(mcp_client_responder_t *responder, int64_t code, const char *message, size_t message_len, const char *data_json, size_t data_len);
+
+/**
+ * Consumes the responder without answering: the server gets a generic -32603 internal error and
+ * the abandonment is logged. NULL is a no-op.
+ *
+ * @param responder  the responder.
+ *
+ * **Ownership**: consumes `responder`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: none.
+ */
+void mcp_client_responder_free(mcp_client_responder_t *responder);
 
 /**
  * The status this error stands for.
@@ -935,8 +2028,9 @@ void mcp_runtime_free(mcp_runtime_t *runtime);
 mcp_status_t mcp_server_serve_stdio(const mcp_server_t *server, mcp_error_t **error_out);
 
 /**
- * Ask the server to stop: `mcp_server_serve_stdio` returns and HTTP listeners stop accepting.
- * Idempotent and non-blocking.
+ * Ask the server to stop: `mcp_server_serve_stdio` stops reading, lets requests in flight
+ * finish (within `limits.shutdownGraceMs`, then cancels them), flushes their answers and
+ * returns; HTTP listeners stop accepting. Idempotent and non-blocking.
  *
  * @param server  the server (NULL is a no-op).
  *

@@ -5,7 +5,7 @@
 #   scripts/install-ffi.sh [--prefix DIR] [--debug] [--no-build]
 #
 #   DIR/include/mcpcore.h
-#   DIR/lib/libmcpcore.a, DIR/lib/libmcpcore.so
+#   DIR/lib/libmcpcore.a, DIR/lib/libmcpcore.so.VERSION (+ .so.0 and .so links; SONAME .so.0)
 #   DIR/lib/pkgconfig/mcpcore.pc
 #
 # Then: PKG_CONFIG_PATH=DIR/lib/pkgconfig cc prog.c $(pkg-config --cflags --libs mcpcore)
@@ -44,7 +44,11 @@ version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 mkdir -p "$prefix/include" "$prefix/lib/pkgconfig"
 install -m 0644 include/mcpcore.h "$prefix/include/mcpcore.h"
 install -m 0644 "$libdir_src/libmcpcore.a" "$prefix/lib/libmcpcore.a"
-install -m 0755 "$libdir_src/libmcpcore.so" "$prefix/lib/libmcpcore.so"
+# The library's SONAME is libmcpcore.so.0 (ffi/build.rs): install the versioned file with the
+# runtime link (.so.0) and the development link (.so).
+install -m 0755 "$libdir_src/libmcpcore.so" "$prefix/lib/libmcpcore.so.$version"
+ln -sf "libmcpcore.so.$version" "$prefix/lib/libmcpcore.so.0"
+ln -sf "libmcpcore.so.0" "$prefix/lib/libmcpcore.so"
 cat > "$prefix/lib/pkgconfig/mcpcore.pc" <<PC
 prefix=$prefix
 exec_prefix=\${prefix}

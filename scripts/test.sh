@@ -30,6 +30,17 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
+# node + npm: the TypeScript SDK interop test (tests/tests/client_interop_ts.rs installs pinned
+# SDK releases from npm into ~/.cache/mcpcore/ts-interop) and the conformance suite (run.sh fetches
+# the pinned suite and a Node 22 runtime into ~/.cache/mcp-conformance).
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  echo "== installing nodejs and npm (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+# Here the interop test must run: a missing node/npm or an unreachable registry fails it instead
+# of skipping it.
+export MCPCORE_REQUIRE_INTEROP="${MCPCORE_REQUIRE_INTEROP:-1}"
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
@@ -37,14 +48,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 # One invocation for the whole workspace, C suite included, so dependencies are built once with one
 # feature set. The C suite runs each program plain, under ASan+UBSan and under valgrind, one program
 # at a time (ffi/tests/support `one_at_a_time`).
-echo "== cargo test (unit, wire, C suite)"
+echo "== cargo test (unit, wire, TypeScript interop, C suite)"
 cargo test --workspace
 
-# The conformance suite needs node + npm (run.sh fetches the pinned suite and a Node 22 runtime
-# from the npm registry into ~/.cache/mcp-conformance).
-if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-  echo "== installing nodejs and npm (apt-get)"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-fi
 echo "== conformance suite"
 bash scripts/conformance.sh

@@ -17,6 +17,11 @@
 #[cfg(test)]
 mod bench;
 pub mod builder;
+pub mod client;
+pub mod client_builder;
+pub mod client_calls;
+pub mod client_ops;
+pub mod client_responder;
 pub mod error;
 mod guard;
 mod handle;
@@ -32,6 +37,10 @@ pub mod trampoline;
 pub mod transport;
 
 pub use builder::mcp_server_builder_t;
+pub use client::mcp_client_t;
+pub use client_builder::{mcp_client_builder_t, mcp_connect_mode, mcp_connect_mode_t};
+pub use client_calls::{mcp_call_options_t, mcp_cancel_token_t, mcp_list_kind, mcp_list_kind_t};
+pub use client_responder::mcp_client_responder_t;
 pub use error::mcp_error_t;
 pub use request::mcp_request_t;
 pub use responder::{mcp_log_level, mcp_log_level_t, mcp_responder_t};

@@ -358,7 +358,7 @@ pub extern "C" fn mcp_responder_log(
     })
 }
 
-fn log_level(level: i32) -> Result<LoggingLevel, FfiError> {
+pub(crate) fn log_level(level: i32) -> Result<LoggingLevel, FfiError> {
     Ok(match level {
         0 => LoggingLevel::Debug,
         1 => LoggingLevel::Info,

@@ -25,6 +25,32 @@ impl RuntimeInner {
         }
     }
 
+    /// Run `fut` on a runtime worker and wait for it on the calling thread, so that all I/O
+    /// (pipes to a child process, sockets) happens on runtime threads, where SIGPIPE is blocked
+    /// (see [`block_sigpipe`]), never on the caller's thread.
+    ///
+    /// # Errors
+    /// `MCP_STATUS_WOULD_DEADLOCK` on a runtime thread; `MCP_STATUS_CLOSED` when the runtime
+    /// shut down first. A panic in `fut` is resumed here (the caller's guard catches it).
+    pub(crate) fn run<F>(&self, what: &str, fut: F) -> Result<F::Output, FfiError>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        forbid_runtime_thread(what)?;
+        let Some(rt) = &self.rt else {
+            return Err(FfiError::new(mcp_status_t::Closed, "runtime is shut down"));
+        };
+        match rt.block_on(rt.spawn(fut)) {
+            Ok(v) => Ok(v),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(FfiError::new(
+                mcp_status_t::Closed,
+                "the runtime shut down before the call finished",
+            )),
+        }
+    }
+
     /// Run `fut` to completion on the calling thread.
     ///
     /// # Errors
@@ -48,6 +74,22 @@ impl Drop for RuntimeInner {
                 // A blocking stdin read may never return; do not wait for it forever.
                 rt.shutdown_timeout(Duration::from_secs(5));
             }
+        }
+    }
+}
+
+/// Block SIGPIPE on the calling (runtime) thread: a write to a pipe whose reader is gone (a
+/// stdio server that exited, a client that hung up) then fails with `EPIPE` instead of killing
+/// the whole C program, whose SIGPIPE disposition is usually the default (terminate). Only the
+/// library's own threads are changed; the process-wide disposition is left alone.
+fn block_sigpipe() {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow, Signal};
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGPIPE);
+        if let Err(e) = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None) {
+            tracing::warn!(error = %e, "could not block SIGPIPE on a runtime thread");
         }
     }
 }
@@ -81,7 +123,9 @@ pub extern "C" fn mcp_runtime_new(
     status_guard(error_out, || {
         handle::require_out(runtime_out, "runtime_out")?;
         let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.enable_all().thread_name("mcpcore-worker");
+        b.enable_all()
+            .thread_name("mcpcore-worker")
+            .on_thread_start(block_sigpipe);
         if worker_threads > 0 {
             b.worker_threads(worker_threads);
         }

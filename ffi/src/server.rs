@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use mcpcore::transport::stdio::{serve_stdio, StdioError};
+use mcpcore::transport::stdio::{serve_stdio_until, StdioError};
 use mcpcore::Server;
 use tokio_util::sync::CancellationToken;
 
@@ -60,12 +60,13 @@ pub extern "C" fn mcp_server_serve_stdio(
         // SAFETY: server is NULL or live (contract).
         let s = unsafe { handle::borrow(server, "server") }?;
         let st = s.inner.clone();
-        let outcome = st.runtime.block_on("mcp_server_serve_stdio", async {
-            tokio::select! {
-                r = serve_stdio(&st.server) => r,
-                () = st.shutdown.cancelled() => Ok(()),
-            }
-        })?;
+        // Shutdown stops reading like EOF does: requests in flight finish (within the
+        // server's shutdownGraceMs) and their answers are flushed before this returns.
+        let stop = st.shutdown.clone().cancelled_owned();
+        let outcome = st.runtime.block_on(
+            "mcp_server_serve_stdio",
+            serve_stdio_until(&st.server, stop),
+        )?;
         outcome.map_err(|e| match e {
             StdioError::FrameTooLarge(_) => {
                 FfiError::new(mcp_status_t::LimitExceeded, e.to_string())
@@ -75,8 +76,9 @@ pub extern "C" fn mcp_server_serve_stdio(
     })
 }
 
-/// Ask the server to stop: `mcp_server_serve_stdio` returns and HTTP listeners stop accepting.
-/// Idempotent and non-blocking.
+/// Ask the server to stop: `mcp_server_serve_stdio` stops reading, lets requests in flight
+/// finish (within `limits.shutdownGraceMs`, then cancels them), flushes their answers and
+/// returns; HTTP listeners stop accepting. Idempotent and non-blocking.
 ///
 /// @param server  the server (NULL is a no-op).
 ///

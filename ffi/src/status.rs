@@ -41,6 +41,9 @@ pub enum mcp_status {
     Panic = 12,
     /// The feature is not available in this build or in this protocol era.
     Unsupported = 13,
+    /// The server answered `input_required` and no registered client handler can supply the
+    /// input: the error's `data_json` holds the raw `input_required` result (client calls).
+    InputRequired = 14,
 }
 
 /// The status type used in every signature (`MCP_STATUS_*` values of `mcp_status`).
@@ -48,7 +51,7 @@ pub type mcp_status_t = mcp_status;
 
 impl mcp_status {
     /// Every status, in number order.
-    pub const ALL: [mcp_status_t; 14] = [
+    pub const ALL: [mcp_status_t; 15] = [
         Self::Ok,
         Self::NullArgument,
         Self::InvalidArgument,
@@ -63,6 +66,7 @@ impl mcp_status {
         Self::WouldDeadlock,
         Self::Panic,
         Self::Unsupported,
+        Self::InputRequired,
     ];
 
     /// The status's constant name, NUL-terminated.
@@ -82,6 +86,7 @@ impl mcp_status {
             Self::WouldDeadlock => "MCP_STATUS_WOULD_DEADLOCK\0",
             Self::Panic => "MCP_STATUS_PANIC\0",
             Self::Unsupported => "MCP_STATUS_UNSUPPORTED\0",
+            Self::InputRequired => "MCP_STATUS_INPUT_REQUIRED\0",
         }
     }
 }

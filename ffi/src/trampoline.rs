@@ -188,3 +188,183 @@ impl Completion {
         }
     }
 }
+
+// ---- client side: handlers for server→client requests, notifications, progress ----
+
+/// A client handler callback: answers one server→client request (`sampling/createMessage`,
+/// `elicitation/create`, `roots/list`, or any method registered with
+/// `mcp_client_builder_on_request`), for a legacy server request and for a modern
+/// `input_required` round alike.
+///
+/// Called on a runtime worker thread, possibly concurrently. `method` and `params_json` are
+/// borrowed (NUL-terminated, with lengths) and valid only until the callback returns.
+/// `responder` is owned by the callback and must end in exactly one consuming call
+/// (`mcp_client_responder_result`, `mcp_client_responder_error` or `mcp_client_responder_free`),
+/// before returning or later from any thread. Must not unwind or `longjmp`.
+pub type mcp_client_handler_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        method: *const c_char,
+        method_len: usize,
+        params_json: *const c_char,
+        params_len: usize,
+        responder: *mut crate::client_responder::mcp_client_responder_t,
+    ),
+>;
+
+/// A notification callback: every server notification except progress (which goes to the call's
+/// progress callback) and `subscriptions/listen` streams, e.g. `notifications/message`,
+/// `notifications/tools/list_changed`, `notifications/resources/updated`.
+///
+/// Called on a runtime thread, in the order the notifications arrived; must return quickly and
+/// must not call a `..._blocking` function (it would get `MCP_STATUS_WOULD_DEADLOCK`).
+/// `method` and `params_json` are borrowed until the callback returns.
+pub type mcp_notification_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        method: *const c_char,
+        method_len: usize,
+        params_json: *const c_char,
+        params_len: usize,
+    ),
+>;
+
+/// A progress callback for one call: `total` is NaN when unknown; `message` is NULL when the
+/// server sent none (else borrowed until the callback returns). Called on a runtime thread while
+/// the call is pending; must return quickly.
+pub type mcp_progress_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        progress: f64,
+        total: f64,
+        message: *const c_char,
+        message_len: usize,
+    ),
+>;
+
+type ClientHandlerFn = unsafe extern "C" fn(
+    *mut c_void,
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+    *mut crate::client_responder::mcp_client_responder_t,
+);
+
+/// A registered C client handler: function, method name, user data.
+pub(crate) struct CClientCallback {
+    func: ClientHandlerFn,
+    method: NulTerminated,
+    data: UserData,
+}
+
+/// Core's [`mcpcore::client::ClientHandler`] implemented by calling a C function.
+pub(crate) struct CClientHandler(Arc<CClientCallback>);
+
+impl CClientHandler {
+    /// Takes ownership of `data` in every case (released at once when `func` is NULL).
+    pub(crate) fn new(
+        func: mcp_client_handler_fn,
+        method: &str,
+        data: UserData,
+    ) -> Result<Self, FfiError> {
+        let Some(func) = func else {
+            drop(data);
+            return Err(FfiError::null("handler"));
+        };
+        Ok(Self(Arc::new(CClientCallback {
+            func,
+            method: NulTerminated::new(method.as_bytes().to_vec()),
+            data,
+        })))
+    }
+}
+
+type ClientAnswer = Result<Value, mcpcore::ErrorObject>;
+
+/// Call the C handler with an owned responder; the answer arrives on the returned channel.
+fn invoke_client_handler(
+    cb: &Arc<CClientCallback>,
+    params: &Value,
+) -> oneshot::Receiver<ClientAnswer> {
+    let (tx, rx) = oneshot::channel();
+    let text = NulTerminated::json(params);
+    let responder = handle::into_raw(crate::client_responder::mcp_client_responder_t::new(
+        tx,
+        cb.clone(),
+    ));
+    let m = cb.method.bytes();
+    let p = text.bytes();
+    // SAFETY: the user's C handler with its own user data; `method` and `text` outlive the call;
+    // the responder is owned by the callee (see `mcp_client_handler_fn`).
+    unsafe {
+        (cb.func)(
+            cb.data.ptr(),
+            m.as_ptr().cast(),
+            m.len(),
+            p.as_ptr().cast(),
+            p.len(),
+            responder,
+        )
+    };
+    rx
+}
+
+impl mcpcore::client::ClientHandler for CClientHandler {
+    fn call(&self, params: Value) -> BoxFuture<ClientAnswer> {
+        let cb = self.0.clone();
+        Box::pin(async move {
+            let rx = invoke_client_handler(&cb, &params);
+            rx.await.unwrap_or_else(|_| {
+                tracing::error!("a C client handler dropped its responder");
+                Err(mcpcore::ErrorObject::internal())
+            })
+        })
+    }
+}
+
+/// A notification closure for core's client calling the C callback.
+pub(crate) fn notification_closure(
+    func: mcp_notification_fn,
+    data: UserData,
+) -> Result<impl Fn(&str, &Value) + Send + Sync + 'static, FfiError> {
+    let Some(func) = func else {
+        drop(data);
+        return Err(FfiError::null("callback"));
+    };
+    Ok(move |method: &str, params: &Value| {
+        let m = NulTerminated::new(method.as_bytes().to_vec());
+        let p = NulTerminated::json(params);
+        // SAFETY: the user's notification callback; both strings outlive the call.
+        unsafe {
+            func(
+                data.ptr(),
+                m.bytes().as_ptr().cast(),
+                m.bytes().len(),
+                p.bytes().as_ptr().cast(),
+                p.bytes().len(),
+            )
+        };
+    })
+}
+
+/// A progress closure for core's `CallOptions` calling the C callback.
+pub(crate) fn progress_closure(
+    func: mcp_progress_fn,
+    data: UserData,
+) -> Result<mcpcore::client::ProgressFn, FfiError> {
+    let Some(func) = func else {
+        drop(data);
+        return Err(FfiError::null("callback"));
+    };
+    Ok(Arc::new(
+        move |progress: f64, total: Option<f64>, message: Option<String>| {
+            let msg = message.map(|m| NulTerminated::new(m.into_bytes()));
+            let (mp, ml) = msg.as_ref().map_or((std::ptr::null(), 0), |m| {
+                (m.bytes().as_ptr().cast::<c_char>(), m.bytes().len())
+            });
+            // SAFETY: the user's progress callback; `msg` outlives the call.
+            unsafe { func(data.ptr(), progress, total.unwrap_or(f64::NAN), mp, ml) };
+        },
+    ))
+}

@@ -264,11 +264,12 @@ static void h_mrtr(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   answer_text(r, buf);
 }
 
-/* shutdown: mcp_server_shutdown from inside a callback makes mcp_server_serve_stdio return. */
+/* shutdown: mcp_server_shutdown from inside a callback makes mcp_server_serve_stdio return, after
+ * draining: this request, answered after the shutdown was requested, still gets its answer. */
 static void h_shutdown(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)req;
-  answer_text(r, "bye");
   mcp_server_shutdown(*(const mcp_server_t *const *)ud);
+  answer_text(r, "bye");
 }
 
 /* whoami: request accessors. */

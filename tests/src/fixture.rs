@@ -116,13 +116,14 @@ pub fn build_with(
             }),
         )
         .tool(
-            Tool::new("ask").input_schema(json!({"type": "object", "properties": {"prompt": {"type": "string"}}})),
+            Tool::new("ask").input_schema(json!({"type": "object", "properties": {"prompt": {"type": "string"}, "timeout_ms": {"type": "integer"}}})),
             handler_fn(|ctx, args: Value| async move {
                 let prompt = args.get("prompt").and_then(Value::as_str).unwrap_or("hi").to_owned();
+                let wait = args.get("timeout_ms").and_then(Value::as_u64).map_or(Duration::from_secs(10), Duration::from_millis);
                 let r = ctx
                     .create_message(
                         json!({"messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": 10}),
-                        Some(Duration::from_secs(10)),
+                        Some(wait),
                     )
                     .await?;
                 let text = r.pointer("/content/text").and_then(Value::as_str).unwrap_or_default().to_owned();

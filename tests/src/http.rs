@@ -123,6 +123,19 @@ async fn read_head(s: TcpStream) -> HttpReply {
         headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
     }
     let get = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    // HTTP-05: every SSE response, whatever produced it, disables proxy buffering and caching.
+    if get("content-type").is_some_and(|v| v.starts_with("text/event-stream")) {
+        assert_eq!(
+            get("x-accel-buffering").as_deref(),
+            Some("no"),
+            "SSE without X-Accel-Buffering: no"
+        );
+        assert_eq!(
+            get("cache-control").as_deref(),
+            Some("no-cache"),
+            "SSE without Cache-Control: no-cache"
+        );
+    }
     let chunked = get("transfer-encoding").is_some_and(|v| v.contains("chunked"));
     let remaining = get("content-length").and_then(|v| v.parse().ok());
     HttpReply {

@@ -13,7 +13,9 @@ pub mod client;
 pub mod era;
 pub mod fixture;
 pub mod http;
+pub mod interop;
 pub mod schema;
+pub mod scripted;
 pub mod stdio;
 
 pub use schema::{validate_def, validate_message, Era};

@@ -99,17 +99,47 @@ async fn modern_mode_never_falls_back() {
     assert_eq!(e.rpc_code(), Some(-32602));
 }
 
+/// DISC-03 / HTTP-18: `initialize` refused with a modern error (-32022 naming versions), or not
+/// known at all (-32601, which no legacy server answers), is modern evidence: one re-probe.
 #[tokio::test]
-async fn disc03_initialize_refused_with_32022_reprobes_once() {
-    let c = connect(Client::builder(), &["discover=fail-once", "init-32022"]).await;
-    assert_eq!(c.era(), Some(Era::Modern));
-    assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
-    c.close().await;
-    // Without a working discovery the refusal is the answer.
-    let e = try_connect(Client::builder(), &["discover=-32601", "init-32022"])
+async fn disc03_initialize_refused_as_modern_reprobes_once() {
+    for (init, code) in [("init-32022", -32022), ("init-32601", -32601)] {
+        let c = connect(Client::builder(), &["discover=fail-once", init]).await;
+        assert_eq!(c.era(), Some(Era::Modern), "{init}");
+        assert_eq!(c.protocol_version().as_deref(), Some("2026-07-28"));
+        c.close().await;
+        // Without a working discovery the refusal is the answer.
+        let e = try_connect(Client::builder(), &["discover=-32601", init])
+            .await
+            .expect_err("no era works");
+        assert_eq!(e.rpc_code(), Some(code), "{init}: {e:?}");
+    }
+}
+
+#[tokio::test]
+async fn disc02_garbage_or_an_unaddressed_error_answering_the_probe_falls_back() {
+    for d in ["garbage", "null-id"] {
+        let arg = format!("discover={d}");
+        let b = Client::builder().configure(|o| o.probe_timeout = Duration::from_millis(300));
+        let c = connect(b, &[&arg]).await;
+        assert_eq!(c.era(), Some(Era::Legacy), "discover={d}");
+        let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+            .await
+            .expect("call");
+        assert_eq!(r.content[0]["text"], "ok");
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn over_limit_frame_answering_the_probe_is_a_clear_error() {
+    let e = try_connect(Client::builder(), &["discover=oversize"])
         .await
-        .expect_err("no era works");
-    assert!(e.rpc_code().is_some(), "{e:?}");
+        .expect_err("the transport closed");
+    assert!(
+        matches!(&e, ClientError::Closed(m) if m.contains("exceeded")),
+        "{e:?}"
+    );
 }
 
 #[tokio::test]

@@ -451,3 +451,115 @@ async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
     assert_eq!(r.content[0]["text"], "closed=true");
     c.close().await;
 }
+
+/// LHTTP-02: the server ends the session (here: idle reaping); the next call meets a 404, the
+/// client starts a new session without the old id and re-sends the call, once for concurrent
+/// callers.
+#[tokio::test]
+async fn lhttp02_404_on_the_session_reinitializes_and_resends() {
+    let mut opts = ServerHttpOptions::default();
+    opts.session_idle_timeout = Duration::from_millis(200);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let mut http = HttpOptions::default();
+    // No GET stream: it would keep the session busy (never idle).
+    http.listen_stream = false;
+    let c = bounded(
+        Client::builder()
+            .mode(ConnectMode::Legacy)
+            .connect_http(&url(&f), http),
+    )
+    .await
+    .expect("connect");
+    bounded(c.call_tool("echo", json!({"text": "one"}), CallOptions::new()))
+        .await
+        .expect("first session");
+    let svc = f.listener.service().clone();
+    wait_until(|| svc.legacy_session_count() == 0, "the session was reaped").await;
+    let (a, b) = bounded(async {
+        tokio::join!(
+            c.call_tool("echo", json!({"text": "a"}), CallOptions::new()),
+            c.call_tool("echo", json!({"text": "b"}), CallOptions::new()),
+        )
+    })
+    .await;
+    assert_eq!(
+        a.expect("re-sent on the new session").content[0]["text"],
+        "a"
+    );
+    assert_eq!(
+        b.expect("re-sent on the new session").content[0]["text"],
+        "b"
+    );
+    assert_eq!(svc.legacy_session_count(), 1, "one new session for both");
+    assert_eq!(c.era(), Some(Era::Legacy));
+    c.close().await;
+    wait_until(|| svc.legacy_session_count() == 0, "session deleted").await;
+    f.listener.shutdown().await;
+}
+
+/// CACHE-05 on the modern era: a notification arriving on a listen stream invalidates cached
+/// results (the same invalidation as legacy list_changed/updated, tested in client_stdio.rs).
+#[tokio::test]
+async fn cache05_modern_listen_notifications_invalidate() {
+    use mcpcore::{handler_fn, HandlerError, Resource, Server};
+    use std::sync::atomic::AtomicUsize;
+    let reads = Arc::new(AtomicUsize::new(0));
+    let r2 = reads.clone();
+    let server = Server::builder("cache", "1")
+        .cache_hints(60_000, false)
+        .resource(
+            Resource::new("demo://counter", "counter"),
+            handler_fn(move |_ctx, _v: Value| {
+                let n = r2.fetch_add(1, Ordering::SeqCst) + 1;
+                async move {
+                    Ok::<_, HandlerError>(
+                        json!({"contents": [{"uri": "demo://counter", "text": n.to_string()}]}),
+                    )
+                }
+            }),
+        )
+        .build()
+        .expect("server");
+    let listener = mcpcore::transport::http::serve(
+        server.clone(),
+        "127.0.0.1:0".parse().expect("addr"),
+        ServerHttpOptions::default(),
+    )
+    .await
+    .expect("listen");
+    let u = format!("http://{}/mcp", listener.local_addr());
+    let c = bounded(
+        Client::builder()
+            .configure(|o| o.cache = true)
+            .connect_http(&u, HttpOptions::default()),
+    )
+    .await
+    .expect("connect");
+    assert!(c.is_modern());
+    let mut sub = bounded(c.listen(
+        json!({"resourceSubscriptions": ["demo://counter"]}),
+        CallOptions::new(),
+    ))
+    .await
+    .expect("listen");
+    let read = || async {
+        let r = bounded(c.read_resource("demo://counter", CallOptions::new()))
+            .await
+            .expect("read");
+        assert_eq!(r.cache.ttl_ms, Some(60_000));
+        r.contents[0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(read().await, "1");
+    assert_eq!(read().await, "1", "served from the cache");
+    assert_eq!(reads.load(Ordering::SeqCst), 1);
+    server.notify_resource_updated("demo://counter");
+    let n = bounded(sub.next()).await.expect("a notification");
+    assert_eq!(n["method"], "notifications/resources/updated");
+    assert_eq!(read().await, "2", "the update dropped the cached read");
+    sub.close().await;
+    c.close().await;
+    listener.shutdown().await;
+}

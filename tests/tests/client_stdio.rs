@@ -664,3 +664,24 @@ async fn ver02_cached_discovery_skips_the_probe() {
     assert!(log2.client_requests("server/discover").is_empty());
     log2.validate(SchemaEra::Modern);
 }
+
+/// A listen the server refuses (our server has no listen streams on stdio) fails with the
+/// server's error, not a bare "closed".
+#[tokio::test]
+async fn sub_listen_refused_reports_the_servers_error() {
+    let log = TapLog::new("listen-refused");
+    let c = connect(Client::builder(), &log, &[]).await;
+    assert!(c.is_modern());
+    for _ in 0..5 {
+        let e = tokio::time::timeout(
+            BOUND,
+            c.listen(json!({"toolsListChanged": true}), CallOptions::new()),
+        )
+        .await
+        .expect("bounded")
+        .expect_err("refused");
+        assert_eq!(e.rpc_code(), Some(-32601), "{e:?}");
+    }
+    c.close().await;
+    log.validate(SchemaEra::Modern);
+}

@@ -79,6 +79,45 @@ async fn failed_first_initialize_leaves_no_session() {
     assert_eq!(f.listener.service().legacy_session_count(), 0);
 }
 
+/// LC-08 over HTTP (issue 5 item 5): a server→client request unanswered within its timeout is
+/// cancelled on the originating POST's stream (`notifications/cancelled` naming it), the
+/// uncaught timeout answers the tool call with -32001, and a late answer is accepted (202) and
+/// ignored; the session keeps working.
+#[tokio::test]
+async fn lc08_server_request_timeout_over_the_post_stream() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {"prompt": "2+2?", "timeout_ms": 100}}});
+    let mut r = c
+        .post_raw(&c.legacy_headers(), call.to_string().as_bytes())
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.content_type().starts_with("text/event-stream"));
+    let (_, req) = next_msg(&mut r).await;
+    assert_eq!(req["method"], "sampling/createMessage");
+    let (_, cancel) = next_msg(&mut r).await;
+    assert_eq!(cancel["method"], "notifications/cancelled", "{cancel}");
+    assert_eq!(cancel["params"]["requestId"], req["id"]);
+    let (_, resp) = next_msg(&mut r).await;
+    assert_eq!(resp["id"], 9);
+    assert_eq!(resp["error"]["code"], -32001, "{resp}");
+    assert!(r.next_data_event().await.is_none(), "the stream ends");
+    let late = c
+        .post(
+            &c.legacy_headers(),
+            &sampling_answer(&req["id"]),
+            Era::Legacy,
+        )
+        .await;
+    assert_eq!(late.status, 202);
+    assert!(late.messages.is_empty());
+    let ex = c.legacy(10, "tools/list", json!({})).await;
+    assert_eq!(ex.status, 200);
+    assert!(ex.last()["result"]["tools"].is_array());
+}
+
 #[tokio::test]
 async fn lhttp03_protocol_version_header() {
     let f = Fixture::start().await;
@@ -205,6 +244,53 @@ async fn lhttp02_delete_ends_the_session() {
     );
     assert_eq!(c.legacy(1, "tools/list", json!({})).await.status, 404);
     assert_eq!(c.delete().await, 404);
+}
+
+/// LHTTP-02 (issue 5 item 3): DELETE frees everything the session held: its in-flight
+/// request is cancelled (the handler sees it), its resource subscription and its
+/// list-changed registration reach nobody any more.
+#[tokio::test]
+async fn lhttp02_delete_cancels_in_flight_work_and_drops_subscriptions() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let ex = c
+        .legacy(1, "resources/subscribe", json!({"uri": "demo://readme"}))
+        .await;
+    assert_eq!(ex.status, 200, "{:?}", ex.messages);
+    // The GET stream carries unrelated notifications (without one there is nowhere to send).
+    let mut g = c.get(None).await;
+    let _ = g.next_event().await;
+    assert_eq!(f.server.notify_resource_updated("demo://readme"), 1);
+    let (_, n) = next_msg(&mut g).await;
+    assert_eq!(n["method"], "notifications/resources/updated");
+    let c2 = c.clone();
+    let call = tokio::spawn(async move {
+        c2.legacy(
+            2,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"ms": 60_000}}),
+        )
+        .await
+    });
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while f.counters.started.load(SeqCst) == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "slow never started");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(c.delete().await, 200);
+    while f.counters.cancelled.load(SeqCst) == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "DELETE left the in-flight request running"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(f.server.notify_resource_updated("demo://readme"), 0);
+    assert_eq!(f.server.notify_tools_list_changed(), 0);
+    assert_eq!(f.listener.service().legacy_session_count(), 0);
+    call.abort();
 }
 
 #[tokio::test]

@@ -273,3 +273,80 @@ async fn graceful_shutdown_closes_listen_with_result_and_stops_accepting() {
         "still accepting after shutdown"
     );
 }
+
+/// Wait (bounded) until `cond` holds.
+async fn until(what: &str, cond: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + mcpcore_tests::http::WAIT;
+    while !cond() {
+        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// Graceful shutdown (issue 5 item 5): in-flight work that finishes within
+/// `shutdown_deadline` is answered normally before the listener stops.
+#[tokio::test]
+async fn graceful_shutdown_lets_in_flight_work_finish_within_the_deadline() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut opts = HttpOptions::default();
+    opts.shutdown_deadline = std::time::Duration::from_secs(30);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let c = f.client();
+    let call = tokio::spawn(async move {
+        c.modern(
+            1,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"ms": 400}}),
+        )
+        .await
+    });
+    let counters = f.counters.clone();
+    until("slow started", || counters.started.load(SeqCst) == 1).await;
+    let shut = tokio::spawn(f.listener.shutdown());
+    let ex = tokio::time::timeout(mcpcore_tests::http::WAIT, call)
+        .await
+        .expect("the in-flight call is answered")
+        .expect("join");
+    assert_eq!(ex.status, 200);
+    assert_eq!(ex.last()["result"]["content"][0]["text"], "slept 400 ms");
+    tokio::time::timeout(mcpcore_tests::http::WAIT, shut)
+        .await
+        .expect("shutdown finishes")
+        .expect("join");
+    assert_eq!(counters.completed.load(SeqCst), 1);
+    assert_eq!(counters.cancelled.load(SeqCst), 0);
+}
+
+/// Graceful shutdown (issue 5 item 5): in-flight work still running at `shutdown_deadline` is
+/// cancelled: its request token is cancelled and its future dropped, the client gets 503 (or
+/// the connection closes) at the deadline rather than when the 60 s handler would finish, and
+/// shutdown completes.
+#[tokio::test]
+async fn graceful_shutdown_cancels_in_flight_work_past_the_deadline() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut opts = HttpOptions::default();
+    opts.shutdown_deadline = std::time::Duration::from_millis(100);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let c = f.client();
+    let call = tokio::spawn(async move {
+        c.modern(
+            1,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"ms": 60_000}}),
+        )
+        .await
+    });
+    let counters = f.counters.clone();
+    until("slow started", || counters.started.load(SeqCst) == 1).await;
+    tokio::time::timeout(mcpcore_tests::http::WAIT, f.listener.shutdown())
+        .await
+        .expect("shutdown finishes after the deadline");
+    let answered = tokio::time::timeout(mcpcore_tests::http::WAIT, call)
+        .await
+        .expect("the in-flight call ends at the deadline, not when its handler would");
+    // A panic in the request task means the connection closed without an answer.
+    if let Ok(ex) = answered {
+        assert_eq!(ex.status, 503, "{:?}", ex.messages);
+    }
+    assert_eq!(counters.completed.load(SeqCst), 0);
+}

@@ -106,6 +106,38 @@ async fn cache_legacy_results_never_carry_modern_fields() {
     }
 }
 
+/// CACHE-01 (issue 4 item 5): a server that opted in to hints on the legacy era stamps
+/// `ttlMs`/`cacheScope` on cacheable legacy results (configured values, a handler's own win),
+/// still never `resultType`, and never hints on non-cacheable results.
+#[tokio::test]
+async fn cache_legacy_hints_only_when_opted_in() {
+    let mut p = server(&["--cache", "5000:public", "--legacy-cache-hints"]);
+    p.initialize("2025-11-25", json!({})).await;
+    for (m, params) in [
+        ("tools/list", json!({})),
+        ("prompts/list", json!({})),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "era://plain"})),
+    ] {
+        let r = p.request(m, params).await;
+        assert_eq!(r["result"]["ttlMs"], 5000, "{m}: {r}");
+        assert_eq!(r["result"]["cacheScope"], "public", "{m}: {r}");
+        assert!(r["result"].get("resultType").is_none(), "{m}: {r}");
+    }
+    let r = p
+        .request("resources/read", json!({"uri": "era://override"}))
+        .await;
+    assert_eq!(r["result"]["ttlMs"], 60000, "{r}");
+    let r = p
+        .request("tools/call", json!({"name": "client_caps"}))
+        .await;
+    let res = r["result"].as_object().expect("result");
+    for f in ["resultType", "ttlMs", "cacheScope"] {
+        assert!(!res.contains_key(f), "tools/call carries {f}: {r}");
+    }
+}
+
 #[tokio::test]
 async fn meta01_envelope_errors_name_the_keys() {
     let mut p = server(&[]);

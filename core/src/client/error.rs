@@ -37,6 +37,11 @@ pub enum ClientError {
     /// `InputRequiredResult`, to drive by hand (retry with `inputResponses` / `requestState`).
     #[error("the server requires input")]
     InputRequired(Value),
+    /// The server ended the legacy HTTP session (HTTP 404 for its `Mcp-Session-Id`, LHTTP-02)
+    /// and starting a new one failed. A call that meets the 404 re-initializes once by itself
+    /// and is re-sent on the new session; this surfaces only when that did not work.
+    #[error("the HTTP session expired: {0}")]
+    SessionExpired(String),
     /// `structuredContent` does not match the tool's `outputSchema` (TOOL-06).
     #[error("structuredContent does not match the output schema: {0}")]
     OutputValidation(String),

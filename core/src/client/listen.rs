@@ -133,8 +133,16 @@ impl Client {
             }
         };
         let Some(first) = first else {
+            // The queue closes when the request ends (or the connection does): report the
+            // request's own outcome, e.g. the server's error, not just "closed".
             cancel.cancel();
-            return Err(ClientError::Closed("the listen stream closed".into()));
+            return Err(match tokio::time::timeout(wait, task).await {
+                Ok(Ok(Err(e))) => e,
+                Ok(Ok(Ok(_))) => ClientError::Protocol(
+                    "the listen stream ended before its acknowledgement".into(),
+                ),
+                _ => ClientError::Closed("the listen stream closed".into()),
+            });
         };
         if first.get("method").and_then(Value::as_str)
             != Some("notifications/subscriptions/acknowledged")

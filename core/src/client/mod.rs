@@ -170,6 +170,7 @@ impl ClientBuilder {
                 output_schemas: Mutex::new(HashMap::new()),
                 log_level: Mutex::new(None),
                 warned_logging: AtomicBool::new(false),
+                reinit: tokio::sync::Mutex::new(()),
             }),
         };
         if let Err(e) = negotiate::connect(&client).await {
@@ -188,6 +189,8 @@ pub(crate) struct Inner {
     /// Modern per-request level set through `set_log_level`.
     pub log_level: Mutex<Option<LoggingLevel>>,
     pub warned_logging: AtomicBool,
+    /// Serializes re-initialization after an ended legacy HTTP session (LHTTP-02).
+    pub reinit: tokio::sync::Mutex<()>,
 }
 
 /// A connected MCP client. Cheap to clone; all clones share one connection.
@@ -337,6 +340,12 @@ impl Client {
             return Ok(hit);
         }
         let mut retried = false;
+        let mut renewed = false;
+        if self.inner.peer.transport.session_expired() {
+            // A notification or a resumed stream already met the 404: renew before sending.
+            renewed = true;
+            self.renew_session().await?;
+        }
         loop {
             let mut p = params.clone();
             self.stamp(&mut p, opts);
@@ -353,14 +362,22 @@ impl Client {
                         e.data.as_ref().and_then(|d| d.get("supported")),
                         None,
                     );
+                    // The same version is retried too: a server may refuse a request for a
+                    // transient reason (e.g. mid-upgrade) and list the version we sent.
                     match mutual {
-                        Some(v) if v != current => {
+                        Some(v) => {
                             tracing::info!(from = %current, to = %v, "server asked for another protocol version; retrying once");
                             self.set_version(&v);
                             retried = true;
                         }
                         _ => return Err(ClientError::Rpc(e)),
                     }
+                }
+                Err(ClientError::SessionExpired(_)) if !renewed => {
+                    // LHTTP-02: the server ended the session before processing the request:
+                    // start a new one, then re-send once.
+                    renewed = true;
+                    self.renew_session().await?;
                 }
                 Err(e) => return Err(e),
                 Ok(v) => {
@@ -372,6 +389,23 @@ impl Client {
                 }
             }
         }
+    }
+
+    /// Start a new legacy session after the server ended ours (once for every caller that saw
+    /// the same 404). Session state on the server (resource subscriptions, the log level) is not
+    /// restored.
+    async fn renew_session(&self) -> Result<(), ClientError> {
+        let _one = self.inner.reinit.lock().await;
+        let transport = &self.inner.peer.transport;
+        if !transport.session_expired() {
+            // Another call already started the new session.
+            return Ok(());
+        }
+        transport.reset_session();
+        tracing::info!("the server ended the HTTP session; re-initializing");
+        negotiate::reinitialize(self)
+            .await
+            .map_err(|e| ClientError::SessionExpired(format!("starting a new session failed: {e}")))
     }
 
     async fn send(

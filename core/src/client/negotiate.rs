@@ -1,6 +1,12 @@
 //! Connect modes and era negotiation (REQUIREMENTS 0.8, DISC-02, DISC-03, LC-01, LC-02, VER-01;
 //! seeds: `:auto` probe with fallback on any failure, 5 s stdio probe bound, legacy pin, modern
 //! pin errors before spawning, modern `InitializeResult` rejected, counter-offer adopted).
+//!
+//! `auto`: a probe that fails in any way — any error code, a malformed or non-modern result,
+//! garbage, a timeout, an HTTP status without a JSON-RPC answer — falls back to `initialize`;
+//! only `-32022` naming a mutual version retries the probe there (once) first. When that
+//! `initialize` is refused as only a modern server would (`-32020/-32021/-32022`, or `-32601`:
+//! every legacy server knows `initialize`), the client re-probes once before giving up.
 
 use serde_json::{json, Map, Value};
 
@@ -115,7 +121,8 @@ async fn modern(client: &Client, version: &str, fallback: bool) -> Result<(), Cl
         Err(ClientError::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
             // A recognised modern error: the server is modern; retry at a mutual version.
             match pick_mutual(e.data.as_ref().and_then(|d| d.get("supported")), None) {
-                Some(v) if v != version => match discover(client, &v).await {
+                // Once, even at the version just refused (VER-01: retry with a listed version).
+                Some(v) => match discover(client, &v).await {
                     Ok(r) => {
                         adopt_modern(client, &v, r);
                         return Ok(());
@@ -182,6 +189,27 @@ fn adopt_modern(client: &Client, version: &str, raw: Value) {
     });
 }
 
+/// Errors answering `initialize` that only a modern server gives: the modern envelope and
+/// version errors (HTTP-18), and not knowing `initialize` at all (every legacy server does).
+fn refuses_as_modern(code: i64) -> bool {
+    matches!(
+        code,
+        codes::UNSUPPORTED_PROTOCOL_VERSION
+            | codes::HEADER_MISMATCH
+            | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | codes::METHOD_NOT_FOUND
+    )
+}
+
+/// A new `initialize` handshake at the negotiated legacy version (LHTTP-02: the server ended
+/// the session).
+pub(crate) async fn reinitialize(client: &Client) -> Result<(), ClientError> {
+    let v = client
+        .protocol_version()
+        .unwrap_or_else(|| LATEST_LEGACY.to_owned());
+    legacy(client, &v, false).await
+}
+
 async fn legacy(client: &Client, version: &str, from_auto: bool) -> Result<(), ClientError> {
     let o = &client.inner.options;
     let peer = &client.inner.peer;
@@ -207,12 +235,26 @@ async fn legacy(client: &Client, version: &str, from_auto: bool) -> Result<(), C
         .await;
     let r = match r {
         Ok(r) => r,
-        Err(ClientError::Rpc(e)) if from_auto && e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
-            // DISC-03: a modern-only server refusing initialize is modern evidence: re-probe once.
-            if let Some(v) = pick_mutual(e.data.as_ref().and_then(|d| d.get("supported")), None) {
-                let r = discover(client, &v).await?;
-                adopt_modern(client, &v, r);
-                return Ok(());
+        Err(ClientError::Rpc(e)) if from_auto && refuses_as_modern(e.code) => {
+            // DISC-03 / HTTP-18: a server refusing `initialize` with a modern error (or not
+            // knowing it at all) is modern evidence: re-probe once, at a version it named when
+            // it named one. When that fails too, the refusal is the answer.
+            let named = e.data.as_ref().and_then(|d| d.get("supported"));
+            let v = match pick_mutual(named, None) {
+                Some(v) => v,
+                None if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                    return Err(ClientError::Rpc(e))
+                }
+                None => LATEST_MODERN.to_owned(),
+            };
+            match discover(client, &v).await {
+                Ok(r) => {
+                    if let Some(m) = pick_mutual(r.get("supportedVersions"), Some(&v)) {
+                        adopt_modern(client, &m, r);
+                        return Ok(());
+                    }
+                }
+                Err(re) => tracing::debug!(error = %re, "the re-probe failed too"),
             }
             return Err(ClientError::Rpc(e));
         }

@@ -47,9 +47,23 @@ pub enum StdioError {
 /// # Errors
 /// See [`StdioError`].
 pub async fn serve_stdio(server: &Server) -> Result<(), StdioError> {
+    serve_stdio_until(server, std::future::pending()).await
+}
+
+/// [`serve_stdio`] that also stops reading when `stop` completes, exactly as on EOF: in-flight
+/// requests finish within the grace period (then are cancelled), answers are flushed, and the
+/// call returns `Ok`. Embedders (the C ABI's `mcp_server_shutdown`) use it for a draining
+/// shutdown.
+///
+/// # Errors
+/// See [`StdioError`].
+pub async fn serve_stdio_until<F>(server: &Server, stop: F) -> Result<(), StdioError>
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
     let (reader, writer) = stdio_streams();
     let server = server.clone();
-    match tokio::spawn(async move { serve_io(&server, reader, writer).await }).await {
+    match tokio::spawn(async move { serve_io_until(&server, reader, writer, stop).await }).await {
         Ok(outcome) => outcome,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => Err(StdioError::Io(std::io::Error::other(
@@ -115,6 +129,26 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_io_until(server, reader, writer, std::future::pending()).await
+}
+
+/// [`serve_io`] that stops reading when `stop` completes and then shuts down as on EOF (in-flight
+/// requests drain within the grace period). A frame being read at that moment is dropped.
+///
+/// # Errors
+/// See [`StdioError`].
+pub async fn serve_io_until<R, W, F>(
+    server: &Server,
+    reader: R,
+    writer: W,
+    stop: F,
+) -> Result<(), StdioError>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
+    let mut stop = std::pin::pin!(stop);
     let limits = server.limits().clone();
     let mut frames = FrameReader::new(
         BufReader::with_capacity(64 * 1024, SpinRead::new(reader, limits.stdio_idle_spin)),
@@ -136,7 +170,12 @@ where
 
     let mut outcome = Ok(());
     loop {
-        match frames.next_frame().await {
+        let next = tokio::select! {
+            biased;
+            () = &mut stop => break,
+            next = frames.next_frame() => next,
+        };
+        match next {
             Ok(Some(frame)) => {
                 conn.on_frame(frame, limits.max_json_depth, limits.max_batch_len)
                     .await
@@ -369,4 +408,75 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         }
     }
     let _ = w.flush().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::era::{KEY_CLIENT_CAPABILITIES, KEY_PROTOCOL_VERSION};
+    use crate::{handler_fn, CallToolResult, HandlerError, Tool};
+    use serde_json::json;
+    use std::sync::Mutex;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    /// `serve_io_until`: once `stop` fires, reading stops, but a request already in flight is
+    /// still answered before the call returns (draining shutdown).
+    #[tokio::test]
+    async fn stop_drains_in_flight_requests() {
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
+        let started = Arc::new(Mutex::new(Some(started_tx)));
+        let server = Server::builder("t", "1")
+            .tool(
+                Tool::new("slow"),
+                handler_fn(move |_ctx, _args: Value| {
+                    let started = started.clone();
+                    async move {
+                        if let Some(tx) = started.lock().ok().and_then(|mut g| g.take()) {
+                            let _ = tx.send(());
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        Ok::<_, HandlerError>(CallToolResult::text("drained"))
+                    }
+                }),
+            )
+            .build()
+            .expect("server");
+        let (mut client_w, server_r) = tokio::io::duplex(64 * 1024);
+        let (server_w, client_r) = tokio::io::duplex(64 * 1024);
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            serve_io_until(&server, server_r, server_w, async {
+                let _ = stop_rx.await;
+            })
+            .await
+        });
+        let mut meta = serde_json::Map::new();
+        meta.insert(KEY_PROTOCOL_VERSION.into(), json!("2026-07-28"));
+        meta.insert(KEY_CLIENT_CAPABILITIES.into(), json!({}));
+        let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {}, "_meta": meta}});
+        client_w
+            .write_all(format!("{req}\n").as_bytes())
+            .await
+            .expect("write");
+        tokio::time::timeout(Duration::from_secs(10), started_rx)
+            .await
+            .expect("the handler started")
+            .expect("started");
+        stop_tx.send(()).expect("stop");
+        let mut lines = tokio::io::BufReader::new(client_r).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("an answer in time")
+            .expect("read")
+            .expect("a line");
+        let v: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(v["id"], 1, "{v}");
+        assert_eq!(v["result"]["content"][0]["text"], "drained", "{v}");
+        let outcome = tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .expect("serving returned")
+            .expect("join");
+        assert!(outcome.is_ok(), "{outcome:?}");
+    }
 }

@@ -21,23 +21,47 @@ pub fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The static library `libmcpcore.a`, built with `cargo build -p mcpcore-ffi` when `cargo test`
-/// did not leave it in the profile directory.
+fn cargo_build(args: &[&str]) {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.arg("build").args(args).current_dir(root());
+    if profile_dir().file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    let st = cmd.status().expect("run cargo build");
+    assert!(st.success(), "cargo build {args:?} failed");
+}
+
+/// The static library `libmcpcore.a`, (re)built once per test run with `cargo build -p
+/// mcpcore-ffi`: `cargo test` builds the crate's test harness, not its staticlib, so a library
+/// left from an earlier build may be stale. A fresh build is a no-op.
 pub fn staticlib() -> PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
+        cargo_build(&["-p", "mcpcore-ffi"]);
         let lib = profile_dir().join("libmcpcore.a");
-        if !lib.exists() {
-            let mut cmd = Command::new(env!("CARGO"));
-            cmd.args(["build", "-p", "mcpcore-ffi"]).current_dir(root());
-            if profile_dir().file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            let st = cmd.status().expect("run cargo build");
-            assert!(st.success(), "cargo build -p mcpcore-ffi failed");
-        }
         assert!(lib.exists(), "{} missing after the build", lib.display());
         lib
+    })
+    .clone()
+}
+
+/// The Rust servers the C client runs against, (re)built once per test run:
+/// `demo-server` (examples) and `client-test-server` (tests crate).
+pub fn rust_servers() -> (PathBuf, PathBuf) {
+    static BINS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    BINS.get_or_init(|| {
+        cargo_build(&[
+            "-p",
+            "mcpcore-examples",
+            "--bin",
+            "demo-server",
+            "-p",
+            "mcpcore-tests",
+            "--bin",
+            "client-test-server",
+        ]);
+        let bin = |n: &str| profile_dir().join(format!("{n}{}", std::env::consts::EXE_SUFFIX));
+        (bin("demo-server"), bin("client-test-server"))
     })
     .clone()
 }

@@ -67,6 +67,7 @@ struct Args {
     cache: Option<(u64, bool)>,
     max_rounds: Option<usize>,
     server_info: bool,
+    legacy_cache_hints: bool,
 }
 
 fn parse_args() -> Args {
@@ -79,6 +80,7 @@ fn parse_args() -> Args {
         cache: None,
         max_rounds: None,
         server_info: true,
+        legacy_cache_hints: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -87,6 +89,7 @@ fn parse_args() -> Args {
             "--no-seal" => a.seal = false,
             "--no-shim" => a.shim = false,
             "--no-server-info" => a.server_info = false,
+            "--legacy-cache-hints" => a.legacy_cache_hints = true,
             "--state-ttl-ms" => {
                 a.state_ttl = Some(Duration::from_millis(val().parse().expect("ms")))
             }
@@ -291,6 +294,7 @@ fn build(a: Args) -> Result<Server, mcpcore::server::BuildError> {
         .options(|o| {
             o.legacy_input_shim = a.shim;
             o.stamp_server_info = a.server_info;
+            o.legacy_cache_hints = a.legacy_cache_hints;
             o.extensions
                 .insert("io.example/fixture".into(), json!({"flag": true}));
             if let Some(t) = a.state_ttl {

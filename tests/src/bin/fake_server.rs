@@ -1,11 +1,13 @@
 //! `fake-server [key=value…]`: a scripted, deliberately misbehaving stdio server for the
 //! client's fault tests. Options:
-//! `discover=ok|silent|die|malformed|legacy-versions|<error code>` (default -32601),
-//! `init=<version>` (answer `initialize` with this version), `init-32022` (refuse `initialize`
-//! as a modern-only server), `discover=fail-once` (-32601, then a modern answer), `cycle` (tools/list cursors
-//! loop A→B→A), `oversize=<bytes>`. `tools/call` names pick a behaviour: `die`, `garbage`,
-//! `oversize`, `typed` (structuredContent violating the listed outputSchema), `weird`
-//! (unknown resultType), `hang` (never answers), `late` (answered just before the next request's answer), anything else echoes the params back.
+//! `discover=ok|silent|die|malformed|legacy-versions|garbage|null-id|oversize|fail-once|<code>`
+//! (default -32601; `fail-once` = -32601, then a modern answer), `linger` (keep running after
+//! stdin closes, until signalled), `init=<version>` (answer `initialize` with this version),
+//! `init-32022` (refuse `initialize` as a modern-only server), `init-32601` (not know
+//! `initialize`), `cycle` (tools/list cursors loop A→B→A), `oversize=<bytes>`. `tools/call`
+//! names pick a behaviour: `die`, `garbage`, `oversize`, `typed` (structuredContent violating the
+//! listed outputSchema), `weird` (unknown resultType), `hang` (never answers), `late` (answered
+//! just before the next request's answer); anything else echoes the params back.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -34,6 +36,7 @@ fn main() {
         .get("discover")
         .cloned()
         .unwrap_or_else(|| "-32601".into());
+    eprintln!("pid={}", std::process::id());
     let mut out = std::io::stdout();
     let mut notes: Vec<Value> = Vec::new();
     let mut listen_id: Option<Value> = None;
@@ -92,6 +95,10 @@ fn main() {
                     );
                 }
             }
+            "initialize" if opts.contains_key("init-32601") => send(
+                &mut out,
+                &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+            ),
             "initialize" if opts.contains_key("init-32022") => {
                 send(
                     &mut out,
@@ -102,6 +109,22 @@ fn main() {
             "server/discover" => match discover.as_str() {
                 "silent" => {}
                 "die" => std::process::exit(3),
+                // Garbage and an answer to some other id, then nothing: the probe times out.
+                "garbage" => {
+                    let _ = writeln!(out, "not json at all");
+                    let _ = writeln!(out, "[1, 2]");
+                    let _ = writeln!(out, "{{\"jsonrpc\":\"2.0\",\"id\":424242,\"result\":{{}}}}");
+                    let _ = out.flush();
+                }
+                // An error that names no request (id null): it answers nothing.
+                "null-id" => send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+                ),
+                "oversize" => {
+                    let big = "a".repeat(5 * 1024 * 1024);
+                    reply(&mut out, &id, json!({"supportedVersions": [big]}));
+                }
                 "malformed" => reply(&mut out, &id, json!(5)),
                 "legacy-versions" => reply(
                     &mut out,
@@ -229,5 +252,10 @@ fn main() {
                 &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
             ),
         }
+    }
+    // Standard input ended: exit (STDIO-04), or with `linger` stay until signalled.
+    eprintln!("eof");
+    if opts.contains_key("linger") {
+        std::thread::sleep(std::time::Duration::from_secs(120));
     }
 }

@@ -8,6 +8,13 @@
 //! `Mcp-Session-Id` and `MCP-Protocol-Version`, open a GET listening stream after the handshake,
 //! and DELETE the session on close. Modern requests carry `MCP-Protocol-Version`, `Mcp-Method`,
 //! `Mcp-Name` and the tool's `Mcp-Param-*` headers.
+//!
+//! LHTTP-02 session expiry: a 404 answering a request that carried the current session id marks
+//! the session ended (whatever the body says, unless it is the request's own `-32601`). The
+//! request fails with [`ClientError::SessionExpired`]; the client then forgets the session,
+//! re-initializes once without the id and re-sends the request (the server never processed it),
+//! see `Client::request_once`. A 404 met elsewhere (a notification POST, resuming a stream whose
+//! request may have run) fails only that exchange and renews the session before the next call.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -87,6 +94,8 @@ pub(crate) struct HttpTransport {
     get_stream: Mutex<Option<AbortHandle>>,
     tools: Mutex<HashMap<String, Vec<ParamHeader>>>,
     closed: AtomicBool,
+    /// The server answered 404 for the session id still in use (LHTTP-02).
+    expired: AtomicBool,
     max_bytes: usize,
     max_depth: usize,
 }
@@ -136,6 +145,7 @@ impl HttpTransport {
             get_stream: Mutex::new(None),
             tools: Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
+            expired: AtomicBool::new(false),
             max_bytes: options.max_message_bytes,
             max_depth: options.max_json_depth,
         }))
@@ -235,8 +245,14 @@ impl HttpTransport {
     }
 
     /// Read one request's answer (JSON or SSE); `Err` when it did not contain the response.
-    async fn run_request(&self, id: Id, req: Request<Full<Bytes>>, initialize: bool) {
-        let outcome = self.exchange(&id, req, initialize).await;
+    async fn run_request(
+        &self,
+        id: Id,
+        req: Request<Full<Bytes>>,
+        initialize: bool,
+        session: Option<String>,
+    ) {
+        let outcome = self.exchange(&id, req, initialize, session).await;
         lock(&self.streams).remove(&id);
         if let Err(e) = outcome {
             let _ = self.inbound.send(Inbound::RequestFailed(id, e)).await;
@@ -248,6 +264,7 @@ impl HttpTransport {
         id: &Id,
         req: Request<Full<Bytes>>,
         initialize: bool,
+        sent_session: Option<String>,
     ) -> Result<(), ClientError> {
         let resp = self
             .client
@@ -255,7 +272,19 @@ impl HttpTransport {
             .await
             .map_err(|e| ClientError::Transport(format!("HTTP request failed: {e}")))?;
         let status = resp.status();
+        if status == hyper::StatusCode::NOT_FOUND && sent_session.is_some() {
+            let bytes = read_limited(&mut resp.into_body(), self.max_bytes)
+                .await
+                .unwrap_or_default();
+            if method_not_found_for(&bytes, id) {
+                self.deliver(&bytes, Some(id)).await;
+                return Ok(());
+            }
+            return Err(self.session_gone(sent_session.as_deref()));
+        }
         if initialize && status.is_success() {
+            // A new session (or a session-less legacy server): whatever ended is behind us.
+            self.expired.store(false, Ordering::Release);
             if let Some(s) = resp
                 .headers()
                 .get(SESSION_HEADER)
@@ -298,6 +327,11 @@ impl HttpTransport {
                         ClientError::Transport(format!("HTTP resumption failed: {e}"))
                     })?;
                 if !resp.status().is_success() {
+                    if resp.status() == hyper::StatusCode::NOT_FOUND {
+                        // The session ended: the next call starts a new one. This call may have
+                        // been processed, so it is not re-sent.
+                        let _ = self.session_gone(sent_session.as_deref());
+                    }
                     return Err(ClientError::Closed(format!(
                         "resuming the SSE stream failed (HTTP {})",
                         resp.status()
@@ -318,11 +352,6 @@ impl HttpTransport {
         let bytes = read_limited(&mut body, self.max_bytes).await?;
         if !bytes.is_empty() && self.deliver(&bytes, Some(id)).await {
             return Ok(());
-        }
-        if status == hyper::StatusCode::NOT_FOUND && lock(&self.session).is_some() {
-            return Err(ClientError::Closed(
-                "the server ended the HTTP session (404); reconnect to start a new one".into(),
-            ));
         }
         Err(ClientError::Transport(format!(
             "HTTP {status} without a JSON-RPC response"
@@ -371,6 +400,7 @@ impl HttpTransport {
 
     /// POST a notification or response and check it was accepted.
     async fn post_oneway(&self, msg: OutMsg) -> Result<(), ClientError> {
+        let sent_session = lock(&self.session).clone();
         let req = self.post(&msg)?;
         let resp = tokio::time::timeout(self.opts.post_timeout, self.client.request(req))
             .await
@@ -381,6 +411,9 @@ impl HttpTransport {
         let bytes = read_limited(&mut body, self.max_bytes)
             .await
             .unwrap_or_default();
+        if status == hyper::StatusCode::NOT_FOUND && sent_session.is_some() {
+            return Err(self.session_gone(sent_session.as_deref()));
+        }
         if !status.is_success() {
             return Err(ClientError::Transport(format!(
                 "HTTP {status}: {}",
@@ -398,6 +431,17 @@ impl HttpTransport {
             }
         }
         Ok(())
+    }
+
+    /// A 404 for `sent`: the session is over if it is still the one in use (a late 404 for an
+    /// older session must not end a newer one).
+    fn session_gone(&self, sent: Option<&str>) -> ClientError {
+        if sent.is_some() && lock(&self.session).as_deref() == sent {
+            self.expired.store(true, Ordering::Release);
+        }
+        ClientError::SessionExpired(
+            "the server ended the HTTP session (404); a new one is started on the next call".into(),
+        )
     }
 
     /// The legacy GET listening stream for server messages unrelated to a request (LHTTP-05).
@@ -454,6 +498,16 @@ impl HttpTransport {
 /// How long connecting waits for the server to accept the legacy GET listening stream.
 const GET_OPEN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// True when `bytes` is a JSON-RPC `-32601` answering `id` (a method a legacy server does not
+/// know, not an ended session).
+fn method_not_found_for(bytes: &[u8], id: &Id) -> bool {
+    serde_json::from_slice::<Value>(bytes).is_ok_and(|v| {
+        v.get("id") == Some(&id.to_value())
+            && v.pointer("/error/code").and_then(Value::as_i64)
+                == Some(crate::error::codes::METHOD_NOT_FOUND)
+    })
+}
+
 fn content_type(h: &hyper::HeaderMap) -> String {
     h.get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -491,6 +545,7 @@ impl ClientTransport for HttpTransport {
                 OutMsg::Request {
                     ref id, ref method, ..
                 } => {
+                    let session = lock(&self.session).clone();
                     let req = self.post(&msg)?;
                     let Some(me) = self.me.upgrade() else {
                         return Err(ClientError::Closed("the transport is gone".into()));
@@ -500,7 +555,9 @@ impl ClientTransport for HttpTransport {
                     let key = id.clone();
                     let mut streams = lock(&self.streams);
                     let task =
-                        tokio::spawn(async move { me.run_request(id, req, initialize).await });
+                        tokio::spawn(
+                            async move { me.run_request(id, req, initialize, session).await },
+                        );
                     streams.insert(key, task.abort_handle());
                     Ok(())
                 }
@@ -551,6 +608,19 @@ impl ClientTransport for HttpTransport {
 
     fn is_http(&self) -> bool {
         true
+    }
+
+    fn session_expired(&self) -> bool {
+        self.expired.load(Ordering::Acquire)
+    }
+
+    fn reset_session(&self) {
+        if let Some(h) = lock(&self.get_stream).take() {
+            h.abort();
+        }
+        // The expiry mark stays until an `initialize` succeeds: a failed renewal is retried
+        // by the next call.
+        *lock(&self.session) = None;
     }
 
     fn learn_tool(&self, name: &str, input_schema: &Value) -> Result<(), String> {

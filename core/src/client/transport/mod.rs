@@ -102,6 +102,14 @@ pub(crate) trait ClientTransport: Send + Sync + 'static {
     fn learn_tool(&self, _name: &str, _input_schema: &Value) -> Result<(), String> {
         Ok(())
     }
+    /// True when the server ended the current session (legacy HTTP: a 404 for the session id
+    /// this transport still uses); the client then starts a new one (LHTTP-02).
+    fn session_expired(&self) -> bool {
+        false
+    }
+    /// Forget the ended session (its id, the GET stream) before re-initializing; the expiry
+    /// mark stays until an `initialize` succeeds.
+    fn reset_session(&self) {}
     /// Captured standard error, when the transport captures it.
     fn captured_stderr(&self) -> Option<String> {
         None

@@ -1,0 +1,549 @@
+//! `mcp_client_t`: a connected MCP client driven from C. Connect over stdio (a child process) or
+//! Streamable HTTP in auto/legacy/modern mode, read what was negotiated, close, free (issue 8 §3;
+//! REQUIREMENTS 0.8, DISC-02, LC-01, STDIO-*, HTTP-09…18). The calls themselves live in
+//! [`crate::client_calls`].
+//!
+//! All protocol work (negotiation, envelope, MRTR driving, server→client requests) is core's
+//! [`mcpcore::client::Client`]; this module only marshals.
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::ffi::{c_char, CStr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpcore::client::{Client, ClientError, HttpOptions, StderrMode, StdioCommand};
+
+use crate::client_builder::mcp_client_builder_t;
+use crate::error::{mcp_error_t, FfiError};
+use crate::guard::{ffi_guard, status_guard};
+use crate::handle;
+use crate::runtime::{mcp_runtime_t, RuntimeInner};
+use crate::status::mcp_status_t;
+use crate::string::{json_object_arg, owned_json, str_arg};
+
+/// A connected client. Thread-safe: any function taking a `const mcp_client_t *` may be called
+/// from any thread at once.
+pub struct mcp_client_t {
+    pub(crate) client: Client,
+    pub(crate) runtime: Arc<RuntimeInner>,
+}
+
+impl From<ClientError> for FfiError {
+    fn from(e: ClientError) -> Self {
+        match e {
+            ClientError::Rpc(o) => FfiError::rpc(o),
+            ClientError::Timeout => FfiError::new(mcp_status_t::Timeout, e.to_string()),
+            ClientError::Cancelled => FfiError::new(mcp_status_t::Cancelled, e.to_string()),
+            ClientError::Closed(_) => FfiError::new(mcp_status_t::Closed, e.to_string()),
+            ClientError::Transport(_) => FfiError::new(mcp_status_t::Transport, e.to_string()),
+            ClientError::InvalidArgument(m) => FfiError::invalid(m),
+            ClientError::InputRequired(raw) => {
+                let mut f = FfiError::new(
+                    mcp_status_t::InputRequired,
+                    "the server requires input no registered handler can give",
+                );
+                f.data = Some(raw);
+                f
+            }
+            other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
+        }
+    }
+}
+
+/// Spawn options of `mcp_client_connect_stdio` (camelCase, unknown keys refused).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SpawnJson {
+    env: Option<BTreeMap<String, String>>,
+    env_clear: Option<bool>,
+    cwd: Option<String>,
+    stderr: Option<String>,
+    close_grace_ms: Option<u64>,
+    term_grace_ms: Option<u64>,
+}
+
+/// HTTP options of `mcp_client_connect_http` (camelCase, unknown keys refused).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct HttpJson {
+    headers: Option<BTreeMap<String, String>>,
+    listen_stream: Option<bool>,
+    post_timeout_ms: Option<u64>,
+}
+
+fn parse_options<T: serde::de::DeserializeOwned + Default>(
+    json: *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<T, FfiError> {
+    if json.is_null() {
+        return Ok(T::default());
+    }
+    // SAFETY: json is valid for len bytes (contract).
+    let obj = unsafe { json_object_arg(json, len, what) }?;
+    serde_json::from_value(Value::Object(obj))
+        .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
+}
+
+/// Arguments as UTF-8 strings. `lens` NULL means every argument is NUL-terminated.
+///
+/// # Safety
+/// `args` is NULL or valid for `argc` pointers; each is NULL or valid for its length (or
+/// NUL-terminated when `lens` is NULL); `lens` is NULL or valid for `argc` lengths.
+unsafe fn arg_list(
+    args: *const *const c_char,
+    lens: *const usize,
+    argc: usize,
+) -> Result<Vec<String>, FfiError> {
+    if argc == 0 {
+        return Ok(Vec::new());
+    }
+    if args.is_null() {
+        return Err(FfiError::null("args"));
+    }
+    if argc > isize::MAX as usize / std::mem::size_of::<usize>() {
+        return Err(FfiError::invalid("argc is out of range"));
+    }
+    // SAFETY: per the contract, args is valid for argc pointers.
+    let ptrs = unsafe { std::slice::from_raw_parts(args, argc) };
+    let lens = if lens.is_null() {
+        None
+    } else {
+        // SAFETY: per the contract, lens is valid for argc lengths.
+        Some(unsafe { std::slice::from_raw_parts(lens, argc) })
+    };
+    let mut out = Vec::with_capacity(argc);
+    for (i, p) in ptrs.iter().enumerate() {
+        let what = format!("args[{i}]");
+        let s = match lens {
+            // SAFETY: per the contract, args[i] is NULL or valid for lens[i] bytes.
+            Some(l) => unsafe { str_arg(*p, l[i], &what) }?,
+            None => {
+                if p.is_null() {
+                    return Err(FfiError::null(&what));
+                }
+                // SAFETY: per the contract, args[i] is NUL-terminated.
+                let bytes = unsafe { CStr::from_ptr(*p) }.to_bytes();
+                // SAFETY: bytes is a valid slice of bytes.len() bytes.
+                unsafe { str_arg(bytes.as_ptr().cast(), bytes.len(), &what) }?
+            }
+        };
+        out.push(s.to_owned());
+    }
+    Ok(out)
+}
+
+fn stdio_command(program: &str, args: Vec<String>, o: SpawnJson) -> Result<StdioCommand, FfiError> {
+    let mut cmd = StdioCommand::new(program).args(args);
+    for (k, v) in o.env.unwrap_or_default() {
+        cmd = cmd.env(k, v);
+    }
+    cmd.env_clear = o.env_clear.unwrap_or(false);
+    if let Some(d) = o.cwd {
+        cmd = cmd.cwd(d);
+    }
+    if let Some(s) = o.stderr {
+        cmd = cmd.stderr(match s.as_str() {
+            "inherit" => StderrMode::Inherit,
+            "null" => StderrMode::Null,
+            "capture" => StderrMode::Capture,
+            other => {
+                return Err(FfiError::invalid(format!(
+                    "stderr must be \"inherit\", \"null\" or \"capture\", got {other:?}"
+                )))
+            }
+        });
+    }
+    if let Some(ms) = o.close_grace_ms {
+        cmd.close_grace = Duration::from_millis(ms);
+    }
+    if let Some(ms) = o.term_grace_ms {
+        cmd.term_grace = Duration::from_millis(ms);
+    }
+    Ok(cmd)
+}
+
+/// Take the (optional) builder first so it is consumed on every path.
+fn take_builder(builder: *mut mcp_client_builder_t) -> mcp_client_builder_t {
+    // SAFETY: builder is NULL or owned by the caller and consumed here (contract).
+    match unsafe { handle::take(builder) } {
+        Some(b) => *b,
+        None => mcp_client_builder_t {
+            options: Default::default(),
+            handlers: Vec::new(),
+            notifications: Vec::new(),
+        },
+    }
+}
+
+fn finish_connect(
+    rt: &mcp_runtime_t,
+    client: Client,
+    client_out: *mut *mut mcp_client_t,
+) -> Result<(), FfiError> {
+    let h = handle::into_raw(mcp_client_t {
+        client,
+        runtime: rt.inner.clone(),
+    });
+    // SAFETY: client_out is non-NULL (checked by the caller) and writable.
+    unsafe { client_out.write(h) };
+    Ok(())
+}
+
+/// Spawn a server process and connect to it over its stdin/stdout. Blocks until the era is
+/// negotiated (`initialize`, or `server/discover` in modern/auto mode).
+///
+/// @param runtime       the runtime whose threads run the connection (borrowed; the client
+///                      keeps it alive).
+/// @param builder       optional client builder (NULL = defaults); consumed in every case.
+/// @param command       UTF-8 program to run (looked up on `PATH` unless it has a `/`).
+/// @param command_len   length of `command`.
+/// @param args          `argc` arguments (not including the program name); may be NULL when
+///                      `argc` is 0.
+/// @param arg_lens      the length of each argument, or NULL when every argument is a
+///                      NUL-terminated string.
+/// @param argc          number of arguments.
+/// @param spawn_json    optional JSON object (NULL for defaults): `env` (`{"NAME": "value"}`
+///                      added to the inherited environment), `envClear`, `cwd`, `stderr`
+///                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
+///                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL).
+/// @param spawn_len     length of `spawn_json`.
+/// @param client_out    receives the client on success.
+/// @param error_out     optional detailed error.
+///
+/// **Ownership**: consumes `builder` (its handlers' user data is released on failure); inputs
+/// are copied. The caller owns the client and frees it with `mcp_client_free`.
+///
+/// **Thread safety**: any non-runtime thread; the client is thread-safe.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (inconsistent options, before anything is spawned),
+/// `MCP_STATUS_TRANSPORT` (spawn failed), `MCP_STATUS_CLOSED` (the process exited),
+/// `MCP_STATUS_PROTOCOL` (negotiation failed; a JSON-RPC code when the server refused),
+/// `MCP_STATUS_TIMEOUT`, `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
+#[no_mangle]
+pub extern "C" fn mcp_client_connect_stdio(
+    runtime: *const mcp_runtime_t,
+    builder: *mut mcp_client_builder_t,
+    command: *const c_char,
+    command_len: usize,
+    args: *const *const c_char,
+    arg_lens: *const usize,
+    argc: usize,
+    spawn_json: *const c_char,
+    spawn_len: usize,
+    client_out: *mut *mut mcp_client_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    let b = take_builder(builder);
+    status_guard(error_out, move || {
+        // SAFETY: runtime is NULL or live (contract).
+        let rt = unsafe { handle::borrow(runtime, "runtime") }?;
+        handle::require_out(client_out, "client_out")?;
+        // SAFETY: command is NULL or valid for command_len bytes.
+        let program = unsafe { str_arg(command, command_len, "command") }?;
+        // SAFETY: per the documented contract of args / arg_lens / argc.
+        let args = unsafe { arg_list(args, arg_lens, argc) }?;
+        let o: SpawnJson = parse_options(spawn_json, spawn_len, "spawn_json")?;
+        let cmd = stdio_command(program, args, o)?;
+        let client = rt
+            .inner
+            .run("mcp_client_connect_stdio", b.into_core().connect_stdio(cmd))??;
+        finish_connect(rt, client, client_out)
+    })
+}
+
+/// Connect to a Streamable HTTP endpoint (`http://host:port/path`). Blocks until the era is
+/// negotiated.
+///
+/// @param runtime       the runtime (borrowed; the client keeps it alive).
+/// @param builder       optional client builder (NULL = defaults); consumed in every case.
+/// @param url           UTF-8 URL (`http://` only).
+/// @param url_len       length of `url`.
+/// @param options_json  optional JSON object (NULL for defaults): `headers`
+///                      (`{"Authorization": "Bearer ..."}`, sent on every request),
+///                      `listenStream` (open the legacy GET stream; default true),
+///                      `postTimeoutMs`.
+/// @param options_len   length of `options_json`.
+/// @param client_out    receives the client on success.
+/// @param error_out     optional detailed error.
+///
+/// **Ownership**: consumes `builder`; inputs are copied. The caller owns the client and frees it
+/// with `mcp_client_free`.
+///
+/// **Thread safety**: any non-runtime thread; the client is thread-safe.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header), `MCP_STATUS_TRANSPORT` (connection
+/// refused, HTTP failure), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+/// `MCP_STATUS_WOULD_DEADLOCK`.
+#[no_mangle]
+pub extern "C" fn mcp_client_connect_http(
+    runtime: *const mcp_runtime_t,
+    builder: *mut mcp_client_builder_t,
+    url: *const c_char,
+    url_len: usize,
+    options_json: *const c_char,
+    options_len: usize,
+    client_out: *mut *mut mcp_client_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    let b = take_builder(builder);
+    status_guard(error_out, move || {
+        // SAFETY: runtime is NULL or live (contract).
+        let rt = unsafe { handle::borrow(runtime, "runtime") }?;
+        handle::require_out(client_out, "client_out")?;
+        // SAFETY: url is NULL or valid for url_len bytes.
+        let url = unsafe { str_arg(url, url_len, "url") }?;
+        let o: HttpJson = parse_options(options_json, options_len, "options_json")?;
+        let mut h = HttpOptions::default();
+        for (k, v) in o.headers.unwrap_or_default() {
+            h = h.header(k, v);
+        }
+        h.listen_stream = o.listen_stream.unwrap_or(h.listen_stream);
+        if let Some(ms) = o.post_timeout_ms {
+            h.post_timeout = Duration::from_millis(ms);
+        }
+        let url = url.to_owned();
+        let client = rt.inner.run("mcp_client_connect_http", async move {
+            b.into_core().connect_http(&url, h).await
+        })??;
+        finish_connect(rt, client, client_out)
+    })
+}
+
+/// Shared body of the owned-string readers.
+fn read_owned(
+    client: *const mcp_client_t,
+    out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+    f: impl FnOnce(&Client) -> Option<Value>,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: client is NULL or live (contract).
+        let c = unsafe { handle::borrow(client, "client") }?;
+        handle::require_out(out, "out")?;
+        let s = match f(&c.client) {
+            Some(Value::String(s)) => std::ffi::CString::new(s)
+                .map_err(|_| FfiError::new(mcp_status_t::Protocol, "string contains NUL"))?
+                .into_raw(),
+            Some(v) => owned_json(&v),
+            None => std::ptr::null_mut(),
+        };
+        // SAFETY: out is non-NULL (checked) and writable.
+        unsafe { out.write(s) };
+        Ok(())
+    })
+}
+
+/// The protocol version in force: negotiated by `initialize` (legacy) or adopted from
+/// `server/discover` (modern).
+///
+/// @param client       the client.
+/// @param version_out  receives the version (e.g. `"2025-11-25"`), owned by the caller.
+/// @param error_out    optional detailed error.
+///
+/// **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_protocol_version(
+    client: *const mcp_client_t,
+    version_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    read_owned(client, version_out, error_out, |c| {
+        Some(Value::String(c.protocol_version().unwrap_or_default()))
+    })
+}
+
+/// True when the connection speaks the modern (stateless) era, false for legacy (and NULL).
+///
+/// @param client  the client (NULL → false).
+///
+/// **Ownership**: borrows `client`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: none.
+#[no_mangle]
+pub extern "C" fn mcp_client_is_modern(client: *const mcp_client_t) -> bool {
+    ffi_guard(false, || {
+        // SAFETY: client is NULL or live (contract).
+        unsafe { handle::borrow(client, "client") }.is_ok_and(|c| c.client.is_modern())
+    })
+}
+
+/// The server's implementation (`serverInfo`: `{"name","version",...}`) as JSON, or the JSON
+/// text `null` when a modern server did not identify itself.
+///
+/// @param client     the client.
+/// @param json_out   receives the JSON, owned by the caller.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_server_info_json(
+    client: *const mcp_client_t,
+    json_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    read_owned(client, json_out, error_out, |c| {
+        Some(
+            c.server_implementation()
+                .and_then(|i| serde_json::to_value(i).ok())
+                .unwrap_or(Value::Null),
+        )
+    })
+}
+
+/// The server's capabilities as a JSON object.
+///
+/// @param client     the client.
+/// @param json_out   receives the JSON, owned by the caller.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_server_capabilities_json(
+    client: *const mcp_client_t,
+    json_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    read_owned(client, json_out, error_out, |c| {
+        Some(c.server_capabilities())
+    })
+}
+
+/// The server's instructions (UTF-8), or NULL written to `text_out` when it gave none.
+///
+/// @param client     the client.
+/// @param text_out   receives the text (owned by the caller) or NULL.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`; free a non-NULL string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_instructions(
+    client: *const mcp_client_t,
+    text_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    read_owned(client, text_out, error_out, |c| {
+        c.instructions().map(Value::String)
+    })
+}
+
+/// The raw result of the negotiation: the `InitializeResult` (legacy) or the `DiscoverResult`
+/// (modern) as JSON.
+///
+/// @param client     the client.
+/// @param json_out   receives the JSON, owned by the caller.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_negotiation_json(
+    client: *const mcp_client_t,
+    json_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    read_owned(client, json_out, error_out, |c| {
+        Some(c.server_info_raw().unwrap_or(Value::Null))
+    })
+}
+
+/// True once the connection is closed (by `mcp_client_close`, or because the server went away).
+///
+/// @param client  the client (NULL → true).
+///
+/// **Ownership**: borrows `client`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: none.
+#[no_mangle]
+pub extern "C" fn mcp_client_is_closed(client: *const mcp_client_t) -> bool {
+    ffi_guard(true, || {
+        // SAFETY: client is NULL or live (contract).
+        unsafe { handle::borrow(client, "client") }.map_or(true, |c| c.client.is_closed())
+    })
+}
+
+/// Close the connection and wait for it to end (stdio: close the server's stdin, wait, then
+/// SIGTERM, then SIGKILL; HTTP: end the legacy session). Pending calls end with
+/// `MCP_STATUS_CLOSED` (their callbacks run). Idempotent. The handle stays valid until
+/// `mcp_client_free`; further calls fail with `MCP_STATUS_CLOSED`.
+///
+/// @param client     the client.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`.
+///
+/// **Thread safety**: any non-runtime thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_WOULD_DEADLOCK` (inside a callback; use
+/// `mcp_client_free` there, which closes in the background).
+#[no_mangle]
+pub extern "C" fn mcp_client_close(
+    client: *const mcp_client_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: client is NULL or live (contract).
+        let c = unsafe { handle::borrow(client, "client") }?;
+        let cl = c.client.clone();
+        c.runtime
+            .run("mcp_client_close", async move { cl.close().await })
+    })
+}
+
+/// Close the connection (as `mcp_client_close`) and free the client. NULL is a no-op. Blocks
+/// until the connection ended, except on a runtime thread (inside a callback), where the close
+/// continues in the background. Handler user data is released once the connection and every
+/// outstanding responder are gone.
+///
+/// @param client  the client.
+///
+/// **Ownership**: consumes `client`. Calls still pending complete with `MCP_STATUS_CLOSED`.
+///
+/// **Thread safety**: any thread; no other call on `client` may be in flight (callbacks of
+/// pending calls may still run, and must not use the freed handle).
+///
+/// **Errors**: none.
+#[no_mangle]
+pub extern "C" fn mcp_client_free(client: *mut mcp_client_t) {
+    ffi_guard((), || {
+        // SAFETY: client is NULL or owned (contract).
+        let Some(c) = (unsafe { handle::take(client) }) else {
+            return;
+        };
+        let cl = c.client.clone();
+        if tokio::runtime::Handle::try_current().is_ok() {
+            c.runtime.spawn(async move { cl.close().await });
+        } else {
+            let _ = c
+                .runtime
+                .run("mcp_client_free", async move { cl.close().await });
+        }
+    });
+}
