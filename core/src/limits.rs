@@ -25,8 +25,8 @@ pub struct Limits {
     /// stdio: how long the reader keeps polling stdin (yielding to other tasks) after it runs dry,
     /// before it sleeps (default 50 µs; zero turns it off). A peer working in request/answer turns
     /// then skips a thread wake-up per message; the cost is at most this much CPU per idle period.
-    /// A peer pipelining in bursts has its frames picked up in smaller pieces (measured ~10–15%
-    /// fewer pipelined calls/s); set zero to favour that pattern.
+    /// Only after a small read (up to 1 KiB, a lone frame): after a pipelined burst the reader
+    /// parks at once so the next burst accumulates.
     pub stdio_idle_spin: Duration,
 }
 

@@ -7,7 +7,9 @@
 //! host) dominates the round trip. [`SpinRead`] instead keeps the task runnable for a short budget
 //! after the stream first reports "nothing to read": each retry yields to the runtime (other tasks
 //! run, and an otherwise idle worker polls the I/O driver without blocking), so the next frame is
-//! picked up without a wake-up. After the budget the task parks as usual. The cost is bounded: at
+//! picked up without a wake-up. After the budget the task parks as usual. Only a small read (a lone
+//! frame) arms the spin: after a large read (a pipelined burst) the task parks at once, so the next
+//! burst accumulates and is read in one piece. The cost is bounded: at
 //! most `budget` of CPU per idle period; a zero budget turns it off.
 
 use std::future::Future;
@@ -26,7 +28,13 @@ pub(crate) struct SpinRead<R> {
     idle_since: Option<Instant>,
     /// The yield in progress, if any.
     pending_yield: Option<Yield>,
+    /// The last read was small (a lone frame, as in request/answer turns): spin after it. After
+    /// a large read (a pipelined burst) the task parks at once, so the next burst accumulates.
+    spin_next: bool,
 }
+
+/// Reads up to this many bytes count as "small" (see [`SpinRead::spin_next`]).
+const SMALL_READ: usize = 1024;
 
 impl<R> SpinRead<R> {
     pub(crate) fn new(inner: R, budget: Duration) -> Self {
@@ -35,6 +43,7 @@ impl<R> SpinRead<R> {
             budget,
             idle_since: None,
             pending_yield: None,
+            spin_next: true,
         }
     }
 }
@@ -47,13 +56,15 @@ impl<R: AsyncRead + Unpin> AsyncRead for SpinRead<R> {
     ) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
         loop {
+            let before = buf.filled().len();
             match Pin::new(&mut this.inner).poll_read(cx, buf) {
                 Poll::Ready(r) => {
                     this.idle_since = None;
                     this.pending_yield = None;
+                    this.spin_next = buf.filled().len() - before <= SMALL_READ;
                     return Poll::Ready(r);
                 }
-                Poll::Pending if this.budget.is_zero() => return Poll::Pending,
+                Poll::Pending if this.budget.is_zero() || !this.spin_next => return Poll::Pending,
                 // The inner reader registered `cx` with the reactor: parking is always safe.
                 Poll::Pending => {}
             }
