@@ -33,28 +33,45 @@ pub fn example_bin(name: &str) -> PathBuf {
     target_bin(name, "mcpcore-examples")
 }
 
-/// Path of this crate's fixture server (`src/bin/wire-server.rs`).
+/// Path of this crate's fixture server (`src/bin/wire-server.rs`); `cargo test` of this crate
+/// builds it fresh.
 pub fn wire_server_bin() -> PathBuf {
-    target_bin("wire-server", "mcpcore-tests")
+    let path = profile_dir().join(format!("wire-server{}", std::env::consts::EXE_SUFFIX));
+    if path.exists() {
+        path
+    } else {
+        target_bin("wire-server", "mcpcore-tests")
+    }
 }
 
-/// Path of binary `name` of `package` in the current target dir, building it if missing.
-fn target_bin(name: &str, package: &str) -> PathBuf {
+/// `target/<profile>` of the running test executable.
+fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    // target/<profile>/deps/<test> → target/<profile>/<name>
-    let dir = exe
-        .parent()
+    // target/<profile>/deps/<test> → target/<profile>
+    exe.parent()
         .and_then(|p| p.parent())
         .expect("target dir")
-        .to_path_buf();
+        .to_path_buf()
+}
+
+/// Path of binary `name` of `package` in the current target dir, (re)built once per test process:
+/// `cargo test` does not rebuild another package's binaries, and a target dir cached between runs
+/// would otherwise hand tests a stale binary. A no-op build is cheap; concurrent callers wait.
+fn target_bin(name: &str, package: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let dir = profile_dir();
     let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", package, "--bin", name])
-            .current_dir(workspace_root())
-            .status()
-            .expect("cargo build");
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if !built.iter().any(|b| b == name) {
+        let mut cmd = std::process::Command::new(env!("CARGO"));
+        cmd.args(["build", "-q", "-p", package, "--bin", name])
+            .current_dir(workspace_root());
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo build");
         assert!(status.success(), "building {name} failed");
+        built.push(name.to_owned());
     }
     path
 }
