@@ -15,8 +15,9 @@ use tokio::sync::oneshot;
 use mcpcore::ErrorObject;
 
 use crate::error::FfiError;
-use crate::guard::{ffi_guard, status_guard};
+use crate::guard::ffi_guard;
 use crate::handle;
+use crate::responder::{consume, OwedAnswer};
 use crate::status::mcp_status_t;
 use crate::string::{json_arg, opt_json_arg, str_arg};
 use crate::trampoline::CClientCallback;
@@ -46,24 +47,17 @@ impl mcp_client_responder_t {
     }
 }
 
-/// Consume `responder` and answer with what `build` produces, or with -32603 when `build` fails
-/// (the caller still gets `build`'s status).
-fn consume(
-    responder: *mut mcp_client_responder_t,
-    build: impl FnOnce() -> Result<Answer, FfiError>,
-) -> mcp_status_t {
-    status_guard(std::ptr::null_mut(), || {
-        // SAFETY: responder is NULL or owned and not consumed before (contract).
-        let r = unsafe { handle::take(responder) }.ok_or_else(|| FfiError::null("responder"))?;
-        match build() {
-            Ok(answer) => r.send(answer),
-            Err(e) => {
-                tracing::error!(error = %e.message, "invalid answer from a C client handler");
-                let _ = r.send(Err(ErrorObject::internal()));
-                Err(e)
-            }
-        }
-    })
+impl OwedAnswer for mcp_client_responder_t {
+    type Answer = Answer;
+
+    fn send(self, answer: Answer) -> Result<(), FfiError> {
+        mcp_client_responder_t::send(self, answer)
+    }
+
+    fn internal(&self, why: &FfiError) -> Answer {
+        tracing::error!(error = %why.message, "invalid answer from a C client handler");
+        Err(ErrorObject::internal())
+    }
 }
 
 /// Consumes the responder: answer with a result object (e.g. a `CreateMessageResult`, an

@@ -99,11 +99,21 @@ impl mcp_responder_t {
     }
 }
 
+/// One answer owed to the engine, sent at most once: what the server handler's responder and the
+/// client handler's responder (`client_responder.rs`) share.
+pub(crate) trait OwedAnswer: Sized {
+    type Answer;
+    /// Deliver the answer; the status says whether anybody was still waiting for it.
+    fn send(self, answer: Self::Answer) -> Result<(), FfiError>;
+    /// The generic -32603 sent in place of an answer the C side could not express (logged here).
+    fn internal(&self, why: &FfiError) -> Self::Answer;
+}
+
 /// Consume `responder`, answer with whatever `build` produces, or with -32603 when `build` fails
 /// (the caller still gets `build`'s status).
-fn consume(
-    responder: *mut mcp_responder_t,
-    build: impl FnOnce() -> Result<Answer, FfiError>,
+pub(crate) fn consume<R: OwedAnswer>(
+    responder: *mut R,
+    build: impl FnOnce() -> Result<R::Answer, FfiError>,
 ) -> mcp_status_t {
     status_guard(std::ptr::null_mut(), || {
         // SAFETY: responder is NULL or an owned responder not consumed before (contract).
@@ -111,12 +121,25 @@ fn consume(
         match build() {
             Ok(answer) => r.send(answer),
             Err(e) => {
-                tracing::error!(method = r.ctx.method(), error = %e.message, "invalid answer from a C handler");
-                let _ = r.send(Err(HandlerError::internal(e.message.clone())));
+                let answer = r.internal(&e);
+                let _ = r.send(answer);
                 Err(e)
             }
         }
     })
+}
+
+impl OwedAnswer for mcp_responder_t {
+    type Answer = Answer;
+
+    fn send(self, answer: Answer) -> Result<(), FfiError> {
+        mcp_responder_t::send(self, answer)
+    }
+
+    fn internal(&self, why: &FfiError) -> Answer {
+        tracing::error!(method = self.ctx.method(), error = %why.message, "invalid answer from a C handler");
+        Err(HandlerError::internal(why.message.clone()))
+    }
 }
 
 /// Consumes the responder: answer with a result object.
