@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+# The shared runner beside the checkout when present, else the vendored copy (conformance/run.sh).
 runner="${MCP_CONFORMANCE_RUNNER:-$root/../shared/conformance/run.sh}"
+[ -f "$runner" ] || runner="$root/conformance/run.sh"
 [ -f "$runner" ] || { echo "conformance runner not found at $runner" >&2; exit 2; }
 target="${CARGO_TARGET_DIR:-$root/target}"
 baseline="$root/conformance/expected-failures.yaml"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of mcpcore: formatting, lints, Rust unit and wire tests (real stdio pipes and
-# real HTTP on 127.0.0.1, every message validated against the official schemas in ../shared/spec),
+# real HTTP on 127.0.0.1, every message validated against the official schemas: ../shared/spec, or the copies in spec/),
 # the C suite (inside `cargo test`: ffi/tests/c_suite.rs builds C11 programs against the header and
 # runs them plain, under ASan+UBSan and under valgrind), and the official conformance suite.
 set -euo pipefail

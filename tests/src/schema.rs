@@ -23,11 +23,18 @@ impl Era {
     }
 }
 
-fn shared_dir() -> PathBuf {
+/// Where the official schemas are read from: `$MCP_SHARED_DIR/spec`, else `../shared/spec` beside
+/// the checkout when present, else the vendored copies in `spec/` (a clone anywhere still works).
+pub fn spec_dir() -> PathBuf {
     if let Ok(p) = std::env::var("MCP_SHARED_DIR") {
-        return PathBuf::from(p);
+        return PathBuf::from(p).join("spec");
     }
-    crate::workspace_root().join("../shared")
+    let shared = crate::workspace_root().join("../shared/spec");
+    if shared.join("2026-07-28/schema.json").exists() {
+        shared
+    } else {
+        crate::workspace_root().join("spec")
+    }
 }
 
 fn document(era: Era) -> &'static Value {
@@ -37,10 +44,7 @@ fn document(era: Era) -> &'static Value {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     g.entry(era).or_insert_with(|| {
-        let path = shared_dir()
-            .join("spec")
-            .join(era.dir())
-            .join("schema.json");
+        let path = spec_dir().join(era.dir()).join("schema.json");
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
         Box::leak(Box::new(serde_json::from_str(&text).expect("schema JSON")))
