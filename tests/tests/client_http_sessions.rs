@@ -245,3 +245,41 @@ async fn lhttp02_failed_renewal_is_retried_by_the_next_call() {
     );
     c.close().await;
 }
+
+/// LHTTP-05: connecting waits until the server has answered the legacy GET listening stream, so a
+/// server message unrelated to any request (which a server drops while no GET stream is open) is
+/// not lost to the first call racing ahead. The scripted server answers the GET only after a
+/// delay and notes, when the first call arrives, whether the GET had been answered by then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lhttp05_connect_waits_for_the_get_stream_before_the_first_call() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let get_answered = Arc::new(AtomicBool::new(false));
+    let seen_at_call: Arc<Mutex<Option<bool>>> = Arc::new(Mutex::new(None));
+    let (g, s) = (get_answered.clone(), seen_at_call.clone());
+    let srv = Scripted::start(move |r| match (r.method.as_str(), r.rpc_method()) {
+        ("GET", _) => {
+            // Blocking on purpose: this runtime has a second worker for everything else.
+            std::thread::sleep(Duration::from_millis(400));
+            g.store(true, Ordering::SeqCst);
+            sse("")
+        }
+        (_, "tools/call") => {
+            s.lock()
+                .expect("lock")
+                .get_or_insert(g.load(Ordering::SeqCst));
+            legacy(r)
+        }
+        _ => legacy(r),
+    })
+    .await;
+    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        .await
+        .expect("connect");
+    echo_works(&c).await;
+    assert_eq!(
+        *seen_at_call.lock().expect("lock"),
+        Some(true),
+        "the first call was sent before the GET stream was answered"
+    );
+    c.close().await;
+}
