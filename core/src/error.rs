@@ -78,6 +78,16 @@ impl ErrorObject {
     pub fn invalid_params(reason: impl std::fmt::Display) -> Self {
         Self::new(codes::INVALID_PARAMS, format!("Invalid params: {reason}"))
     }
+    /// The in-flight cap (`Limits::max_inflight`) is reached: -32603 with a message that says so
+    /// and `data.reason = "busy"`. The spec reserves -32000…-32099 and defines no overload code,
+    /// so the standard internal-error code carries it; the request was not run and may be retried.
+    pub fn server_busy(max_inflight: usize) -> Self {
+        Self::new(
+            codes::INTERNAL_ERROR,
+            format!("Server busy: at most {max_inflight} requests may run at once; retry later"),
+        )
+        .with_data(serde_json::json!({"reason": "busy", "maxInflight": max_inflight}))
+    }
     /// The generic -32603: never carries internal detail.
     pub fn internal() -> Self {
         Self::new(codes::INTERNAL_ERROR, "Internal error")

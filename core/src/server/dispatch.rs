@@ -91,10 +91,16 @@ impl Session {
         if method.starts_with("notifications/") {
             return Err(Reply::pre(ErrorObject::method_not_found(&method)));
         }
-        let Some((seq, token)) = self.register_inflight(&id) else {
-            return Err(Reply::pre(ErrorObject::invalid_request(format!(
-                "request id {id} is already in flight"
-            ))));
+        let (seq, token) = match self.register_inflight(&id) {
+            Ok(claim) => claim,
+            Err(super::session::Refused::Duplicate) => {
+                return Err(Reply::pre(ErrorObject::invalid_request(format!(
+                    "request id {id} is already in flight"
+                ))))
+            }
+            Err(super::session::Refused::Busy(cap)) => {
+                return Err(Reply::pre(ErrorObject::server_busy(cap)))
+            }
         };
         // `initialize` is never cancellable (LC-05): its answer always goes out.
         let cancellable = method != "initialize";

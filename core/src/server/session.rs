@@ -129,16 +129,22 @@ impl Session {
             == Some(crate::protocol::version::BATCH_VERSION)
     }
 
-    /// Claim `id` as in flight; `None` when it is already in flight (the first keeps its routing).
-    pub(crate) fn register_inflight(&self, id: &Id) -> Option<(u64, CancellationToken)> {
+    /// Claim `id` as in flight. A duplicate id and the `max_inflight` cap are refused with
+    /// different reasons: the first is the peer's mistake (JR-03), the second a load condition
+    /// the peer may retry.
+    pub(crate) fn register_inflight(&self, id: &Id) -> Result<(u64, CancellationToken), Refused> {
         let mut map = lock(&self.inflight);
-        if map.contains_key(id) || map.len() >= self.server.inner.options.limits.max_inflight {
-            return None;
+        if map.contains_key(id) {
+            return Err(Refused::Duplicate);
+        }
+        let cap = self.server.inner.options.limits.max_inflight;
+        if map.len() >= cap {
+            return Err(Refused::Busy(cap));
         }
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         let token = CancellationToken::new();
         map.insert(id.clone(), (seq, token.clone()));
-        Some((seq, token))
+        Ok((seq, token))
     }
 
     /// Remove `id` only if this registration still owns it (identity guard).
@@ -241,4 +247,13 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.server.inner.unregister_session(self.key);
     }
+}
+
+/// Why [`Session::register_inflight`] refused a request id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The id is already in flight on this session.
+    Duplicate,
+    /// `Limits::max_inflight` requests are already running (the cap is carried for the message).
+    Busy(usize),
 }
