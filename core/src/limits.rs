@@ -18,8 +18,14 @@ pub struct Limits {
     pub shutdown_grace: Duration,
     /// Default timeout for server→client requests (default 600 s).
     pub peer_request_timeout: Duration,
-    /// Outbound queue per connection or per stream, in messages (default 1,000).
+    /// Outbound queue per connection or per stream, in messages (default 1,000). On stdio a full
+    /// queue stops the reading of input until the peer reads our output (backpressure); request
+    /// notifications (progress, logs) that find it full are dropped.
     pub max_outbound_queue: usize,
+    /// stdio: queued output, in bytes, at which reading of input pauses until the peer reads
+    /// (default 8 MiB). Answers that are ready are always queued, so a stalled peer holds at
+    /// most about this much plus what `max_inflight` running requests produce.
+    pub max_outbound_bytes: usize,
     /// Most `input_required` rounds the legacy shim fulfils for one request (default 8).
     pub max_mrtr_rounds: usize,
     /// stdio: how long the reader keeps polling stdin (yielding to other tasks) after it runs dry,
@@ -40,6 +46,7 @@ impl Default for Limits {
             shutdown_grace: Duration::from_secs(2),
             peer_request_timeout: Duration::from_secs(600),
             max_outbound_queue: 1000,
+            max_outbound_bytes: 8 * 1024 * 1024,
             max_mrtr_rounds: 8,
             stdio_idle_spin: Duration::from_micros(50),
         }
@@ -68,6 +75,7 @@ impl Limits {
             ("max_batch_len", self.max_batch_len),
             ("max_inflight", self.max_inflight),
             ("max_outbound_queue", self.max_outbound_queue),
+            ("max_outbound_bytes", self.max_outbound_bytes),
             ("max_mrtr_rounds", self.max_mrtr_rounds),
         ];
         for (name, v) in positive {

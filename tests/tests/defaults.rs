@@ -20,11 +20,18 @@ fn engine_limits_defaults() {
     assert_eq!(l.max_json_depth, 64);
     assert_eq!(l.peer_request_timeout, Duration::from_secs(600));
     assert_eq!(l.max_outbound_queue, 1000, "per-request / per-stream queue");
+    assert_eq!(
+        l.max_outbound_bytes,
+        8 * 1024 * 1024,
+        "stdio output backpressure"
+    );
+    assert_eq!(l.max_inflight, 10_000);
     assert_eq!(l.max_mrtr_rounds, 8);
     assert!(l.shutdown_grace > Duration::ZERO, "EOF grace period is on");
     assert!(l.validate().is_ok());
-    let setters: [fn(&mut Limits); 4] = [
+    let setters: [fn(&mut Limits); 5] = [
         |l| l.max_message_bytes = 0,
+        |l| l.max_outbound_bytes = 0,
         |l| l.max_json_depth = 0,
         |l| l.max_outbound_queue = 0,
         |l| l.peer_request_timeout = Duration::ZERO,

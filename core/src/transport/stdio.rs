@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
+use super::outq::{self, OutQueue, OutRx};
 use super::spin::SpinRead;
 use super::Outbound;
 use crate::error::ErrorObject;
@@ -154,7 +154,7 @@ where
         BufReader::with_capacity(64 * 1024, SpinRead::new(reader, limits.stdio_idle_spin)),
         limits.max_message_bytes,
     )?;
-    let (tx, rx) = mpsc::channel::<Vec<u8>>(limits.max_outbound_queue);
+    let (tx, rx) = outq::channel(limits.max_outbound_queue, limits.max_outbound_bytes);
     let answering = Arc::new(AtomicUsize::new(0));
     let writer_task = tokio::spawn(write_loop(writer, rx, answering.clone()));
     let sink: Arc<dyn Outbound> = Arc::new(tx.clone());
@@ -173,7 +173,7 @@ where
         let next = tokio::select! {
             biased;
             () = &mut stop => break,
-            next = frames.next_frame() => next,
+            next = read_when_writable(&tx, &mut frames) => next,
         };
         match next {
             Ok(Some(frame)) => {
@@ -187,7 +187,7 @@ where
                     "inbound frame exceeds the size limit; closing the connection"
                 );
                 let err = ErrorObject::invalid_request(format!("message exceeds {limit} bytes"));
-                let _ = tx.send(encode_error(None, &err)).await;
+                tx.send(encode_error(None, &err)).await;
                 outcome = Err(StdioError::FrameTooLarge(limit));
                 break;
             }
@@ -217,10 +217,24 @@ where
     outcome
 }
 
+/// Output backpressure (STDIO-01): the next frame is read only while the outbound queue has
+/// room. A peer that stops reading our stdout fills the pipe, then the queue
+/// (`Limits::max_outbound_queue` messages or `Limits::max_outbound_bytes`); from then on we stop
+/// reading its input, so its own writes block instead of our memory growing. Answers of requests
+/// already running are still queued, so what is held stays bounded by the queue plus
+/// `Limits::max_inflight` running requests.
+async fn read_when_writable<'f, R: tokio::io::AsyncBufRead + Unpin>(
+    tx: &OutQueue,
+    frames: &'f mut FrameReader<R>,
+) -> Result<Option<&'f [u8]>, FrameError> {
+    tx.writable().await;
+    frames.next_frame().await
+}
+
 struct Conn {
     session: Arc<Session>,
     sink: Arc<dyn Outbound>,
-    tx: mpsc::Sender<Vec<u8>>,
+    tx: OutQueue,
     tracker: TaskTracker,
     /// Spawned request tasks that have not produced their answer yet (see [`write_loop`]).
     answering: Arc<AtomicUsize>,
@@ -244,7 +258,7 @@ impl Drop for Answering {
 
 impl Conn {
     async fn send(&self, frame: Vec<u8>) {
-        let _ = self.tx.send(frame).await;
+        self.tx.send(frame).await;
     }
 
     async fn on_frame(&self, frame: &[u8], max_depth: usize, max_batch: usize) {
@@ -269,7 +283,7 @@ impl Conn {
                             let reply = fut.await;
                             drop(answering);
                             if let Some(reply) = reply {
-                                let _ = tx.send(encode_reply(&id, &reply)).await;
+                                tx.send(encode_reply(&id, &reply)).await;
                             }
                         });
                     }
@@ -361,7 +375,7 @@ impl Conn {
                 frame.extend_from_slice(b);
             }
             frame.push(b']');
-            let _ = tx.send(frame).await;
+            tx.send(frame).await;
         });
     }
 }
@@ -380,11 +394,7 @@ enum Answer {
 /// first message of a burst, so tasks that are already runnable (a pipelined burst) queue their
 /// answers first and share one write system call instead of one each. A lone request (the
 /// sequential case) is written at once, without the extra scheduler turn.
-async fn write_loop<W: AsyncWrite + Unpin>(
-    writer: W,
-    mut rx: mpsc::Receiver<Vec<u8>>,
-    answering: Arc<AtomicUsize>,
-) {
+async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: OutRx, answering: Arc<AtomicUsize>) {
     let mut w = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(first) = rx.recv().await {
         if answering.load(Ordering::Relaxed) > 0 {
@@ -398,8 +408,8 @@ async fn write_loop<W: AsyncWrite + Unpin>(
                 return;
             }
             match rx.try_recv() {
-                Ok(next) => msg = next,
-                Err(_) => break,
+                Some(next) => msg = next,
+                None => break,
             }
         }
         if w.flush().await.is_err() {

@@ -5,7 +5,8 @@
 //! structured-output edge cases and a server that ignores cancellation.
 //!
 //! Flags: `--page-size N`, `--max-message-bytes N`, `--grace-ms N`, `--peer-timeout-ms N`,
-//! `--no-list-changed`, `--verbose` (trace logs on stderr).
+//! `--max-inflight N`, `--max-outbound-queue N`, `--no-list-changed`, `--verbose` (trace logs on
+//! stderr).
 
 use mcpcore::transport::stdio::serve_stdio;
 use mcpcore::{
@@ -25,6 +26,8 @@ struct Flags {
     max_message_bytes: Option<usize>,
     grace_ms: Option<u64>,
     peer_timeout_ms: Option<u64>,
+    max_inflight: Option<usize>,
+    max_outbound_queue: Option<usize>,
     no_list_changed: bool,
     verbose: bool,
 }
@@ -43,6 +46,8 @@ fn parse_flags() -> Result<Flags, String> {
             "--max-message-bytes" => f.max_message_bytes = Some(num(&a)? as usize),
             "--grace-ms" => f.grace_ms = Some(num(&a)?),
             "--peer-timeout-ms" => f.peer_timeout_ms = Some(num(&a)?),
+            "--max-inflight" => f.max_inflight = Some(num(&a)? as usize),
+            "--max-outbound-queue" => f.max_outbound_queue = Some(num(&a)? as usize),
             "--no-list-changed" => f.no_list_changed = true,
             "--verbose" => f.verbose = true,
             other => return Err(format!("unknown flag {other}")),
@@ -104,6 +109,12 @@ fn build(flags: &Flags) -> Result<Server, mcpcore::server::BuildError> {
     let mut limits = Limits::default();
     if let Some(n) = flags.max_message_bytes {
         limits.max_message_bytes = n;
+    }
+    if let Some(n) = flags.max_inflight {
+        limits.max_inflight = n;
+    }
+    if let Some(n) = flags.max_outbound_queue {
+        limits.max_outbound_queue = n;
     }
     if let Some(ms) = flags.grace_ms {
         limits.shutdown_grace = Duration::from_millis(ms);
