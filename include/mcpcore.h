@@ -404,9 +404,14 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
  * `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
  * `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
  * `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
- * `maxConcurrency`, and `limits` {`maxMessageBytes`, `maxJsonDepth`, `maxBatchLen`,
- * `maxInflight`, `shutdownGraceMs`, `peerRequestTimeoutMs`, `maxOutboundQueue`}. Out-of-range
- * values are reported by `mcp_server_builder_build`.
+ * `maxConcurrency`, and `limits`: core's `Limits` shape, a patch over the defaults, every key
+ * optional — `maxMessageBytes` (4194304), `maxJsonDepth` (64), `maxBatchLen` (100),
+ * `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
+ * `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
+ * (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
+ * `stdioIdleSpinUs` (50). An unknown key or a wrong type is refused with
+ * `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
+ * `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
  *
  * @param builder    the builder.
  * @param json       UTF-8 JSON object.

@@ -17,6 +17,7 @@ pub mod client;
 pub mod error;
 pub mod jsonrpc;
 pub mod limits;
+pub mod options;
 pub mod protocol;
 pub mod schema;
 pub mod security;

@@ -3,7 +3,11 @@
 use std::time::Duration;
 
 /// Limits applied by servers (and, where it makes sense, clients).
-#[derive(Debug, Clone)]
+///
+/// JSON shape (C ABI, bindings; see [`crate::options`]): the field names in camelCase, durations
+/// as `shutdownGraceMs`, `peerRequestTimeoutMs` and `stdioIdleSpinUs`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct Limits {
     /// Largest accepted frame or body, in bytes (default 4 MiB).
@@ -15,8 +19,10 @@ pub struct Limits {
     /// Most requests in flight on one connection (default 10,000); past it → -32600.
     pub max_inflight: usize,
     /// How long in-flight requests may finish after the peer hangs up (default 2 s).
+    #[serde(rename = "shutdownGraceMs", with = "crate::options::millis")]
     pub shutdown_grace: Duration,
     /// Default timeout for server→client requests (default 600 s).
+    #[serde(rename = "peerRequestTimeoutMs", with = "crate::options::millis")]
     pub peer_request_timeout: Duration,
     /// Outbound queue per connection or per stream, in messages (default 1,000). On stdio a full
     /// queue stops the reading of input until the peer reads our output (backpressure); request
@@ -33,6 +39,7 @@ pub struct Limits {
     /// then skips a thread wake-up per message; the cost is at most this much CPU per idle period.
     /// Only after a small read (up to 1 KiB, a lone frame): after a pipelined burst the reader
     /// parks at once so the next burst accumulates.
+    #[serde(rename = "stdioIdleSpinUs", with = "crate::options::micros")]
     pub stdio_idle_spin: Duration,
 }
 
@@ -61,6 +68,13 @@ pub struct LimitError {
     pub name: &'static str,
     /// Why the value is refused.
     pub reason: &'static str,
+}
+
+impl crate::options::JsonOptions for Limits {
+    fn check(&self) -> Result<(), crate::options::OptionsError> {
+        self.validate()
+            .map_err(|e| crate::options::OptionsError::Range(e.to_string()))
+    }
 }
 
 impl Limits {

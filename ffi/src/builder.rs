@@ -9,7 +9,6 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use mcpcore::{Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
 
@@ -49,19 +48,8 @@ struct OptionsJson {
     legacy_cache_hints: Option<bool>,
     extensions: Option<Map<String, Value>>,
     max_concurrency: Option<usize>,
-    limits: Option<LimitsJson>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct LimitsJson {
-    max_message_bytes: Option<usize>,
-    max_json_depth: Option<usize>,
-    max_batch_len: Option<usize>,
-    max_inflight: Option<usize>,
-    shutdown_grace_ms: Option<u64>,
-    peer_request_timeout_ms: Option<u64>,
-    max_outbound_queue: Option<usize>,
+    /// core's `Limits` JSON shape (`mcpcore::options`), applied as a patch.
+    limits: Option<Value>,
 }
 
 impl mcp_server_builder_t {
@@ -91,6 +79,12 @@ impl mcp_server_builder_t {
         if let Some(n) = o.max_concurrency {
             self.max_concurrency = n;
         }
+        if let Some(l) = &o.limits {
+            // The shape is checked before anything is applied, so a refused call changes
+            // nothing; values out of range are reported by `mcp_server_builder_build`.
+            mcpcore::options::merge_json(&mut mcpcore::Limits::default(), l)
+                .map_err(|e| FfiError::options("limits", &e))?;
+        }
         self.map(|b| {
             b.options(|opts| {
                 let info = &mut opts.server_info;
@@ -117,19 +111,8 @@ impl mcp_server_builder_t {
                 if let Some(e) = o.extensions {
                     opts.extensions = e;
                 }
-                if let Some(l) = o.limits {
-                    let lim = &mut opts.limits;
-                    set(&mut lim.max_message_bytes, l.max_message_bytes);
-                    set(&mut lim.max_json_depth, l.max_json_depth);
-                    set(&mut lim.max_batch_len, l.max_batch_len);
-                    set(&mut lim.max_inflight, l.max_inflight);
-                    set(&mut lim.max_outbound_queue, l.max_outbound_queue);
-                    if let Some(ms) = l.shutdown_grace_ms {
-                        lim.shutdown_grace = Duration::from_millis(ms);
-                    }
-                    if let Some(ms) = l.peer_request_timeout_ms {
-                        lim.peer_request_timeout = Duration::from_millis(ms);
-                    }
+                if let Some(l) = &o.limits {
+                    let _ = mcpcore::options::merge_json(&mut opts.limits, l);
                 }
             })
         })
@@ -275,9 +258,14 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 /// `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
 /// `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
 /// `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
-/// `maxConcurrency`, and `limits` {`maxMessageBytes`, `maxJsonDepth`, `maxBatchLen`,
-/// `maxInflight`, `shutdownGraceMs`, `peerRequestTimeoutMs`, `maxOutboundQueue`}. Out-of-range
-/// values are reported by `mcp_server_builder_build`.
+/// `maxConcurrency`, and `limits`: core's `Limits` shape, a patch over the defaults, every key
+/// optional — `maxMessageBytes` (4194304), `maxJsonDepth` (64), `maxBatchLen` (100),
+/// `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
+/// `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
+/// (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
+/// `stdioIdleSpinUs` (50). An unknown key or a wrong type is refused with
+/// `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
+/// `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
 ///
 /// @param builder    the builder.
 /// @param json       UTF-8 JSON object.

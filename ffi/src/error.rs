@@ -34,6 +34,16 @@ impl FfiError {
         Self::new(mcp_status_t::InvalidArgument, message)
     }
     /// A JSON-RPC error the peer answered with.
+    /// A refused options patch: a shape error is `INVALID_JSON`, a range error
+    /// `INVALID_ARGUMENT`; `what` names the argument.
+    pub(crate) fn options(what: &str, e: &mcpcore::options::OptionsError) -> Self {
+        let status = match e {
+            mcpcore::options::OptionsError::Range(_) => mcp_status_t::InvalidArgument,
+            _ => mcp_status_t::InvalidJson,
+        };
+        Self::new(status, format!("{what}: {e}"))
+    }
+
     pub(crate) fn rpc(e: mcpcore::ErrorObject) -> Self {
         Self {
             status: mcp_status_t::Protocol,

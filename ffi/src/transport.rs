@@ -2,13 +2,11 @@
 //! (core's HTTP transport does all protocol work), `mcp_listener_port` reports the bound port
 //! (for port 0), `mcp_listener_free` stops accepting and shuts down gracefully (issue 8 §1).
 
-use serde::Deserialize;
 use std::ffi::c_char;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use mcpcore::transport::http::{serve, AllowList, HttpListener, HttpOptions};
+use mcpcore::transport::http::{serve, HttpListener, HttpOptions};
 
 use crate::error::{mcp_error_t, FfiError};
 use crate::guard::{ffi_guard, status_guard};
@@ -23,68 +21,6 @@ pub struct mcp_listener_t {
     port: u16,
     listener: Arc<Mutex<Option<HttpListener>>>,
     runtime: Arc<RuntimeInner>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct HttpOptionsJson {
-    path: Option<String>,
-    allowed_origins: Option<AllowJson>,
-    allowed_hosts: Option<AllowJson>,
-    legacy: Option<bool>,
-    stateless_legacy: Option<bool>,
-    max_sessions: Option<usize>,
-    session_idle_timeout_ms: Option<u64>,
-    replay_buffer: Option<usize>,
-    sse_retry_ms: Option<u64>,
-    max_listen_streams: Option<usize>,
-    keepalive_ms: Option<u64>,
-    shutdown_deadline_ms: Option<u64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum AllowJson {
-    Keyword(String),
-    List(Vec<String>),
-}
-
-fn allow(v: AllowJson, what: &str) -> Result<AllowList, FfiError> {
-    match v {
-        AllowJson::List(l) => Ok(AllowList::List(l)),
-        AllowJson::Keyword(k) if k == "localhost" => Ok(AllowList::Localhost),
-        AllowJson::Keyword(k) if k == "any" => Ok(AllowList::Any),
-        AllowJson::Keyword(k) => Err(FfiError::invalid(format!(
-            "{what}: expected \"localhost\", \"any\" or a list, got {k:?}"
-        ))),
-    }
-}
-
-fn http_options(o: HttpOptionsJson) -> Result<HttpOptions, FfiError> {
-    let mut h = HttpOptions::default();
-    if let Some(p) = o.path {
-        h.path = (!p.is_empty()).then_some(p);
-    }
-    if let Some(a) = o.allowed_origins {
-        h.allowed_origins = allow(a, "allowedOrigins")?;
-    }
-    if let Some(a) = o.allowed_hosts {
-        h.allowed_hosts = allow(a, "allowedHosts")?;
-    }
-    let ms = Duration::from_millis;
-    h.legacy = o.legacy.unwrap_or(h.legacy);
-    h.stateless_legacy = o.stateless_legacy.unwrap_or(h.stateless_legacy);
-    h.max_sessions = o.max_sessions.unwrap_or(h.max_sessions);
-    h.session_idle_timeout = o.session_idle_timeout_ms.map_or(h.session_idle_timeout, ms);
-    h.replay_buffer = o.replay_buffer.unwrap_or(h.replay_buffer);
-    h.sse_retry_ms = o.sse_retry_ms.unwrap_or(h.sse_retry_ms);
-    h.max_listen_streams = o.max_listen_streams.unwrap_or(h.max_listen_streams);
-    if let Some(k) = o.keepalive_ms {
-        h.keepalive = (k > 0).then(|| ms(k));
-    }
-    h.shutdown_deadline = o.shutdown_deadline_ms.map_or(h.shutdown_deadline, ms);
-    h.validate().map_err(|e| FfiError::invalid(e.to_string()))?;
-    Ok(h)
 }
 
 /// Listen for Streamable HTTP on `addr` (e.g. `"127.0.0.1:0"`), serving both protocol eras on
@@ -134,11 +70,10 @@ pub extern "C" fn mcp_server_listen_http(
         } else {
             // SAFETY: options_json is valid for options_len bytes (contract).
             let obj = unsafe { json_object_arg(options_json, options_len, "options_json") }?;
-            let o: HttpOptionsJson = serde_json::from_value(serde_json::Value::Object(obj))
-                .map_err(|e| {
-                    FfiError::new(mcp_status_t::InvalidJson, format!("options_json: {e}"))
-                })?;
-            http_options(o)?
+            let mut o = HttpOptions::default();
+            mcpcore::options::apply_json(&mut o, &serde_json::Value::Object(obj))
+                .map_err(|e| FfiError::options("options_json", &e))?;
+            o
         };
         let st = s.inner.clone();
         let listener = st

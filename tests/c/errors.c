@@ -157,6 +157,19 @@ static void utf8_and_json(void) {
                 MCP_STATUS_INVALID_ARGUMENT);
   expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "cacheScope");
   EXPECT_STATUS(mcp_server_builder_options_json(b, "{\"pageSize\":2,\"logging\":true}", 29, NULL), MCP_STATUS_OK);
+  /* Limits use core's JSON shape: every knob settable, unknown keys and zero limits refused. */
+  {
+    const char *ok = "{\"limits\":{\"maxOutboundBytes\":65536,\"maxInflight\":8,\"stdioIdleSpinUs\":0}}";
+    const char *unknown = "{\"limits\":{\"maxInflite\":8}}";
+    const char *negative = "{\"limits\":{\"maxOutboundBytes\":-1}}";
+    EXPECT_STATUS(mcp_server_builder_options_json(b, ok, strlen(ok), NULL), MCP_STATUS_OK);
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_options_json(b, unknown, strlen(unknown), &err), MCP_STATUS_INVALID_JSON);
+    expect_error(err, MCP_STATUS_INVALID_JSON, "maxInflite");
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_options_json(b, negative, strlen(negative), &err), MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "-1");
+  }
   mcp_server_builder_free(b);
 }
 

@@ -5,7 +5,10 @@
 use std::time::Duration;
 
 /// Which `Origin` / `Host` values are accepted (HTTP-03, DNS-rebinding protection).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// JSON shape: `"auto"`, `"localhost"`, `"any"`, or a list of values.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "AllowJson", into = "AllowJson")]
 #[non_exhaustive]
 pub enum AllowList {
     /// The default: derived from the address [`super::serve`] binds. A loopback bind accepts
@@ -25,11 +28,52 @@ pub enum AllowList {
     Any,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum AllowJson {
+    Keyword(String),
+    List(Vec<String>),
+}
+
+impl TryFrom<AllowJson> for AllowList {
+    type Error = String;
+    fn try_from(v: AllowJson) -> Result<Self, String> {
+        match v {
+            AllowJson::List(l) => Ok(Self::List(l)),
+            AllowJson::Keyword(k) => match k.as_str() {
+                "auto" => Ok(Self::Auto),
+                "localhost" => Ok(Self::Localhost),
+                "any" => Ok(Self::Any),
+                _ => Err(format!(
+                    "expected \"auto\", \"localhost\", \"any\" or a list, got {k:?}"
+                )),
+            },
+        }
+    }
+}
+
+impl From<AllowList> for AllowJson {
+    fn from(a: AllowList) -> Self {
+        match a {
+            AllowList::Auto => Self::Keyword("auto".into()),
+            AllowList::Localhost => Self::Keyword("localhost".into()),
+            AllowList::Any => Self::Keyword("any".into()),
+            AllowList::List(l) => Self::List(l),
+        }
+    }
+}
+
 /// Streamable HTTP options.
-#[derive(Debug, Clone)]
+///
+/// JSON shape (C ABI, bindings; see [`crate::options`]): the field names in camelCase,
+/// durations in milliseconds as `…Ms` (`keepaliveMs`: `0` or `null` = off), `path`: `""` or
+/// `null` = every path.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct HttpOptions {
     /// The MCP endpoint path (default `/mcp`); `None` serves every path.
+    #[serde(deserialize_with = "path_or_any")]
     pub path: Option<String>,
     /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass.
     pub allowed_origins: AllowList,
@@ -45,6 +89,7 @@ pub struct HttpOptions {
     /// Most concurrent legacy sessions (default 10,000); past it `initialize` → 503.
     pub max_sessions: usize,
     /// Idle legacy sessions are reaped after this long (default 30 min).
+    #[serde(rename = "sessionIdleTimeoutMs", with = "crate::options::millis")]
     pub session_idle_timeout: Duration,
     /// Events kept per legacy SSE stream for `Last-Event-ID` replay (default 64).
     pub replay_buffer: usize,
@@ -56,9 +101,23 @@ pub struct HttpOptions {
     /// SSE streams (default 15 s; `None` = off). A legacy session POST that has produced
     /// nothing for one interval switches to SSE, so its priming event lets the client resume
     /// after a disconnect (LHTTP-04).
+    #[serde(rename = "keepaliveMs", with = "crate::options::opt_millis")]
     pub keepalive: Option<Duration>,
     /// How long graceful shutdown waits for in-flight work before cancelling it (default 5 s).
+    #[serde(rename = "shutdownDeadlineMs", with = "crate::options::millis")]
     pub shutdown_deadline: Duration,
+}
+
+fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let p = <Option<String> as serde::Deserialize>::deserialize(d)?;
+    Ok(p.filter(|p| !p.is_empty()))
+}
+
+impl crate::options::JsonOptions for HttpOptions {
+    fn check(&self) -> Result<(), crate::options::OptionsError> {
+        self.validate()
+            .map_err(|e| crate::options::OptionsError::Range(e.to_string()))
+    }
 }
 
 impl Default for HttpOptions {
