@@ -228,7 +228,7 @@ impl Session {
         // Only modern requests carry MRTR fields on the wire; the legacy shim supplies them
         // in-process, so a legacy client can never inject an unsealed state.
         let retry = if modern && mrtr_method {
-            match mrtr::read_retry(&self.server.inner, method, p) {
+            match mrtr::read_retry(&self.server.inner, method, p).await {
                 Ok(r) => r,
                 Err(e) => {
                     return Reply {
