@@ -1,9 +1,14 @@
-//! Single use of sealed `requestState` (REQUIREMENTS MRTR-06 "one-time semantics must be
-//! enforced server-side"; SEP-2322).
+//! Single use of sealed `requestState` over stdio and Streamable HTTP (REQUIREMENTS MRTR-06
+//! "one-time semantics must be enforced server-side", §0.6 statuses; SEP-2322).
 
+use mcpcore::transport::http::{serve, HttpListener, HttpOptions};
+use mcpcore::{handler_fn, CallToolResult, HandlerError, InputRequired, Outcome, Server, Tool};
+use mcpcore_tests::http::{Exchange, McpHttp};
 use mcpcore_tests::{Era, StdioPeer};
 use serde_json::{json, Value};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 const ELICIT: fn() -> Value = || json!({"elicitation": {}});
 
@@ -127,4 +132,99 @@ async fn single_use_can_be_turned_off() {
     for _ in 0..3 {
         assert_eq!(text(&retry(&mut p, "x", &state).await), "state=state-ok:x");
     }
+}
+
+/// A server with one state-only MRTR tool (`gate {q}`), served over HTTP, counting handler runs.
+async fn http_server() -> (HttpListener, Arc<AtomicUsize>) {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let r = runs.clone();
+    let server = Server::builder("replay", "1")
+        .tool(
+            Tool::new("gate").input_schema(json!({"type": "object"})),
+            handler_fn(move |ctx, args: Value| {
+                r.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    let q = args.get("q").cloned().unwrap_or(Value::Null);
+                    Ok::<Outcome, HandlerError>(match ctx.request_state() {
+                        Some(s) => CallToolResult::text(format!("{s}:{q}")).into(),
+                        None => InputRequired::new().state("resume").into(),
+                    })
+                }
+            }),
+        )
+        .build()
+        .expect("server");
+    let addr = "127.0.0.1:0".parse().expect("addr");
+    let listener = serve(server, addr, HttpOptions::default())
+        .await
+        .expect("listen");
+    (listener, runs)
+}
+
+async fn gate(c: &McpHttp, id: i64, state: Option<&str>) -> Exchange {
+    let mut params = json!({"name": "gate", "arguments": {"q": 1}});
+    if let Some(s) = state {
+        params["requestState"] = json!(s);
+    }
+    c.modern(id, "tools/call", params).await
+}
+
+fn assert_refused_400(ex: &Exchange) {
+    assert_eq!(ex.status, 400, "{:?}", ex.messages);
+    assert!(!ex.sse);
+    assert_invalid_state(ex.last());
+}
+
+#[tokio::test]
+async fn mrtr06_a_sealed_state_is_accepted_once_over_http() {
+    let (listener, runs) = http_server().await;
+    let c = McpHttp::new(listener.local_addr());
+    let ex = gate(&c, 1, None).await;
+    assert_eq!(ex.status, 200);
+    let state = ex.last()["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned();
+    let ex = gate(&c, 2, Some(&state)).await;
+    assert_eq!(ex.status, 200);
+    assert_eq!(text(ex.last()), "resume:1");
+    let before = runs.load(Ordering::SeqCst);
+    assert_refused_400(&gate(&c, 3, Some(&state)).await);
+    assert_eq!(runs.load(Ordering::SeqCst), before, "the handler ran");
+    // A fresh round works.
+    let ex = gate(&c, 4, None).await;
+    let fresh = ex.last()["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned();
+    assert_eq!(text(gate(&c, 5, Some(&fresh)).await.last()), "resume:1");
+}
+
+#[tokio::test]
+async fn http_refused_request_state_is_400() {
+    let (listener, runs) = http_server().await;
+    let c = McpHttp::new(listener.local_addr());
+    let ex = gate(&c, 1, None).await;
+    let state = ex.last()["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned();
+    let before = runs.load(Ordering::SeqCst);
+    for bad in [format!("{state}-TAMPERED"), "garbage".into(), String::new()] {
+        assert_refused_400(&gate(&c, 2, Some(&bad)).await);
+    }
+    // The same gate refuses a malformed `inputResponses`, also before any handler: 400 too.
+    let params = json!({"name": "gate", "arguments": {"q": 1}, "inputResponses": [1]});
+    let ex = c.modern(2, "tools/call", params).await;
+    assert_eq!(
+        (ex.status, ex.code()),
+        (400, Some(-32602)),
+        "{:?}",
+        ex.messages
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), before, "the handler ran");
+    // The untouched state still completes, in-band with 200.
+    let ex = gate(&c, 3, Some(&state)).await;
+    assert_eq!(ex.status, 200);
+    assert_eq!(text(ex.last()), "resume:1");
 }
