@@ -1,5 +1,7 @@
-//! Security building blocks: sealing of `requestState` (REQUIREMENTS MRTR-06).
+//! Security building blocks: sealing of `requestState` and its single use (REQUIREMENTS MRTR-06).
 
+pub mod replay;
 pub mod sealing;
 
-pub use sealing::{Claims, KeyError, KeyRing, SealError, SealKey, Sealer};
+pub use replay::{Claim, MemoryReplayGuard, ReplayGuard};
+pub use sealing::{Claims, KeyError, KeyRing, Opened, SealError, SealKey, Sealer};

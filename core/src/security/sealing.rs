@@ -15,6 +15,10 @@
 //! without breaking rounds in flight, and workers that share a ring accept each other's tokens.
 //! Opening never panics on any input; every failure is one [`SealError`], which the server
 //! answers as -32602 "Invalid or expired requestState".
+//!
+//! Sealing alone bounds *where* and *until when* a state is accepted, not *how often*: the nonce
+//! of an opened state ([`Opened::nonce`]) is what [`super::replay`] claims to make each state
+//! single use (MRTR-06).
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
@@ -30,7 +34,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// The token version prefix (also the associated data).
 pub const TOKEN_PREFIX: &str = "v1.";
 const AAD: &[u8] = b"v1";
-const NONCE_LEN: usize = 12;
+/// Length of a seal's random nonce, which names one sealed state (see [`Opened::nonce`]).
+pub const NONCE_LEN: usize = 12;
 const TAG_LEN: usize = 16;
 /// Default lifetime of a sealed state.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
@@ -212,6 +217,28 @@ struct Sealed {
     s: String,
 }
 
+/// A state that opened and verified against its claims.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// The handler's own state.
+    pub state: String,
+    /// The seal's random nonce. The tag authenticates it, so no one without a key can present
+    /// another token under it: it names this one sealed state (the replay cache key, MRTR-06).
+    pub nonce: [u8; NONCE_LEN],
+    /// The instant the state stops opening.
+    pub expires_at: SystemTime,
+}
+
+impl fmt::Debug for Opened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The handler's state may hold answers the client gave; keep it out of logs.
+        f.debug_struct("Opened")
+            .field("nonce", &self.nonce)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Seals and opens request states with a key ring and a lifetime.
 #[derive(Clone, Debug)]
 pub struct Sealer {
@@ -250,7 +277,15 @@ impl Sealer {
     /// # Errors
     /// See [`SealError`].
     pub fn unseal(&self, token: &str, claims: &Claims<'_>) -> Result<String, SealError> {
-        self.unseal_at(now_ms(), token, claims)
+        self.open(token, claims).map(|o| o.state)
+    }
+
+    /// Like [`Sealer::unseal`], also returning the nonce and expiry that single use needs.
+    ///
+    /// # Errors
+    /// See [`SealError`].
+    pub fn open(&self, token: &str, claims: &Claims<'_>) -> Result<Opened, SealError> {
+        self.open_at(now_ms(), token, claims)
     }
 
     pub(crate) fn seal_at(
@@ -289,12 +324,17 @@ impl Sealer {
         Ok(format!("{TOKEN_PREFIX}{}", URL_SAFE_NO_PAD.encode(raw)))
     }
 
-    pub(crate) fn unseal_at(
+    #[cfg(test)]
+    fn unseal_at(&self, now: u64, token: &str, claims: &Claims<'_>) -> Result<String, SealError> {
+        self.open_at(now, token, claims).map(|o| o.state)
+    }
+
+    pub(crate) fn open_at(
         &self,
         now: u64,
         token: &str,
         claims: &Claims<'_>,
-    ) -> Result<String, SealError> {
+    ) -> Result<Opened, SealError> {
         let body = token
             .strip_prefix(TOKEN_PREFIX)
             .ok_or(SealError::Malformed)?;
@@ -305,6 +345,7 @@ impl Sealer {
             return Err(SealError::Malformed);
         }
         let (nonce, ct) = raw.split_at(NONCE_LEN);
+        let nonce_id: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| SealError::Malformed)?;
         let (key, plain) = self
             .ring
             .keys
@@ -335,7 +376,11 @@ impl Sealer {
         if sealed.aud.as_deref() != claims.audience {
             return Err(SealError::Mismatch("audience"));
         }
-        Ok(sealed.s)
+        Ok(Opened {
+            state: sealed.s,
+            nonce: nonce_id,
+            expires_at: UNIX_EPOCH + Duration::from_millis(sealed.exp),
+        })
     }
 }
 

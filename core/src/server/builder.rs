@@ -14,7 +14,7 @@ use super::Server;
 use crate::limits::Limits;
 use crate::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema;
-use crate::security::{KeyRing, Sealer};
+use crate::security::{KeyRing, ReplayGuard, Sealer};
 
 /// Cache hints stamped on cacheable modern results (CACHE-01).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +143,8 @@ pub(crate) struct ServerInner {
     pub registry: Registry,
     pub capabilities: Value,
     pub sealer: Option<Sealer>,
+    /// Claims each opened state once (MRTR-06); `None` when states are unsealed or reusable.
+    pub replay: Option<Arc<dyn ReplayGuard>>,
     sessions: Mutex<HashMap<u64, Weak<Session>>>,
     next_key: AtomicU64,
     pub change_sinks: Mutex<Vec<Weak<dyn super::ChangeSink>>>,
@@ -220,6 +222,14 @@ impl ServerBuilder {
     #[must_use]
     pub fn seal_request_state(mut self, on: bool) -> Self {
         self.options.request_state.seal = on;
+        self
+    }
+
+    /// Remember used states in `guard` (e.g. a store shared by every worker of a deployment)
+    /// instead of the in-process cache, so a state is accepted once across all of them.
+    #[must_use]
+    pub fn request_state_replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
+        self.options.request_state.replay_guard = Some(guard);
         self
     }
 
@@ -445,12 +455,15 @@ impl ServerBuilder {
         let capabilities = capabilities(&self.options, &self.registry);
         let sealer = mrtr::build_sealer(&self.options.request_state)
             .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
+        let replay =
+            mrtr::build_replay_guard(&self.options.request_state).map_err(BuildError::Option)?;
         Ok(Server {
             inner: Arc::new(ServerInner {
                 options: self.options,
                 registry: self.registry,
                 capabilities,
                 sealer,
+                replay,
                 sessions: Mutex::new(HashMap::new()),
                 next_key: AtomicU64::new(1),
                 change_sinks: Mutex::new(Vec::new()),

@@ -31,7 +31,8 @@ use crate::transport::Outbound;
 pub struct Reply {
     /// The result object or the error.
     pub result: Result<Value, ErrorObject>,
-    /// True when the error was raised before any handler ran (envelope, era, routing).
+    /// True when the error was raised before any handler ran (envelope, era, routing, the
+    /// `inputResponses` / `requestState` gate of a retried MRTR request).
     pub pre_dispatch: bool,
 }
 
@@ -232,16 +233,13 @@ impl Session {
             _ => false,
         };
         // Only modern requests carry MRTR fields on the wire; the legacy shim supplies them
-        // in-process, so a legacy client can never inject an unsealed state.
+        // in-process, so a legacy client can never inject an unsealed state. A refusal here is
+        // the engine refusing the request before any handler runs, like the envelope check, so
+        // it is pre-dispatch: over HTTP a refused `requestState` is 400, not an in-band 200.
         let retry = if modern && mrtr_method {
-            match mrtr::read_retry(&self.server.inner, method, p) {
+            match mrtr::read_retry(&self.server.inner, method, p).await {
                 Ok(r) => r,
-                Err(e) => {
-                    return Reply {
-                        result: Err(e),
-                        pre_dispatch: false,
-                    }
-                }
+                Err(e) => return Reply::pre(e),
             }
         } else {
             mrtr::Retry::default()

@@ -5,8 +5,9 @@
 //! modern request the engine checks the embedded requests against THIS request's declared client
 //! capabilities (-32021 with the merged `requiredCapabilities` before anything is sent), seals
 //! the `requestState` and answers `resultType: "input_required"`. On the retry it opens the echoed
-//! state before any handler runs (-32602 "Invalid or expired requestState") and hands the handler
-//! the plaintext and the `inputResponses`.
+//! state before any handler runs, claims it so it is used once (MRTR-06, [`crate::security::replay`];
+//! a refused state is -32602 "Invalid or expired requestState") and hands the handler the plaintext
+//! and the `inputResponses`.
 //!
 //! On a legacy session the same handler is served by the shim: every embedded request becomes a
 //! real server→client request on the originating request's stream, the answers are collected under
@@ -24,6 +25,7 @@ use super::methods;
 use super::peer::PeerError;
 use super::session::Session;
 use crate::error::{codes, ErrorObject, HandlerError};
+use crate::security::replay::{self, Claim, MemoryReplayGuard, ReplayGuard};
 use crate::security::sealing::{self, Claims, KeyError, KeyRing, Sealer};
 
 /// Methods an `inputRequests` entry may carry (MRTR-02).
@@ -46,6 +48,17 @@ pub struct RequestStateOptions {
     pub ttl: Duration,
     /// Optional audience bound into every state (e.g. a deployment name).
     pub audience: Option<String>,
+    /// Accept each sealed state once (default `true`; MRTR-06 one-time semantics): a state
+    /// presented again is refused like a tampered one, so a client re-sending a lost retry must
+    /// start the request over. Needs `seal` (an unsealed state has no nonce to claim).
+    pub single_use: bool,
+    /// Most unexpired states the in-process replay cache remembers (default 100 000, about
+    /// 5 MB). When full, retries carrying a new state are refused until entries expire; size it
+    /// above the peak of retries per second × `ttl`. Unused when `replay_guard` is set.
+    pub replay_cache_capacity: usize,
+    /// A replay store shared by every worker (e.g. Redis); `None`: the in-process cache, so single
+    /// use holds per process only.
+    pub replay_guard: Option<Arc<dyn ReplayGuard>>,
 }
 
 impl Default for RequestStateOptions {
@@ -55,6 +68,9 @@ impl Default for RequestStateOptions {
             keys: None,
             ttl: sealing::DEFAULT_TTL,
             audience: None,
+            single_use: true,
+            replay_cache_capacity: replay::DEFAULT_CAPACITY,
+            replay_guard: None,
         }
     }
 }
@@ -69,6 +85,24 @@ pub(crate) fn build_sealer(o: &RequestStateOptions) -> Result<Option<Sealer>, Ke
         None => KeyRing::process_default()?,
     };
     Ok(Some(Sealer::new(ring, o.ttl)))
+}
+
+/// The replay guard the options ask for (`None` when states are not sealed or not single use).
+pub(crate) fn build_replay_guard(
+    o: &RequestStateOptions,
+) -> Result<Option<Arc<dyn ReplayGuard>>, String> {
+    if !o.seal || !o.single_use {
+        return Ok(None);
+    }
+    if let Some(g) = &o.replay_guard {
+        return Ok(Some(g.clone()));
+    }
+    if o.replay_cache_capacity == 0 {
+        return Err("request_state.replay_cache_capacity must be positive".into());
+    }
+    Ok(Some(Arc::new(MemoryReplayGuard::new(
+        o.replay_cache_capacity,
+    ))))
 }
 
 /// What a retried modern request carries, after verification.
@@ -100,11 +134,44 @@ fn invalid_state() -> ErrorObject {
     ErrorObject::new(codes::INVALID_PARAMS, INVALID_STATE_MESSAGE)
 }
 
+/// Open a sealed `requestState` and claim it (single use, MRTR-06). The claim comes after every
+/// check of the seal, so only states this deployment issued for this very call can take a slot
+/// of the replay cache.
+async fn open_state(
+    inner: &ServerInner,
+    sealer: &Sealer,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+    token: &str,
+) -> Result<String, ErrorObject> {
+    let (target, args) = binding(method, params);
+    let claims = Claims {
+        method,
+        target: &target,
+        arguments: &args,
+        audience: inner.options.request_state.audience.as_deref(),
+    };
+    let opened = sealer.open(token, &claims).map_err(|e| {
+        tracing::debug!(method, target, reason = %e, "refused requestState");
+        invalid_state()
+    })?;
+    if let Some(guard) = &inner.replay {
+        let claim = guard.claim(opened.nonce, opened.expires_at).await;
+        if claim != Claim::First {
+            // Every refusal is the same wire error: a replay is not told apart from a forgery.
+            tracing::debug!(method, target, ?claim, "refused requestState");
+            return Err(invalid_state());
+        }
+    }
+    Ok(opened.state)
+}
+
 /// Read and verify `inputResponses` / `requestState` of a modern MRTR request.
 ///
 /// # Errors
-/// -32602 for a non-object `inputResponses` and for any `requestState` that does not open.
-pub(crate) fn read_retry(
+/// -32602 for a non-object `inputResponses` and for any `requestState` that does not open or
+/// was used before.
+pub(crate) async fn read_retry(
     inner: &ServerInner,
     method: &str,
     params: Option<&Map<String, Value>>,
@@ -122,22 +189,7 @@ pub(crate) fn read_retry(
         None | Some(Value::Null) => None,
         Some(Value::String(token)) => match &inner.sealer {
             None => Some(token.clone()),
-            Some(sealer) => {
-                let (target, args) = binding(method, params);
-                let claims = Claims {
-                    method,
-                    target: &target,
-                    arguments: &args,
-                    audience: inner.options.request_state.audience.as_deref(),
-                };
-                match sealer.unseal(token, &claims) {
-                    Ok(plain) => Some(plain),
-                    Err(e) => {
-                        tracing::debug!(method, target, reason = %e, "refused requestState");
-                        return Err(invalid_state());
-                    }
-                }
-            }
+            Some(sealer) => Some(open_state(inner, sealer, method, params, token).await?),
         },
         Some(_) => return Err(invalid_state()),
     };

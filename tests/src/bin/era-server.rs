@@ -1,7 +1,8 @@
 //! `era-server`: a stdio fixture for the 2026-07-28 era and the MRTR flows (public API only).
 //!
 //! Options: `--no-seal`, `--no-shim`, `--no-server-info`, `--state-ttl-ms N`, `--key ID=BASE64`
-//! (repeatable; the first seals, all open), `--audience A`, `--cache TTL_MS:public|private`, `--max-rounds N`.
+//! (repeatable; the first seals, all open), `--audience A`, `--cache TTL_MS:public|private`, `--max-rounds N`,
+//! `--reusable-state` (single use off), `--replay-capacity N`.
 //!
 //! Tools: `mrtr_elicit`, `mrtr_url {elicitation_id?}`, `mrtr_sampling {tools?}`, `mrtr_roots`,
 //! `mrtr_multi`, `mrtr_state {q}`, `mrtr_rounds {n}`, `mrtr_state_only`, `mrtr_output`,
@@ -68,6 +69,8 @@ struct Args {
     max_rounds: Option<usize>,
     server_info: bool,
     legacy_cache_hints: bool,
+    single_use: bool,
+    replay_capacity: Option<usize>,
 }
 
 fn parse_args() -> Args {
@@ -81,6 +84,8 @@ fn parse_args() -> Args {
         max_rounds: None,
         server_info: true,
         legacy_cache_hints: false,
+        single_use: true,
+        replay_capacity: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -105,6 +110,8 @@ fn parse_args() -> Args {
                 a.cache = Some((ttl.parse().expect("ttl"), scope == "public"));
             }
             "--max-rounds" => a.max_rounds = Some(val().parse().expect("n")),
+            "--reusable-state" => a.single_use = false,
+            "--replay-capacity" => a.replay_capacity = Some(val().parse().expect("n")),
             other => panic!("unknown option {other}"),
         }
     }
@@ -301,6 +308,10 @@ fn build(a: Args) -> Result<Server, mcpcore::server::BuildError> {
                 o.request_state.ttl = t;
             }
             o.request_state.audience = a.audience.clone();
+            o.request_state.single_use = a.single_use;
+            if let Some(n) = a.replay_capacity {
+                o.request_state.replay_cache_capacity = n;
+            }
         });
     let mut keys = a.keys.into_iter();
     if let Some(first) = keys.next() {
