@@ -409,7 +409,10 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
  * `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
  * `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
  * (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
- * `stdioIdleSpinUs` (50). An unknown key or a wrong type is refused with
+ * `stdioIdleSpinUs` (50); and `requestState` (modern `input_required` rounds, MRTR-06):
+ * `seal` (true), `ttlMs` (300000), `audience` (none), `singleUse` (true: a sealed state is
+ * accepted once, a replay gets -32602), `replayCacheCapacity` (100000); a `requestState`
+ * value out of range is refused at once with `MCP_STATUS_INVALID_ARGUMENT`. An unknown key or a wrong type is refused with
  * `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
  * `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
  *

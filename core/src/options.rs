@@ -37,6 +37,9 @@ pub trait JsonOptions: Serialize + DeserializeOwned {
     fn check(&self) -> Result<(), OptionsError> {
         Ok(())
     }
+    /// Copy from `from` the fields that have no JSON form (keys, shared stores), which a patch
+    /// must keep.
+    fn keep_unrepresented(&mut self, _from: &Self) {}
 }
 
 /// Apply the JSON object `patch` to `target` (see the [module docs](self)), then run its range
@@ -77,7 +80,9 @@ fn patched<T: JsonOptions>(target: &T, patch: &Value) -> Result<T, OptionsError>
     for (k, v) in patch {
         current.insert(k.clone(), v.clone());
     }
-    serde_json::from_value(Value::Object(current)).map_err(|e| classify(&e))
+    let mut next: T = serde_json::from_value(Value::Object(current)).map_err(|e| classify(&e))?;
+    next.keep_unrepresented(target);
+    Ok(next)
 }
 
 /// serde reports structural problems with fixed phrases; anything else (a custom message from a

@@ -50,6 +50,8 @@ struct OptionsJson {
     max_concurrency: Option<usize>,
     /// core's `Limits` JSON shape (`mcpcore::options`), applied as a patch.
     limits: Option<Value>,
+    /// core's `RequestStateOptions` JSON shape, applied as a patch.
+    request_state: Option<Value>,
 }
 
 impl mcp_server_builder_t {
@@ -85,6 +87,10 @@ impl mcp_server_builder_t {
             mcpcore::options::merge_json(&mut mcpcore::Limits::default(), l)
                 .map_err(|e| FfiError::options("limits", &e))?;
         }
+        if let Some(r) = &o.request_state {
+            mcpcore::options::apply_json(&mut mcpcore::server::RequestStateOptions::default(), r)
+                .map_err(|e| FfiError::options("requestState", &e))?;
+        }
         self.map(|b| {
             b.options(|opts| {
                 let info = &mut opts.server_info;
@@ -113,6 +119,9 @@ impl mcp_server_builder_t {
                 }
                 if let Some(l) = &o.limits {
                     let _ = mcpcore::options::merge_json(&mut opts.limits, l);
+                }
+                if let Some(r) = &o.request_state {
+                    let _ = mcpcore::options::merge_json(&mut opts.request_state, r);
                 }
             })
         })
@@ -263,7 +272,10 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 /// `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
 /// `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
 /// (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
-/// `stdioIdleSpinUs` (50). An unknown key or a wrong type is refused with
+/// `stdioIdleSpinUs` (50); and `requestState` (modern `input_required` rounds, MRTR-06):
+/// `seal` (true), `ttlMs` (300000), `audience` (none), `singleUse` (true: a sealed state is
+/// accepted once, a replay gets -32602), `replayCacheCapacity` (100000); a `requestState`
+/// value out of range is refused at once with `MCP_STATUS_INVALID_ARGUMENT`. An unknown key or a wrong type is refused with
 /// `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
 /// `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
 ///

@@ -169,6 +169,12 @@ static void utf8_and_json(void) {
     err = NULL;
     EXPECT_STATUS(mcp_server_builder_options_json(b, negative, strlen(negative), &err), MCP_STATUS_INVALID_ARGUMENT);
     expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "-1");
+    const char *state = "{\"requestState\":{\"singleUse\":true,\"replayCacheCapacity\":64,\"ttlMs\":1000}}";
+    const char *no_ttl = "{\"requestState\":{\"ttlMs\":0}}";
+    EXPECT_STATUS(mcp_server_builder_options_json(b, state, strlen(state), NULL), MCP_STATUS_OK);
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_options_json(b, no_ttl, strlen(no_ttl), &err), MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "ttlMs");
   }
   mcp_server_builder_free(b);
 }

@@ -35,7 +35,11 @@ const INPUT_METHODS: &[&str] = &["elicitation/create", "sampling/createMessage",
 pub const INVALID_STATE_MESSAGE: &str = "Invalid or expired requestState";
 
 /// How `requestState` is protected on the modern wire.
-#[derive(Debug, Clone)]
+///
+/// JSON shape (see [`crate::options`]): `seal`, `ttlMs`, `audience`, `singleUse`,
+/// `replayCacheCapacity`. Keys and a shared replay store have no JSON form; a patch keeps them.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct RequestStateOptions {
     /// Seal states (default `true`). When `false` the state crosses the wire exactly as the
@@ -43,8 +47,10 @@ pub struct RequestStateOptions {
     pub seal: bool,
     /// Keys shared by every worker of a deployment (current key first). `None`: a random key of
     /// this process, so states do not survive a restart.
+    #[serde(skip)]
     pub keys: Option<KeyRing>,
     /// Lifetime of a sealed state (default 300 s; renewed every round).
+    #[serde(rename = "ttlMs", with = "crate::options::millis")]
     pub ttl: Duration,
     /// Optional audience bound into every state (e.g. a deployment name).
     pub audience: Option<String>,
@@ -58,7 +64,25 @@ pub struct RequestStateOptions {
     pub replay_cache_capacity: usize,
     /// A replay store shared by every worker (e.g. Redis); `None`: the in-process cache, so single
     /// use holds per process only.
+    #[serde(skip)]
     pub replay_guard: Option<Arc<dyn ReplayGuard>>,
+}
+
+impl crate::options::JsonOptions for RequestStateOptions {
+    fn check(&self) -> Result<(), crate::options::OptionsError> {
+        let range = |m: &str| Err(crate::options::OptionsError::Range(m.into()));
+        if self.ttl.is_zero() {
+            return range("requestState ttlMs must be positive");
+        }
+        if self.replay_cache_capacity == 0 {
+            return range("requestState replayCacheCapacity must be positive");
+        }
+        Ok(())
+    }
+    fn keep_unrepresented(&mut self, from: &Self) {
+        self.keys = from.keys.clone();
+        self.replay_guard = from.replay_guard.clone();
+    }
 }
 
 impl Default for RequestStateOptions {
