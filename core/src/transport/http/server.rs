@@ -1,11 +1,12 @@
 //! The hyper service (mountable) and the standalone listener, with the inbound ladder of
 //! REQUIREMENTS §0.7: path → `Origin`/`Host` (403) → HTTP method (405) → `Content-Type` (415) →
-//! body size (413) → JSON depth/shape (400) → era by body (§0.2) → `Accept` (406) → era path.
+//! body size (413) and arrival deadline (408) → JSON depth/shape (400) → era by body (§0.2) →
+//! `Accept` (406) → era path.
 //! Graceful shutdown: stop accepting, send listen results, finish or cancel in-flight work within
 //! the deadline.
 
 use bytes::Bytes;
-use http::header::{ALLOW, CONTENT_LENGTH};
+use http::header::{ALLOW, CONNECTION, CONTENT_LENGTH};
 use http::{HeaderValue, Method, Request, StatusCode};
 use hyper::body::Body;
 use hyper_util::rt::TokioIo;
@@ -216,10 +217,14 @@ where
     if declared.is_some_and(|n| n > cap as u64) {
         return too_large(cap);
     }
-    let bytes = match read_capped(b, cap).await {
-        Ok(b) => b,
-        Err(ReadError::TooLarge) => return too_large(cap),
-        Err(ReadError::Io) => return body::status(StatusCode::BAD_REQUEST),
+    // The whole body within `body_read_timeout`, here rather than in the listener so a mounted
+    // service has the deadline too: a peer that declares a body and never sends it must not
+    // hold a request (and its connection) forever.
+    let bytes = match tokio::time::timeout(s.opts.body_read_timeout, read_capped(b, cap)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(ReadError::TooLarge)) => return too_large(cap),
+        Ok(Err(ReadError::Io)) => return body::status(StatusCode::BAD_REQUEST),
+        Err(_) => return body_timeout(),
     };
     let v = match parse_frame(&bytes, s.server.limits().max_json_depth) {
         ParsedFrame::Error(e) => return body::rpc_error(StatusCode::BAD_REQUEST, None, &e),
@@ -279,6 +284,19 @@ fn too_large(cap: usize) -> Resp {
         None,
         &ErrorObject::invalid_request(format!("request body exceeds {cap} bytes")),
     )
+}
+
+/// 408 with a JSON-RPC error (no internal details) and `Connection: close`: the rest of the body
+/// may still be on its way, so the connection cannot carry another request.
+fn body_timeout() -> Resp {
+    let mut r = body::rpc_error(
+        StatusCode::REQUEST_TIMEOUT,
+        None,
+        &ErrorObject::invalid_request("request body not received in time"),
+    );
+    r.headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    r
 }
 
 type BoxFut = Pin<Box<dyn Future<Output = Result<Resp, Infallible>> + Send>>;
@@ -376,4 +394,65 @@ async fn accept_loop(listener: TcpListener, service: HttpService, stop: Cancella
     let deadline = service.shared.opts.shutdown_deadline;
     service.shutdown().await;
     let _ = tokio::time::timeout(deadline, graceful.shutdown()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::body::{Frame, SizeHint};
+    use std::task::{Context, Poll};
+
+    /// A body that sends its first bytes, then nothing more, ever.
+    struct Stalled(Option<Bytes>);
+
+    impl Body for Stalled {
+        type Data = Bytes;
+        type Error = Infallible;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            match self.0.take() {
+                Some(b) => Poll::Ready(Some(Ok(Frame::data(b)))),
+                None => Poll::Pending,
+            }
+        }
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::with_exact(100)
+        }
+    }
+
+    /// A mounted service (no listener) answers a body that stops arriving with 408 once
+    /// `body_read_timeout` passes.
+    #[tokio::test]
+    async fn mounted_service_times_out_a_stalled_body() {
+        let server = Server::builder("t", "1").build().expect("server");
+        let opts = HttpOptions {
+            body_read_timeout: Duration::from_millis(100),
+            ..HttpOptions::default()
+        };
+        let svc = HttpService::new(server, opts).expect("service");
+        let req = Request::post("/mcp")
+            .header("content-type", "application/json")
+            .header("content-length", "100")
+            .body(Stalled(Some(Bytes::from_static(b"{\"jsonrpc\":"))))
+            .expect("request");
+        let started = Instant::now();
+        let r = tokio::time::timeout(Duration::from_secs(5), svc.handle(req))
+            .await
+            .expect("answered before the test's own bound");
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        assert_eq!(r.status(), StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(
+            r.headers().get(CONNECTION).map(HeaderValue::as_bytes),
+            Some(&b"close"[..])
+        );
+        let body = http_body_util::BodyExt::collect(r.into_body())
+            .await
+            .expect("body")
+            .to_bytes();
+        let v: serde_json::Value = serde_json::from_slice(&body).expect("JSON-RPC error");
+        assert_eq!(v["error"]["code"], -32600);
+        assert!(v["id"].is_null());
+    }
 }
