@@ -9,7 +9,6 @@ use bytes::Bytes;
 use http::header::{ALLOW, CONNECTION, CONTENT_LENGTH};
 use http::{HeaderValue, Method, Request, StatusCode};
 use hyper::body::Body;
-use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -22,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::body::{self, read_capped, ReadError, Resp};
+use super::conn::{accept_loop, Slots};
 use super::headers::{self, PROTOCOL_VERSION};
 use super::legacy::{self, Sessions};
 use super::listen::Hub;
@@ -126,6 +126,10 @@ impl HttpService {
                 epoch: Instant::now(),
             }),
         })
+    }
+
+    pub(super) fn options(&self) -> &HttpOptions {
+        &self.shared.opts
     }
 
     /// Live legacy sessions.
@@ -319,6 +323,7 @@ where
 pub struct HttpListener {
     addr: SocketAddr,
     service: HttpService,
+    slots: Slots,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -327,6 +332,12 @@ impl HttpListener {
     /// The bound address (the real port when bound to port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+    /// Connections open right now (accepted and not yet closed), at most
+    /// [`HttpOptions::max_connections`]. For monitoring, and for tests that watch a timed-out
+    /// connection being released.
+    pub fn open_connections(&self) -> usize {
+        self.slots.open()
     }
     /// The service behind the listener.
     pub fn service(&self) -> &HttpService {
@@ -356,44 +367,20 @@ pub async fn serve(
     let addr = listener.local_addr()?;
     let service = HttpService::build(server, opts, Some(addr)).map_err(invalid)?;
     let stop = CancellationToken::new();
-    let task = tokio::spawn(accept_loop(listener, service.clone(), stop.clone()));
+    let slots = Slots::new(service.options().max_connections);
+    let task = tokio::spawn(accept_loop(
+        listener,
+        service.clone(),
+        slots.clone(),
+        stop.clone(),
+    ));
     Ok(HttpListener {
         addr,
         service,
+        slots,
         stop,
         task,
     })
-}
-
-async fn accept_loop(listener: TcpListener, service: HttpService, stop: CancellationToken) {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            r = listener.accept() => match r {
-                Ok((stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let svc = service.clone();
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), svc);
-                    let conn = graceful.watch(conn);
-                    tokio::spawn(async move {
-                        if let Err(e) = conn.await {
-                            tracing::debug!(error = %e, "HTTP connection ended with an error");
-                        }
-                    });
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            () = stop.cancelled() => break,
-        }
-    }
-    drop(listener);
-    let deadline = service.shared.opts.shutdown_deadline;
-    service.shutdown().await;
-    let _ = tokio::time::timeout(deadline, graceful.shutdown()).await;
 }
 
 #[cfg(test)]
