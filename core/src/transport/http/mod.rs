@@ -12,10 +12,12 @@
 //! request reading), `headers` (Origin/Host/Accept/Content-Type and `Mcp-*` header checks),
 //! `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
 //! `legacy` (sessions, GET stream, resumability), `batch` (2025-03-26 batches), `listen` (`subscriptions/listen`), `server`
-//! (the service and the listener).
+//! (the service and the listener), `conn` (the listener's connection cap and per-connection
+//! header, idle and write-stall deadlines).
 
 mod batch;
 mod body;
+mod conn;
 mod headers;
 mod legacy;
 mod listen;

@@ -106,6 +106,33 @@ pub struct HttpOptions {
     /// How long graceful shutdown waits for in-flight work before cancelling it (default 5 s).
     #[serde(rename = "shutdownDeadlineMs", with = "crate::options::millis")]
     pub shutdown_deadline: Duration,
+    /// The whole header block of a request must arrive within this (default 30 s, hyper's own
+    /// default): counted from the accept for a connection's first request, and from the first
+    /// byte of each later one. A peer that sends nothing, or half a header, is disconnected
+    /// (a slow-header attack cannot hold a connection). Standalone listener only: a mounted
+    /// [`super::HttpService`] relies on the host server for it.
+    pub header_read_timeout: Duration,
+    /// The whole body of a POST must arrive within this (default 60 s: the default 4 MiB
+    /// `max_message_bytes` at a slow ~70 KB/s link). Past it the request is answered 408 with a
+    /// JSON-RPC `-32600` error and `Connection: close`, and the connection is closed. Applies to
+    /// the standalone listener and to a mounted [`super::HttpService`] alike.
+    pub body_read_timeout: Duration,
+    /// A keep-alive connection with no request in progress is closed after this long
+    /// (default 120 s: longer than the 90 s pool idle timeout of common HTTP clients, including
+    /// hyper's and this crate's, so a client never reuses a connection the server is closing).
+    /// Open SSE streams are requests in progress and are not affected. Standalone listener only.
+    pub connection_idle_timeout: Duration,
+    /// A write (an answer, an SSE event) that makes no progress for this long, because the peer
+    /// stopped reading and its TCP window is full, ends the connection and frees what it held
+    /// (default 30 s). Only a stalled write counts: an SSE stream that is idle, or read
+    /// slowly but steadily, stays open. Standalone listener only.
+    pub write_stall_timeout: Duration,
+    /// Most open connections (default 512: half the usual 1,024 soft `ulimit -n`, leaving file
+    /// descriptors for the rest of the process; raise both together). At the cap the listener
+    /// stops accepting, so new connections wait in the kernel backlog and are served as soon as
+    /// one closes, instead of failing with descriptor exhaustion. Each open listen or legacy GET
+    /// stream holds one. Standalone listener only.
+    pub max_connections: usize,
 }
 
 fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -135,12 +162,18 @@ impl Default for HttpOptions {
             max_listen_streams: 1000,
             keepalive: Some(Duration::from_secs(15)),
             shutdown_deadline: Duration::from_secs(5),
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(60),
+            connection_idle_timeout: Duration::from_secs(120),
+            write_stall_timeout: Duration::from_secs(30),
+            max_connections: 512,
         }
     }
 }
 
 impl HttpOptions {
-    /// Check that no limit is zero.
+    /// Check that no limit is zero (a zero timeout or cap would refuse everything or, read as
+    /// "off", remove the protection).
     ///
     /// # Errors
     /// The first limit out of range.
@@ -149,6 +182,7 @@ impl HttpOptions {
             ("max_sessions", self.max_sessions),
             ("replay_buffer", self.replay_buffer),
             ("max_listen_streams", self.max_listen_streams),
+            ("max_connections", self.max_connections),
         ];
         for (name, v) in positive {
             if v == 0 {
@@ -158,11 +192,20 @@ impl HttpOptions {
                 });
             }
         }
-        if self.session_idle_timeout.is_zero() {
-            return Err(crate::limits::LimitError {
-                name: "session_idle_timeout",
-                reason: "must be positive",
-            });
+        let durations = [
+            ("session_idle_timeout", self.session_idle_timeout),
+            ("header_read_timeout", self.header_read_timeout),
+            ("body_read_timeout", self.body_read_timeout),
+            ("connection_idle_timeout", self.connection_idle_timeout),
+            ("write_stall_timeout", self.write_stall_timeout),
+        ];
+        for (name, d) in durations {
+            if d.is_zero() {
+                return Err(crate::limits::LimitError {
+                    name,
+                    reason: "must be positive",
+                });
+            }
         }
         if self.keepalive.is_some_and(|k| k.is_zero()) {
             return Err(crate::limits::LimitError {
@@ -171,5 +214,42 @@ impl HttpOptions {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_protection_defaults_and_zero_refused() {
+        let d = HttpOptions::default();
+        assert_eq!(d.header_read_timeout, Duration::from_secs(30));
+        assert_eq!(d.body_read_timeout, Duration::from_secs(60));
+        assert_eq!(d.connection_idle_timeout, Duration::from_secs(120));
+        assert_eq!(d.write_stall_timeout, Duration::from_secs(30));
+        assert_eq!(d.max_connections, 512);
+        assert!(d.validate().is_ok());
+        type Zero = fn(&mut HttpOptions);
+        let zeroed: [(&str, Zero); 5] = [
+            ("header_read_timeout", |o| {
+                o.header_read_timeout = Duration::ZERO
+            }),
+            ("body_read_timeout", |o| {
+                o.body_read_timeout = Duration::ZERO
+            }),
+            ("connection_idle_timeout", |o| {
+                o.connection_idle_timeout = Duration::ZERO
+            }),
+            ("write_stall_timeout", |o| {
+                o.write_stall_timeout = Duration::ZERO
+            }),
+            ("max_connections", |o| o.max_connections = 0),
+        ];
+        for (name, zero) in zeroed {
+            let mut o = HttpOptions::default();
+            zero(&mut o);
+            assert_eq!(o.validate().map_err(|e| e.name), Err(name));
+        }
     }
 }

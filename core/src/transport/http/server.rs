@@ -1,14 +1,14 @@
 //! The hyper service (mountable) and the standalone listener, with the inbound ladder of
 //! REQUIREMENTS §0.7: path → `Origin`/`Host` (403) → HTTP method (405) → `Content-Type` (415) →
-//! body size (413) → JSON depth/shape (400) → era by body (§0.2) → `Accept` (406) → era path.
+//! body size (413) and arrival deadline (408) → JSON depth/shape (400) → era by body (§0.2) →
+//! `Accept` (406) → era path.
 //! Graceful shutdown: stop accepting, send listen results, finish or cancel in-flight work within
 //! the deadline.
 
 use bytes::Bytes;
-use http::header::{ALLOW, CONTENT_LENGTH};
+use http::header::{ALLOW, CONNECTION, CONTENT_LENGTH};
 use http::{HeaderValue, Method, Request, StatusCode};
 use hyper::body::Body;
-use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::body::{self, read_capped, ReadError, Resp};
+use super::conn::{accept_loop, Slots};
 use super::headers::{self, PROTOCOL_VERSION};
 use super::legacy::{self, Sessions};
 use super::listen::Hub;
@@ -127,6 +128,10 @@ impl HttpService {
         })
     }
 
+    pub(super) fn options(&self) -> &HttpOptions {
+        &self.shared.opts
+    }
+
     /// Live legacy sessions.
     pub fn legacy_session_count(&self) -> usize {
         self.shared.sessions.len()
@@ -216,10 +221,14 @@ where
     if declared.is_some_and(|n| n > cap as u64) {
         return too_large(cap);
     }
-    let bytes = match read_capped(b, cap).await {
-        Ok(b) => b,
-        Err(ReadError::TooLarge) => return too_large(cap),
-        Err(ReadError::Io) => return body::status(StatusCode::BAD_REQUEST),
+    // The whole body within `body_read_timeout`, here rather than in the listener so a mounted
+    // service has the deadline too: a peer that declares a body and never sends it must not
+    // hold a request (and its connection) forever.
+    let bytes = match tokio::time::timeout(s.opts.body_read_timeout, read_capped(b, cap)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(ReadError::TooLarge)) => return too_large(cap),
+        Ok(Err(ReadError::Io)) => return body::status(StatusCode::BAD_REQUEST),
+        Err(_) => return body_timeout(),
     };
     let v = match parse_frame(&bytes, s.server.limits().max_json_depth) {
         ParsedFrame::Error(e) => return body::rpc_error(StatusCode::BAD_REQUEST, None, &e),
@@ -281,6 +290,19 @@ fn too_large(cap: usize) -> Resp {
     )
 }
 
+/// 408 with a JSON-RPC error (no internal details) and `Connection: close`: the rest of the body
+/// may still be on its way, so the connection cannot carry another request.
+fn body_timeout() -> Resp {
+    let mut r = body::rpc_error(
+        StatusCode::REQUEST_TIMEOUT,
+        None,
+        &ErrorObject::invalid_request("request body not received in time"),
+    );
+    r.headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
 type BoxFut = Pin<Box<dyn Future<Output = Result<Resp, Infallible>> + Send>>;
 
 impl<B> hyper::service::Service<Request<B>> for HttpService
@@ -301,6 +323,7 @@ where
 pub struct HttpListener {
     addr: SocketAddr,
     service: HttpService,
+    slots: Slots,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -309,6 +332,12 @@ impl HttpListener {
     /// The bound address (the real port when bound to port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+    /// Connections open right now (accepted and not yet closed), at most
+    /// [`HttpOptions::max_connections`]. For monitoring, and for tests that watch a timed-out
+    /// connection being released.
+    pub fn open_connections(&self) -> usize {
+        self.slots.open()
     }
     /// The service behind the listener.
     pub fn service(&self) -> &HttpService {
@@ -338,42 +367,79 @@ pub async fn serve(
     let addr = listener.local_addr()?;
     let service = HttpService::build(server, opts, Some(addr)).map_err(invalid)?;
     let stop = CancellationToken::new();
-    let task = tokio::spawn(accept_loop(listener, service.clone(), stop.clone()));
+    let slots = Slots::new(service.options().max_connections);
+    let task = tokio::spawn(accept_loop(
+        listener,
+        service.clone(),
+        slots.clone(),
+        stop.clone(),
+    ));
     Ok(HttpListener {
         addr,
         service,
+        slots,
         stop,
         task,
     })
 }
 
-async fn accept_loop(listener: TcpListener, service: HttpService, stop: CancellationToken) {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            r = listener.accept() => match r {
-                Ok((stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let svc = service.clone();
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), svc);
-                    let conn = graceful.watch(conn);
-                    tokio::spawn(async move {
-                        if let Err(e) = conn.await {
-                            tracing::debug!(error = %e, "HTTP connection ended with an error");
-                        }
-                    });
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            () = stop.cancelled() => break,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::body::{Frame, SizeHint};
+    use std::task::{Context, Poll};
+
+    /// A body that sends its first bytes, then nothing more, ever.
+    struct Stalled(Option<Bytes>);
+
+    impl Body for Stalled {
+        type Data = Bytes;
+        type Error = Infallible;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            match self.0.take() {
+                Some(b) => Poll::Ready(Some(Ok(Frame::data(b)))),
+                None => Poll::Pending,
+            }
+        }
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::with_exact(100)
         }
     }
-    drop(listener);
-    let deadline = service.shared.opts.shutdown_deadline;
-    service.shutdown().await;
-    let _ = tokio::time::timeout(deadline, graceful.shutdown()).await;
+
+    /// A mounted service (no listener) answers a body that stops arriving with 408 once
+    /// `body_read_timeout` passes.
+    #[tokio::test]
+    async fn mounted_service_times_out_a_stalled_body() {
+        let server = Server::builder("t", "1").build().expect("server");
+        let opts = HttpOptions {
+            body_read_timeout: Duration::from_millis(100),
+            ..HttpOptions::default()
+        };
+        let svc = HttpService::new(server, opts).expect("service");
+        let req = Request::post("/mcp")
+            .header("content-type", "application/json")
+            .header("content-length", "100")
+            .body(Stalled(Some(Bytes::from_static(b"{\"jsonrpc\":"))))
+            .expect("request");
+        let started = Instant::now();
+        let r = tokio::time::timeout(Duration::from_secs(5), svc.handle(req))
+            .await
+            .expect("answered before the test's own bound");
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        assert_eq!(r.status(), StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(
+            r.headers().get(CONNECTION).map(HeaderValue::as_bytes),
+            Some(&b"close"[..])
+        );
+        let body = http_body_util::BodyExt::collect(r.into_body())
+            .await
+            .expect("body")
+            .to_bytes();
+        let v: serde_json::Value = serde_json::from_slice(&body).expect("JSON-RPC error");
+        assert_eq!(v["error"]["code"], -32600);
+        assert!(v["id"].is_null());
+    }
 }
