@@ -111,21 +111,25 @@ pub struct HttpOptions {
     /// byte of each later one. A peer that sends nothing, or half a header, is disconnected
     /// (a slow-header attack cannot hold a connection). Standalone listener only: a mounted
     /// [`super::HttpService`] relies on the host server for it.
+    #[serde(rename = "headerReadTimeoutMs", with = "crate::options::millis")]
     pub header_read_timeout: Duration,
     /// The whole body of a POST must arrive within this (default 60 s: the default 4 MiB
     /// `max_message_bytes` at a slow ~70 KB/s link). Past it the request is answered 408 with a
     /// JSON-RPC `-32600` error and `Connection: close`, and the connection is closed. Applies to
     /// the standalone listener and to a mounted [`super::HttpService`] alike.
+    #[serde(rename = "bodyReadTimeoutMs", with = "crate::options::millis")]
     pub body_read_timeout: Duration,
     /// A keep-alive connection with no request in progress is closed after this long
     /// (default 120 s: longer than the 90 s pool idle timeout of common HTTP clients, including
     /// hyper's and this crate's, so a client never reuses a connection the server is closing).
     /// Open SSE streams are requests in progress and are not affected. Standalone listener only.
+    #[serde(rename = "connectionIdleTimeoutMs", with = "crate::options::millis")]
     pub connection_idle_timeout: Duration,
     /// A write (an answer, an SSE event) that makes no progress for this long, because the peer
     /// stopped reading and its TCP window is full, ends the connection and frees what it held
     /// (default 30 s). Only a stalled write counts: an SSE stream that is idle, or read
     /// slowly but steadily, stays open. Standalone listener only.
+    #[serde(rename = "writeStallTimeoutMs", with = "crate::options::millis")]
     pub write_stall_timeout: Duration,
     /// Most open connections (default 512: half the usual 1,024 soft `ulimit -n`, leaving file
     /// descriptors for the rest of the process; raise both together). At the cap the listener
