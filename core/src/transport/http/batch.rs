@@ -17,7 +17,8 @@ use tokio::task::JoinSet;
 
 use super::body::{self, Resp};
 use super::headers;
-use super::legacy::{self, Entry};
+use super::legacy;
+use super::sessions::Entry;
 use super::respond::RequestSink;
 use super::server::Shared;
 use crate::error::ErrorObject;

@@ -11,8 +11,9 @@
 //! Modules: `options` (every limit, with safe defaults), `body` (response body and capped
 //! request reading), `headers` (Origin/Host/Accept/Content-Type and `Mcp-*` header checks),
 //! `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
-//! `legacy` (sessions, GET stream, resumability), `batch` (2025-03-26 batches), `listen` (`subscriptions/listen`), `server`
-//! (the service and the listener).
+//! `legacy` (the legacy era's requests, GET stream and DELETE), `sessions` (the legacy session
+//! table and its reaper), `stream` (resumable SSE streams), `batch` (2025-03-26 batches),
+//! `listen` (`subscriptions/listen`), `server` (the service and the listener).
 
 mod batch;
 mod body;
@@ -23,7 +24,9 @@ mod modern;
 mod options;
 mod respond;
 mod server;
+mod sessions;
 mod sse;
+mod stream;
 
 pub use body::HttpBody;
 pub use headers::decode_header_value;

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::body::{self, Resp};
-use super::legacy::{Entry, Stream};
+use super::sessions::Entry;
+use super::stream::Stream;
 use super::server::Shared;
 use super::sse;
 use crate::error::codes;

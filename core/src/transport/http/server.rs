@@ -22,7 +22,8 @@ use tokio_util::task::TaskTracker;
 
 use super::body::{self, read_capped, ReadError, Resp};
 use super::headers::{self, PROTOCOL_VERSION};
-use super::legacy::{self, Sessions};
+use super::legacy;
+use super::sessions::{self, Sessions};
 use super::listen::Hub;
 use super::modern;
 use super::options::HttpOptions;
@@ -58,7 +59,7 @@ impl Shared {
     }
     pub(crate) fn ensure_reaper(self: &Arc<Self>) {
         if !self.reaper.swap(true, Ordering::AcqRel) {
-            legacy::spawn_reaper(self);
+            sessions::spawn_reaper(self);
         }
     }
 }
