@@ -135,6 +135,44 @@ async fn lhttp03_protocol_version_header() {
     assert_eq!(c.post(&h, &msg, Era::Legacy).await.status, 400);
 }
 
+fn with_version(c: &McpHttp, v: &str) -> Vec<(String, String)> {
+    let mut h = c.legacy_headers();
+    h.retain(|(k, _)| k != "MCP-Protocol-Version");
+    h.push(("MCP-Protocol-Version".into(), v.into()));
+    h
+}
+
+/// LHTTP-03: a session speaks the version it negotiated. Another supported version in
+/// `MCP-Protocol-Version` is refused (400 + -32600, naming the session's version), on POST and
+/// GET alike; the negotiated one and a missing header are served.
+#[tokio::test]
+async fn lhttp03_session_refuses_a_version_other_than_the_negotiated_one() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.version = "2025-03-26".into();
+    c.initialize().await;
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    for v in ["2025-06-18", "2025-11-25", "2024-11-05"] {
+        let ex = c.post(&with_version(&c, v), &msg, Era::Legacy).await;
+        assert_eq!((ex.status, ex.code()), (400, Some(-32600)), "{v}");
+        let e = &ex.last()["error"];
+        assert_eq!(
+            e["message"],
+            "MCP-Protocol-Version does not match the version negotiated for this session"
+        );
+        assert_eq!(e["data"], json!({"supported": ["2025-03-26"], "requested": v}));
+    }
+    let mut other = c.clone();
+    other.version = "2025-11-25".into();
+    let mut g = other.get(None).await;
+    assert_eq!(g.status, 400);
+    let _ = g.body().await;
+    assert_eq!(c.post(&c.legacy_headers(), &msg, Era::Legacy).await.status, 200);
+    let mut h = c.legacy_headers();
+    h.retain(|(k, _)| k != "MCP-Protocol-Version");
+    assert_eq!(c.post(&h, &msg, Era::Legacy).await.status, 200);
+}
+
 #[tokio::test]
 async fn lhttp08_sampling_rides_the_post_stream_and_responses_get_202() {
     let f = Fixture::start().await;

@@ -53,19 +53,39 @@ pub(crate) fn lookup(
             "Session not found",
         )));
     };
-    // Missing → assume 2025-03-26 (supported); present → must be a handshake version.
-    if let Some(v) = h.get(PROTOCOL_VERSION) {
-        if !v.to_str().is_ok_and(is_legacy_supported) {
-            return Err(Box::new(err(
-                StatusCode::BAD_REQUEST,
-                id,
-                codes::INVALID_REQUEST,
-                "Unsupported MCP-Protocol-Version",
-            )));
-        }
+    if let Err(e) = check_session_version(h, entry.session.negotiated_version()) {
+        return Err(Box::new(body::rpc_error(StatusCode::BAD_REQUEST, id, &e)));
     }
     entry.touch(shared.now_ms());
     Ok(entry)
+}
+
+/// LHTTP-03 on a session: a missing `MCP-Protocol-Version` is fine (the session knows its
+/// version), a present one must name the version this session negotiated. A value that is no
+/// handshake version at all is "unsupported"; another handshake version is a mismatch (the
+/// session cannot switch versions mid-way, and serving it under the negotiated rules would
+/// silently answer a different protocol than the client speaks). Both are 400 + -32600: the
+/// legacy era defines no code for header errors, and -32020/-32022 are 2026-07-28 codes that a
+/// dual-era client reads as proof of a modern server (HTTP-18). `data` names the one version
+/// this session accepts, in the shape of the version errors (`{supported, requested}`).
+fn check_session_version(h: &HeaderMap, negotiated: Option<String>) -> Result<(), ErrorObject> {
+    let Some(raw) = h.get(PROTOCOL_VERSION) else {
+        return Ok(());
+    };
+    let requested = raw.to_str().ok();
+    if requested.is_some() && requested == negotiated.as_deref() {
+        return Ok(());
+    }
+    let msg = if requested.is_some_and(is_legacy_supported) {
+        "MCP-Protocol-Version does not match the version negotiated for this session"
+    } else {
+        "Unsupported MCP-Protocol-Version"
+    };
+    let mut data = serde_json::json!({ "supported": negotiated.into_iter().collect::<Vec<_>>() });
+    if let Some(r) = requested {
+        data["requested"] = Value::String(r.to_owned());
+    }
+    Err(ErrorObject::new(codes::INVALID_REQUEST, msg).with_data(data))
 }
 
 /// A legacy request POST.
