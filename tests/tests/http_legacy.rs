@@ -173,6 +173,28 @@ async fn lhttp03_session_refuses_a_version_other_than_the_negotiated_one() {
     assert_eq!(c.post(&h, &msg, Era::Legacy).await.status, 200);
 }
 
+/// §0.1, LHTTP-03: a malformed `MCP-Protocol-Version` names no version, so it never makes an
+/// envelope-less request modern ("missing _meta envelope keys"); the session answers it as an
+/// unsupported version, for requests and notifications alike.
+#[tokio::test]
+async fn lhttp03_malformed_version_header_is_unsupported_not_modern() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    for v in ["bogus", "9999", "2026-07-28x", "2026-13-01"] {
+        let h = with_version(&c, v);
+        let ex = c.post(&h, &msg, Era::Legacy).await;
+        assert_eq!((ex.status, ex.code()), (400, Some(-32600)), "{v}");
+        let e = &ex.last()["error"];
+        assert_eq!(e["message"], "Unsupported MCP-Protocol-Version", "{v}");
+        assert_eq!(e["data"], json!({"supported": ["2025-11-25"], "requested": v}));
+        assert_eq!(c.post(&h, &note, Era::Legacy).await.status, 400, "{v}");
+    }
+    assert_eq!(c.legacy(2, "tools/list", json!({})).await.status, 200);
+}
+
 #[tokio::test]
 async fn lhttp08_sampling_rides_the_post_stream_and_responses_get_202() {
     let f = Fixture::start().await;
