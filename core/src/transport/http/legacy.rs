@@ -2,9 +2,10 @@
 //!
 //! `initialize` mints a cryptographically random `Mcp-Session-Id`; each session is one core
 //! [`Session`] of kind `HttpLegacy`. Later requests need the id (missing → 400, unknown → 404).
-//! POSTed responses and notifications → 202. GET opens the standalone stream (one at a time →
-//! 409), which carries the session's unrelated messages. Every SSE event has an id
-//! `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a bounded buffer.
+//! POSTed responses and notifications → 202. GET opens the standalone stream (one reader at a
+//! time → 409, whether opened or resumed), which carries the session's unrelated messages. Every
+//! SSE event has an id `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a
+//! bounded buffer.
 //! DELETE ends the session. Idle sessions are reaped; the session count is capped (503).
 //! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy`).
 
@@ -313,24 +314,23 @@ pub(crate) fn get(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
     let resume = get_str(h, LAST_EVENT_ID)
         .and_then(sse::parse_event_id)
         .and_then(|(s, seq)| entry.find_stream(s).map(|st| (st, seq)));
-    let stream = match resume {
-        Some((stream, seq)) => {
-            stream.attach(Some(seq), None, tx, false);
-            stream
-        }
-        None => {
-            if !entry
-                .standalone()
-                .attach(None, Some(shared.opts.sse_retry_ms), tx, true)
-            {
-                return body::text(
-                    StatusCode::CONFLICT,
-                    "a standalone SSE stream is already open for this session",
-                );
-            }
-            entry.standalone().clone()
-        }
+    let (stream, after) = match resume {
+        Some((stream, seq)) => (stream, Some(seq)),
+        None => (entry.standalone().clone(), None),
     };
+    // LHTTP-05: the standalone stream has one reader at a time, so resuming it while a reader is
+    // attached is refused like a second plain GET; otherwise `Last-Event-ID` would take over
+    // the stream (and every later message) from the reader holding it. A POST stream's resume
+    // replaces its reader: that stream exists for one request, and a client resumes it after
+    // losing the connection, possibly before the server has noticed (LHTTP-04).
+    let exclusive = stream.id() == 0;
+    let priming = after.is_none().then_some(shared.opts.sse_retry_ms);
+    if !stream.attach(after, priming, tx, exclusive) {
+        return body::text(
+            StatusCode::CONFLICT,
+            "a standalone SSE stream is already open for this session",
+        );
+    }
     spawn_keepalive(shared, stream, reader);
     body::sse(rx)
 }
