@@ -390,6 +390,42 @@ async fn max_sessions_is_503() {
     assert_eq!(ex.status, 503);
 }
 
+fn initialize_only() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}})
+}
+
+/// LC-01, LHTTP-02: a peer that only POSTs `initialize` fills the session cap (503 for every
+/// newcomer) only until `uninitialized_session_timeout`, not for the 30-minute idle timeout;
+/// a session whose client sent `notifications/initialized` is not touched by that timeout.
+#[tokio::test]
+async fn half_open_sessions_are_reaped_after_the_short_timeout() {
+    let mut opts = HttpOptions::default();
+    opts.max_sessions = 5;
+    opts.uninitialized_session_timeout = Duration::from_millis(300);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let c = f.client();
+    for _ in 0..5 {
+        let ex = c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy).await;
+        assert_eq!(ex.status, 200);
+    }
+    let ex = c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy).await;
+    assert_eq!((ex.status, ex.code()), (503, Some(-32603)));
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while f.listener.service().legacy_session_count() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "half-open sessions never reaped"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut good = f.client();
+    good.initialize().await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(f.listener.service().legacy_session_count(), 1);
+    assert_eq!(good.legacy(1, "tools/list", json!({})).await.status, 200);
+}
+
 #[tokio::test]
 async fn notifications_and_unknown_responses_are_202() {
     let f = Fixture::start().await;

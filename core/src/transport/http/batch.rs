@@ -86,7 +86,7 @@ pub(crate) async fn batch(s: &Arc<Shared>, h: &HeaderMap, items: Vec<Value>) -> 
                 }
             }
             Incoming::Notification { method, params } => {
-                session.handle_notification(&method, params.as_ref());
+                entry.notification(&method, params.as_ref());
             }
             Incoming::Response { id, outcome } => {
                 session.deliver_response(&id, outcome);

@@ -270,7 +270,7 @@ pub(crate) fn notification(
     }
     match lookup(shared, h, None) {
         Ok(e) => {
-            e.session.handle_notification(method, params);
+            e.notification(method, params);
             body::status(StatusCode::ACCEPTED)
         }
         Err(r) => *r,

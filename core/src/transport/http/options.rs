@@ -1,5 +1,5 @@
 //! Options of the Streamable HTTP transport. Every limit is configurable and has a safe default
-//! (REQUIREMENTS HTTP-03, HTTP-06, LHTTP-02, LHTTP-04, SUB-05). Body size, JSON depth and the
+//! (REQUIREMENTS HTTP-03, HTTP-06, LHTTP-02, LHTTP-04, LC-01, SUB-05). Body size, JSON depth and the
 //! per-request queue come from the server's [`crate::Limits`].
 
 use std::time::Duration;
@@ -43,9 +43,24 @@ pub struct HttpOptions {
     /// server→client requests cannot be answered (there is no session to route them to).
     pub stateless_legacy: bool,
     /// Most concurrent legacy sessions (default 10,000); past it `initialize` → 503.
+    ///
+    /// The cap bounds the memory sessions take; it is not an access control. Any cap can be
+    /// filled by a peer that completes handshakes and keeps its sessions alive, and only
+    /// authentication (or a proxy limiting peers) prevents that. What the engine does bound is
+    /// the cheap attack: a peer that only POSTs `initialize` holds each slot for
+    /// [`Self::uninitialized_session_timeout`], not [`Self::session_idle_timeout`]. Size the
+    /// cap for the expected clients times their sessions, with headroom for reconnects.
     pub max_sessions: usize,
-    /// Idle legacy sessions are reaped after this long (default 30 min).
+    /// Idle legacy sessions are reaped after this long (default 30 min). A session with work in
+    /// flight or a GET stream open is not idle. Shorter frees slots sooner, but a client idle
+    /// longer than this must re-`initialize` (it gets 404, LHTTP-02).
     pub session_idle_timeout: Duration,
+    /// A legacy session whose client has not sent `notifications/initialized` this long after
+    /// `initialize` is reaped, busy or not (default 10 s). A conforming client sends it right
+    /// after the `initialize` result (LC-01), so only half-open sessions (a peer flooding
+    /// `initialize` to fill [`Self::max_sessions`]) are affected; this bounds how long each of
+    /// them holds a slot. Raise it only for clients on very slow links.
+    pub uninitialized_session_timeout: Duration,
     /// Events kept per legacy SSE stream for `Last-Event-ID` replay (default 64).
     pub replay_buffer: usize,
     /// `retry:` hint (milliseconds) sent in the priming event of legacy streams (default 1000).
@@ -71,6 +86,7 @@ impl Default for HttpOptions {
             stateless_legacy: false,
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            uninitialized_session_timeout: Duration::from_secs(10),
             replay_buffer: 64,
             sse_retry_ms: 1000,
             max_listen_streams: 1000,
@@ -99,11 +115,19 @@ impl HttpOptions {
                 });
             }
         }
-        if self.session_idle_timeout.is_zero() {
-            return Err(crate::limits::LimitError {
-                name: "session_idle_timeout",
-                reason: "must be positive",
-            });
+        for (name, d) in [
+            ("session_idle_timeout", self.session_idle_timeout),
+            (
+                "uninitialized_session_timeout",
+                self.uninitialized_session_timeout,
+            ),
+        ] {
+            if d.is_zero() {
+                return Err(crate::limits::LimitError {
+                    name,
+                    reason: "must be positive",
+                });
+            }
         }
         if self.keepalive.is_some_and(|k| k.is_zero()) {
             return Err(crate::limits::LimitError {

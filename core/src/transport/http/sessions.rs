@@ -1,11 +1,15 @@
-//! The legacy session table (REQUIREMENTS LHTTP-02, LHTTP-09): one [`Entry`] per
+//! The legacy session table (REQUIREMENTS LHTTP-02, LHTTP-09, LC-01): one [`Entry`] per
 //! `Mcp-Session-Id`, each holding its core [`Session`], the standalone GET stream (stream 0) and
-//! its POST streams. The table is capped (`HttpOptions::max_sessions`, 503 past it) and a reaper
-//! removes idle sessions.
+//! its POST streams. The table is capped (`HttpOptions::max_sessions`, 503 past it). A reaper
+//! removes idle sessions, and, much sooner, sessions whose client never sent
+//! `notifications/initialized` (`HttpOptions::uninitialized_session_timeout`): otherwise a peer
+//! that only POSTs `initialize` fills the cap with half-open sessions and locks every new client
+//! out until the idle timeout.
 
 use bytes::Bytes;
+use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -40,6 +44,10 @@ pub(crate) struct Entry {
     standalone: Arc<Stream>,
     streams: Mutex<StreamTable>,
     last_seen: AtomicU64,
+    /// When `initialize` created the session (ms on the service clock).
+    created: u64,
+    /// The client sent `notifications/initialized` (LC-01): the handshake is complete.
+    handshake_done: AtomicBool,
 }
 
 #[derive(Default)]
@@ -63,7 +71,23 @@ impl Entry {
             standalone,
             streams: Mutex::new(StreamTable::default()),
             last_seen: AtomicU64::new(now),
+            created: now,
+            handshake_done: AtomicBool::new(false),
         })
+    }
+
+    /// A client notification on this session. `notifications/initialized` completes the
+    /// handshake, which exempts the session from the short pre-initialized timeout.
+    pub(crate) fn notification(&self, method: &str, params: Option<&Map<String, Value>>) {
+        if method == "notifications/initialized" {
+            self.handshake_done.store(true, Ordering::Release);
+        }
+        self.session.handle_notification(method, params);
+    }
+
+    /// The handshake is still half-open `init_ms` after `initialize`.
+    fn handshake_overdue(&self, now: u64, init_ms: u64) -> bool {
+        !self.handshake_done.load(Ordering::Acquire) && now.saturating_sub(self.created) > init_ms
     }
 
     pub(crate) fn sid(&self) -> &str {
@@ -166,32 +190,39 @@ impl Sessions {
         }
     }
 
-    /// Remove sessions idle for longer than `idle_ms`.
-    fn reap(&self, now: u64, idle_ms: u64) -> usize {
+    /// Remove sessions idle (and not busy) for longer than `idle_ms`, and sessions still
+    /// without `notifications/initialized` `init_ms` after `initialize`, busy or not: a
+    /// half-open session has no business holding streams or work that long.
+    fn reap(&self, now: u64, idle_ms: u64, init_ms: u64) -> usize {
         let stale: Vec<Arc<Entry>> = {
             let mut map = lock(&self.map);
             let keys: Vec<Arc<str>> = map
                 .iter()
                 .filter(|(_, e)| {
-                    now.saturating_sub(e.last_seen.load(Ordering::Relaxed)) > idle_ms && !e.busy()
+                    e.handshake_overdue(now, init_ms)
+                        || (now.saturating_sub(e.last_seen.load(Ordering::Relaxed)) > idle_ms
+                            && !e.busy())
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
             keys.iter().filter_map(|k| map.remove(k)).collect()
         };
         for e in &stale {
-            tracing::debug!(session = %e.sid, "reaping idle legacy session");
+            tracing::debug!(session = %e.sid, "reaping an idle or never-initialized legacy session");
             e.close();
         }
         stale.len()
     }
 }
 
-/// Reap idle sessions until the service is gone.
+/// Reap idle and never-initialized sessions until the service is gone. It runs four times per
+/// shorter timeout, so a session outlives its timeout by at most a quarter of it.
 pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
     let weak: Weak<Shared> = Arc::downgrade(shared);
     let idle = shared.opts.session_idle_timeout;
-    let every = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    let init = shared.opts.uninitialized_session_timeout;
+    let every = (idle.min(init) / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    let ms = |d: Duration| -> u64 { d.as_millis().try_into().unwrap_or(u64::MAX) };
     let stop = shared.stopping.clone();
     tokio::spawn(async move {
         loop {
@@ -202,10 +233,7 @@ pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
             let Some(shared) = weak.upgrade() else {
                 return;
             };
-            shared.sessions.reap(
-                shared.now_ms(),
-                idle.as_millis().try_into().unwrap_or(u64::MAX),
-            );
+            shared.sessions.reap(shared.now_ms(), ms(idle), ms(init));
         }
     });
 }
