@@ -426,6 +426,67 @@ async fn half_open_sessions_are_reaped_after_the_short_timeout() {
     assert_eq!(good.legacy(1, "tools/list", json!({})).await.status, 200);
 }
 
+/// Start an example server on port 0 with `args`; its address comes from the stderr line.
+async fn spawn_example(bin: &str, args: &[&str]) -> (tokio::process::Child, std::net::SocketAddr) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(mcpcore_tests::example_bin(bin))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the example server");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let line = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("address line timeout")
+        .expect("read")
+        .expect("address line");
+    let url = line.split("http://").nth(1).expect("url in line");
+    (child, url.trim_end_matches("/mcp").parse().expect("addr"))
+}
+
+/// The example servers take the session limits from their command line: a cap of one is full
+/// after one `initialize`, and `--init-timeout-secs 1` frees it again; bad values exit 2.
+#[tokio::test]
+async fn example_servers_take_session_limits_from_the_command_line() {
+    for bin in ["demo-server", "conformance-server"] {
+        let bad = tokio::process::Command::new(mcpcore_tests::example_bin(bin))
+            .args(["--http", "127.0.0.1:0", "--max-sessions", "0"])
+            .stdin(std::process::Stdio::null())
+            .output();
+        let bad = tokio::time::timeout(WAIT, bad).await.expect("exits").expect("ran");
+        assert_eq!(bad.status.code(), Some(2), "{bin}");
+        assert!(String::from_utf8_lossy(&bad.stderr).contains("--init-timeout-secs S"));
+        let args = [
+            "--http",
+            "127.0.0.1:0",
+            "--max-sessions",
+            "1",
+            "--init-timeout-secs",
+            "1",
+            "--session-idle-secs",
+            "600",
+        ];
+        let (mut child, addr) = spawn_example(bin, &args).await;
+        let c = McpHttp::new(addr);
+        let init = |c: &McpHttp| {
+            let c = c.clone();
+            async move { c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy).await }
+        };
+        assert_eq!(init(&c).await.status, 200, "{bin}");
+        assert_eq!(init(&c).await.status, 503, "{bin}");
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while init(&c).await.status != 200 {
+            assert!(tokio::time::Instant::now() < deadline, "{bin}: slot never freed");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = child.start_kill();
+        let _ = tokio::time::timeout(WAIT, child.wait()).await;
+    }
+}
+
 #[tokio::test]
 async fn notifications_and_unknown_responses_are_202() {
     let f = Fixture::start().await;
