@@ -9,8 +9,8 @@
 //!   hyper server (or calls [`HttpService::handle`] from any framework).
 //!
 //! Modules: `options` (every limit, with safe defaults), `body` (response body and capped
-//! request reading), `headers` (Origin/Host/Accept/Content-Type and `Mcp-*` header checks),
-//! `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
+//! request reading), `origin` (`Origin`/`Host` allow-lists), `headers` (`Accept`,
+//! `Content-Type` and `Mcp-*` checks), `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
 //! `legacy` (the legacy era's requests, GET stream and DELETE), `sessions` (the legacy session
 //! table and its reaper), `stream` (resumable SSE streams), `batch` (2025-03-26 batches),
 //! `listen` (`subscriptions/listen`), `server` (the service and the listener).
@@ -22,6 +22,7 @@ mod legacy;
 mod listen;
 mod modern;
 mod options;
+mod origin;
 mod respond;
 mod server;
 mod sessions;

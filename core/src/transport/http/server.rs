@@ -23,10 +23,11 @@ use tokio_util::task::TaskTracker;
 use super::body::{self, read_capped, ReadError, Resp};
 use super::headers::{self, PROTOCOL_VERSION};
 use super::legacy;
-use super::sessions::{self, Sessions};
 use super::listen::Hub;
 use super::modern;
 use super::options::HttpOptions;
+use super::origin;
+use super::sessions::{self, Sessions};
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, parse_frame, Incoming, ParsedFrame};
 use crate::protocol::version::is_modern;
@@ -36,8 +37,8 @@ pub(crate) struct Shared {
     pub server: Server,
     pub opts: HttpOptions,
     /// `allowed_origins` / `allowed_hosts` resolved against the bound address (HTTP-03).
-    origins: headers::Rule,
-    hosts: headers::Rule,
+    origins: origin::Rule,
+    hosts: origin::Rule,
     pub sessions: Sessions,
     pub listens: Arc<Hub>,
     pub tracker: TaskTracker,
@@ -68,10 +69,10 @@ impl Shared {
 fn check_options(
     opts: &HttpOptions,
     bound: Option<SocketAddr>,
-) -> Result<(headers::Rule, headers::Rule), crate::limits::LimitError> {
+) -> Result<(origin::Rule, origin::Rule), crate::limits::LimitError> {
     opts.validate()?;
     let rule = |l: &super::options::AllowList, origin: bool, name: &'static str| {
-        headers::Rule::resolve(l, bound, origin).map_err(|e| {
+        origin::Rule::resolve(l, bound, origin).map_err(|e| {
             tracing::error!("{e}");
             crate::limits::LimitError {
                 name,
@@ -166,7 +167,7 @@ impl HttpService {
                 return body::text(StatusCode::NOT_FOUND, "Not Found");
             }
         }
-        if !headers::origin_and_host_ok(req.headers(), &s.origins, &s.hosts) {
+        if !origin::origin_and_host_ok(req.headers(), &s.origins, &s.hosts) {
             return body::rpc_error(
                 StatusCode::FORBIDDEN,
                 None,
