@@ -48,11 +48,11 @@ async fn main() {
         }
     };
     let mut opts = mcpcore::transport::http::HttpOptions::default();
-    let (args, session_flags) = match http_flags::take(std::env::args().skip(1).collect(), &mut opts)
-    {
-        Ok(r) => r,
-        Err(e) => usage(&e),
-    };
+    let (args, session_flags) =
+        match http_flags::take(std::env::args().skip(1).collect(), &mut opts) {
+            Ok(r) => r,
+            Err(e) => usage(&e),
+        };
     let addr = match args.as_slice() {
         [flag, addr] if flag == "--http" => Some(addr.clone()),
         [flag, port] if flag == "--port" => Some(format!("127.0.0.1:{port}")),

@@ -125,11 +125,11 @@ async fn main() {
         }
     };
     let mut opts = HttpOptions::default();
-    let (args, session_flags) = match http_flags::take(std::env::args().skip(1).collect(), &mut opts)
-    {
-        Ok(r) => r,
-        Err(e) => usage(&e),
-    };
+    let (args, session_flags) =
+        match http_flags::take(std::env::args().skip(1).collect(), &mut opts) {
+            Ok(r) => r,
+            Err(e) => usage(&e),
+        };
     match args.as_slice() {
         [] if session_flags => usage("the session flags apply to --http only"),
         [] => {}

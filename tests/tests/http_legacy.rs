@@ -160,14 +160,20 @@ async fn lhttp03_session_refuses_a_version_other_than_the_negotiated_one() {
             e["message"],
             "MCP-Protocol-Version does not match the version negotiated for this session"
         );
-        assert_eq!(e["data"], json!({"supported": ["2025-03-26"], "requested": v}));
+        assert_eq!(
+            e["data"],
+            json!({"supported": ["2025-03-26"], "requested": v})
+        );
     }
     let mut other = c.clone();
     other.version = "2025-11-25".into();
     let mut g = other.get(None).await;
     assert_eq!(g.status, 400);
     let _ = g.body().await;
-    assert_eq!(c.post(&c.legacy_headers(), &msg, Era::Legacy).await.status, 200);
+    assert_eq!(
+        c.post(&c.legacy_headers(), &msg, Era::Legacy).await.status,
+        200
+    );
     let mut h = c.legacy_headers();
     h.retain(|(k, _)| k != "MCP-Protocol-Version");
     assert_eq!(c.post(&h, &msg, Era::Legacy).await.status, 200);
@@ -189,7 +195,10 @@ async fn lhttp03_malformed_version_header_is_unsupported_not_modern() {
         assert_eq!((ex.status, ex.code()), (400, Some(-32600)), "{v}");
         let e = &ex.last()["error"];
         assert_eq!(e["message"], "Unsupported MCP-Protocol-Version", "{v}");
-        assert_eq!(e["data"], json!({"supported": ["2025-11-25"], "requested": v}));
+        assert_eq!(
+            e["data"],
+            json!({"supported": ["2025-11-25"], "requested": v})
+        );
         assert_eq!(c.post(&h, &note, Era::Legacy).await.status, 400, "{v}");
     }
     assert_eq!(c.legacy(2, "tools/list", json!({})).await.status, 200);
@@ -406,10 +415,14 @@ async fn half_open_sessions_are_reaped_after_the_short_timeout() {
     let f = Fixture::with(Limits::default(), opts).await;
     let c = f.client();
     for _ in 0..5 {
-        let ex = c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy).await;
+        let ex = c
+            .post(&c.legacy_headers(), &initialize_only(), Era::Legacy)
+            .await;
         assert_eq!(ex.status, 200);
     }
-    let ex = c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy).await;
+    let ex = c
+        .post(&c.legacy_headers(), &initialize_only(), Era::Legacy)
+        .await;
     assert_eq!((ex.status, ex.code()), (503, Some(-32603)));
     let deadline = tokio::time::Instant::now() + WAIT;
     while f.listener.service().legacy_session_count() > 0 {
@@ -456,7 +469,10 @@ async fn example_servers_take_session_limits_from_the_command_line() {
             .args(["--http", "127.0.0.1:0", "--max-sessions", "0"])
             .stdin(std::process::Stdio::null())
             .output();
-        let bad = tokio::time::timeout(WAIT, bad).await.expect("exits").expect("ran");
+        let bad = tokio::time::timeout(WAIT, bad)
+            .await
+            .expect("exits")
+            .expect("ran");
         assert_eq!(bad.status.code(), Some(2), "{bin}");
         assert!(String::from_utf8_lossy(&bad.stderr).contains("--init-timeout-secs S"));
         let args = [
@@ -473,13 +489,19 @@ async fn example_servers_take_session_limits_from_the_command_line() {
         let c = McpHttp::new(addr);
         let init = |c: &McpHttp| {
             let c = c.clone();
-            async move { c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy).await }
+            async move {
+                c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy)
+                    .await
+            }
         };
         assert_eq!(init(&c).await.status, 200, "{bin}");
         assert_eq!(init(&c).await.status, 503, "{bin}");
         let deadline = tokio::time::Instant::now() + WAIT;
         while init(&c).await.status != 200 {
-            assert!(tokio::time::Instant::now() < deadline, "{bin}: slot never freed");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{bin}: slot never freed"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let _ = child.start_kill();

@@ -178,7 +178,10 @@ async fn lhttp05_resume_cannot_take_over_a_live_standalone_stream() {
     assert_eq!(second.status, 409);
     let _ = second.body().await;
     assert!(f.server.notify_tools_list_changed() >= 1);
-    let e = g.next_data_event().await.expect("the first reader keeps the stream");
+    let e = g
+        .next_data_event()
+        .await
+        .expect("the first reader keeps the stream");
     let v: Value = serde_json::from_str(&e.data).expect("JSON");
     check(Era::Legacy, &v, None);
     assert_eq!(v["method"], "notifications/tools/list_changed");
@@ -191,7 +194,10 @@ async fn lhttp05_resume_cannot_take_over_a_live_standalone_stream() {
             break r;
         }
         assert_eq!(r.status, 409);
-        assert!(tokio::time::Instant::now() < deadline, "the slot never freed");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the slot never freed"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let e = resumed.next_data_event().await.expect("the replayed event");
