@@ -19,7 +19,9 @@ pub enum AllowList {
     /// Only `localhost`, `127.0.0.1` and `[::1]`, on any port.
     Localhost,
     /// Exactly these values (origins like `https://app.example`, hosts like `api.example:8443`),
-    /// compared case-insensitively; localhost stays allowed too.
+    /// compared case-insensitively; localhost stays allowed too. A listed `Origin` matches
+    /// verbatim whatever its scheme (say, an editor's `vscode-webview://…`); an unlisted one
+    /// must be a well-formed `http(s)` origin to match the localhost names.
     List(Vec<String>),
     /// Anything (only behind a proxy that validates these itself).
     Any,
@@ -31,9 +33,14 @@ pub enum AllowList {
 pub struct HttpOptions {
     /// The MCP endpoint path (default `/mcp`); `None` serves every path.
     pub path: Option<String>,
-    /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass.
+    /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass. A
+    /// malformed origin (a non-`http(s)` scheme, a port that is not a number in 1–65535, a
+    /// path) is refused (403) unless listed verbatim.
     pub allowed_origins: AllowList,
-    /// Accepted `Host` values.
+    /// Accepted `Host` values, and accepted authorities of absolute-form request targets
+    /// (`POST http://host/mcp`) and HTTP/2 `:authority`, which name the host as much as `Host`
+    /// does (RFC 9112 §3.2.2). Even with [`AllowList::Any`], an HTTP/1.1 request without `Host`,
+    /// with several, or with a malformed one is 400 (RFC 9112 §3.2).
     pub allowed_hosts: AllowList,
     /// Serve the legacy (sessionful) era too (default true). When false, GET/DELETE → 405 and
     /// envelope-less requests → 400 + -32022 naming the modern versions.

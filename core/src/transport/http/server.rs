@@ -167,12 +167,28 @@ impl HttpService {
                 return body::text(StatusCode::NOT_FOUND, "Not Found");
             }
         }
-        if !origin::origin_and_host_ok(req.headers(), &s.origins, &s.hosts) {
-            return body::rpc_error(
-                StatusCode::FORBIDDEN,
-                None,
-                &ErrorObject::invalid_request("Origin or Host not allowed"),
-            );
+        match origin::check(
+            req.version(),
+            req.uri(),
+            req.headers(),
+            &s.origins,
+            &s.hosts,
+        ) {
+            Ok(()) => {}
+            Err(origin::Refused::BadRequest(why)) => {
+                return body::rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    &ErrorObject::invalid_request(why),
+                );
+            }
+            Err(origin::Refused::Forbidden) => {
+                return body::rpc_error(
+                    StatusCode::FORBIDDEN,
+                    None,
+                    &ErrorObject::invalid_request("Origin or Host not allowed"),
+                );
+            }
         }
         if s.stopping.is_cancelled() {
             return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
