@@ -167,13 +167,21 @@ async fn rfc9112_missing_host_is_400_and_absolute_form_targets_are_checked() {
         assert_eq!(msg["error"]["code"], -32600, "{what}");
         assert!(msg.get("id").is_none_or(Value::is_null));
     }
-    let evil = request_bytes("http://evil.example/mcp", "HTTP/1.1", &[host.clone()]);
+    let evil = request_bytes(
+        "http://evil.example/mcp",
+        "HTTP/1.1",
+        std::slice::from_ref(&host),
+    );
     assert_eq!(answer(evil).await.0, 403);
     let evil_port = format!("http://evil.example:{port}/mcp");
     assert_eq!(
-        answer(request_bytes(&evil_port, "HTTP/1.1", &[host.clone()]))
-            .await
-            .0,
+        answer(request_bytes(
+            &evil_port,
+            "HTTP/1.1",
+            std::slice::from_ref(&host)
+        ))
+        .await
+        .0,
         403
     );
     let own = format!("http://127.0.0.1:{port}/mcp");

@@ -146,16 +146,13 @@ struct Filter {
     honoured: Map<String, Value>,
 }
 
-/// Read the `notifications` filter; `Err` is the 400 + -32602 answer.
-fn filter(shared: &Shared, id: &Id, params: Option<&Map<String, Value>>) -> Result<Filter, Resp> {
+/// Read the `notifications` filter; `Err` says why it is invalid (400 + -32602).
+fn filter(shared: &Shared, params: Option<&Map<String, Value>>) -> Result<Filter, &'static str> {
     let Some(filter) = params
         .and_then(|p| p.get("notifications"))
         .and_then(Value::as_object)
     else {
-        return Err(bad_params(
-            id,
-            "subscriptions/listen requires a notifications filter object",
-        ));
+        return Err("subscriptions/listen requires a notifications filter object");
     };
     let want = |k: &str| filter.get(k) == Some(&Value::Bool(true));
     let uris: Vec<String> = match filter.get("resourceSubscriptions") {
@@ -165,12 +162,7 @@ fn filter(shared: &Shared, id: &Id, params: Option<&Map<String, Value>>) -> Resu
             .filter_map(Value::as_str)
             .map(str::to_owned)
             .collect(),
-        Some(_) => {
-            return Err(bad_params(
-                id,
-                "resourceSubscriptions must be an array of URIs",
-            ))
-        }
+        Some(_) => return Err("resourceSubscriptions must be an array of URIs"),
     };
     let caps = &shared.server.inner.capabilities;
     let tools = want("toolsListChanged") && flag(caps, "tools", "listChanged");
@@ -202,9 +194,9 @@ fn filter(shared: &Shared, id: &Id, params: Option<&Map<String, Value>>) -> Resu
 
 /// Open a listen stream (the envelope and headers are already checked).
 pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Value>>) -> Resp {
-    let f = match filter(shared, &id, params) {
+    let f = match filter(shared, params) {
         Ok(f) => f,
-        Err(r) => return r,
+        Err(why) => return bad_params(&id, why),
     };
     let (tx, rx) = mpsc::channel(LISTEN_QUEUE);
     let ack = encode_notification(
