@@ -1,9 +1,13 @@
 //! `conformance-server`: the fixture the official MCP conformance suite runs against
 //! (shared/conformance/FIXTURE.md), built on the public mcpcore API only. Serves stdio by default,
-//! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address).
+//! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address),
+//! whose legacy session limits take `--max-sessions N`, `--session-idle-secs S` and
+//! `--init-timeout-secs S`.
 
 #[path = "conformance/fixture.rs"]
 mod fixture;
+#[path = "http_flags.rs"]
+mod http_flags;
 
 use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
 use serde_json::{json, Value};
@@ -43,23 +47,27 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut opts = mcpcore::transport::http::HttpOptions::default();
+    let (args, session_flags) =
+        match http_flags::take(std::env::args().skip(1).collect(), &mut opts) {
+            Ok(r) => r,
+            Err(e) => usage(&e),
+        };
     let addr = match args.as_slice() {
         [flag, addr] if flag == "--http" => Some(addr.clone()),
         [flag, port] if flag == "--port" => Some(format!("127.0.0.1:{port}")),
         [] => std::env::var("PORT").ok().map(|p| format!("127.0.0.1:{p}")),
         [flag] if flag == "--stdio" => None,
-        _ => {
-            eprintln!("usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio]  (or PORT=N)");
-            std::process::exit(2);
-        }
+        _ => usage("unexpected arguments"),
     };
+    if addr.is_none() && session_flags {
+        usage("the session flags apply to HTTP only");
+    }
     if let Some(addr) = addr {
         let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
             eprintln!("conformance-server: bad address {addr}");
             std::process::exit(2);
         };
-        let opts = mcpcore::transport::http::HttpOptions::default();
         let listener = match mcpcore::transport::http::serve(server, addr, opts).await {
             Ok(l) => l,
             Err(e) => {
@@ -79,6 +87,16 @@ async fn main() {
         eprintln!("conformance-server: {e}");
         std::process::exit(1);
     }
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!(
+        "conformance-server: {problem}\n\
+         usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio] [SESSION FLAGS]  (or PORT=N)\n\
+         session flags (legacy Streamable HTTP):\n{}",
+        http_flags::USAGE
+    );
+    std::process::exit(2);
 }
 
 async fn wait_for_signal() {

@@ -1,6 +1,7 @@
 //! `demo-server`: a small MCP server speaking both protocol eras over stdio (the default) or
 //! Streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`; port 0 picks a free port and the
-//! bound address is printed on stderr).
+//! bound address is printed on stderr). With `--http`, the legacy session limits can be set:
+//! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S` (see `usage`).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured output), `slow {ms}` (progress, cancellable),
 //! `log {level, message}`, `fail` (an internal error the client sees only as -32603).
@@ -14,6 +15,9 @@ use mcpcore::{
 };
 use serde_json::{json, Value};
 use std::time::Duration;
+
+#[path = "http_flags.rs"]
+mod http_flags;
 
 fn build() -> Result<Server, mcpcore::server::BuildError> {
     Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"))
@@ -120,22 +124,22 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut opts = HttpOptions::default();
+    let (args, session_flags) =
+        match http_flags::take(std::env::args().skip(1).collect(), &mut opts) {
+            Ok(r) => r,
+            Err(e) => usage(&e),
+        };
     match args.as_slice() {
+        [] if session_flags => usage("the session flags apply to --http only"),
         [] => {}
         [flag, addr] if flag == "--http" => {
             let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
-                eprintln!("demo-server: --http needs an address like 127.0.0.1:8080");
-                std::process::exit(2);
+                usage("--http needs an address like 127.0.0.1:8080");
             };
-            return serve_http_until_signal(server, addr).await;
+            return serve_http_until_signal(server, addr, opts).await;
         }
-        _ => {
-            eprintln!(
-                "usage: demo-server [--http 127.0.0.1:PORT]   (default: MCP on stdin/stdout)"
-            );
-            std::process::exit(2);
-        }
+        _ => usage("unexpected arguments"),
     }
     if let Err(e) = serve_stdio(&server).await {
         eprintln!("demo-server: {e}");
@@ -143,8 +147,18 @@ async fn main() {
     }
 }
 
-async fn serve_http_until_signal(server: Server, addr: std::net::SocketAddr) {
-    let listener = match serve(server, addr, HttpOptions::default()).await {
+fn usage(problem: &str) -> ! {
+    eprintln!(
+        "demo-server: {problem}\n\
+         usage: demo-server [--http 127.0.0.1:PORT [SESSION FLAGS]]   (default: MCP on stdin/stdout)\n\
+         session flags (legacy Streamable HTTP):\n{}",
+        http_flags::USAGE
+    );
+    std::process::exit(2);
+}
+
+async fn serve_http_until_signal(server: Server, addr: std::net::SocketAddr, opts: HttpOptions) {
+    let listener = match serve(server, addr, opts).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("demo-server: cannot listen on {addr}: {e}");

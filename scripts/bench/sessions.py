@@ -4,8 +4,9 @@
 usage: sessions.py SERVER_BINARY [N_SESSIONS]
 Starts `SERVER --http 127.0.0.1:0` (pinned by the caller) five times and reports the time from
 spawn to the first answered request (min and median; includes process creation and reading the
-bound address), then opens N legacy sessions (initialize, left idle) on one server and reports
-the RSS growth per session.
+bound address), then opens N legacy sessions (initialize + notifications/initialized, left
+idle; a session without the notification is reaped after the server's short pre-initialized
+timeout) on one server and reports the RSS growth per session.
 """
 import http.client
 import json
@@ -25,6 +26,7 @@ def rss_kib(pid):
 INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "bench", "version": "1"}}})
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
@@ -70,6 +72,11 @@ def main():
             r = conn.getresponse()
             r.read()
             assert r.status == 200, r.status
+            sid = r.getheader("Mcp-Session-Id")
+            conn.request("POST", "/mcp", INITIALIZED, {**HEADERS, "Mcp-Session-Id": sid})
+            r = conn.getresponse()
+            r.read()
+            assert r.status == 202, r.status
         time.sleep(0.5)
         after = rss_kib(p.pid)
         per = (after - before) * 1024 / n

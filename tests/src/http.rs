@@ -89,6 +89,17 @@ pub async fn raw_request(
     read_head(s).await
 }
 
+/// Send `bytes` exactly as given (a whole request, head and body) and read the response head:
+/// for requests the regular helpers would correct (no `Host`, HTTP/1.0).
+pub async fn raw_bytes(addr: SocketAddr, bytes: &[u8]) -> HttpReply {
+    let mut s = tokio::time::timeout(WAIT, TcpStream::connect(addr))
+        .await
+        .expect("connect timeout")
+        .expect("connect");
+    s.write_all(bytes).await.expect("write request");
+    read_head(s).await
+}
+
 async fn read_line(
     r: &mut BufReader<TcpStream>,
     l: &mut String,

@@ -68,8 +68,9 @@ fn server_options_defaults() {
     assert!(o.stamp_server_info);
 }
 
-/// LHTTP-02 sessions (10,000; idle 30 min), SUB-05 listen cap (1,000), HTTP-06 keepalive
-/// (15 s), HTTP-03 allow-lists derived from the bind address, `/mcp`.
+/// LHTTP-02 sessions (10,000; idle 30 min; 10 s to send `notifications/initialized`), SUB-05
+/// listen cap (1,000), HTTP-06 keepalive (15 s), HTTP-03 allow-lists derived from the bind
+/// address, `/mcp`.
 #[test]
 fn http_options_defaults() {
     let o = HttpOptions::default();
@@ -80,6 +81,7 @@ fn http_options_defaults() {
     assert!(!o.stateless_legacy);
     assert_eq!(o.max_sessions, 10_000);
     assert_eq!(o.session_idle_timeout, Duration::from_secs(30 * 60));
+    assert_eq!(o.uninitialized_session_timeout, Duration::from_secs(10));
     assert_eq!(o.max_listen_streams, 1000);
     assert_eq!(o.keepalive, Some(Duration::from_secs(15)));
     assert!(o.replay_buffer > 0, "bounded replay buffer is on");
@@ -87,5 +89,8 @@ fn http_options_defaults() {
     assert!(o.validate().is_ok());
     let mut zero = HttpOptions::default();
     zero.max_listen_streams = 0;
+    assert!(zero.validate().is_err());
+    let mut zero = HttpOptions::default();
+    zero.uninitialized_session_timeout = Duration::ZERO;
     assert!(zero.validate().is_err());
 }

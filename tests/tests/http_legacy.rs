@@ -135,6 +135,75 @@ async fn lhttp03_protocol_version_header() {
     assert_eq!(c.post(&h, &msg, Era::Legacy).await.status, 400);
 }
 
+fn with_version(c: &McpHttp, v: &str) -> Vec<(String, String)> {
+    let mut h = c.legacy_headers();
+    h.retain(|(k, _)| k != "MCP-Protocol-Version");
+    h.push(("MCP-Protocol-Version".into(), v.into()));
+    h
+}
+
+/// LHTTP-03: a session speaks the version it negotiated. Another supported version in
+/// `MCP-Protocol-Version` is refused (400 + -32600, naming the session's version), on POST and
+/// GET alike; the negotiated one and a missing header are served.
+#[tokio::test]
+async fn lhttp03_session_refuses_a_version_other_than_the_negotiated_one() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.version = "2025-03-26".into();
+    c.initialize().await;
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    for v in ["2025-06-18", "2025-11-25", "2024-11-05"] {
+        let ex = c.post(&with_version(&c, v), &msg, Era::Legacy).await;
+        assert_eq!((ex.status, ex.code()), (400, Some(-32600)), "{v}");
+        let e = &ex.last()["error"];
+        assert_eq!(
+            e["message"],
+            "MCP-Protocol-Version does not match the version negotiated for this session"
+        );
+        assert_eq!(
+            e["data"],
+            json!({"supported": ["2025-03-26"], "requested": v})
+        );
+    }
+    let mut other = c.clone();
+    other.version = "2025-11-25".into();
+    let mut g = other.get(None).await;
+    assert_eq!(g.status, 400);
+    let _ = g.body().await;
+    assert_eq!(
+        c.post(&c.legacy_headers(), &msg, Era::Legacy).await.status,
+        200
+    );
+    let mut h = c.legacy_headers();
+    h.retain(|(k, _)| k != "MCP-Protocol-Version");
+    assert_eq!(c.post(&h, &msg, Era::Legacy).await.status, 200);
+}
+
+/// §0.1, LHTTP-03: a malformed `MCP-Protocol-Version` names no version, so it never makes an
+/// envelope-less request modern ("missing _meta envelope keys"); the session answers it as an
+/// unsupported version, for requests and notifications alike.
+#[tokio::test]
+async fn lhttp03_malformed_version_header_is_unsupported_not_modern() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    for v in ["bogus", "9999", "2026-07-28x", "2026-13-01"] {
+        let h = with_version(&c, v);
+        let ex = c.post(&h, &msg, Era::Legacy).await;
+        assert_eq!((ex.status, ex.code()), (400, Some(-32600)), "{v}");
+        let e = &ex.last()["error"];
+        assert_eq!(e["message"], "Unsupported MCP-Protocol-Version", "{v}");
+        assert_eq!(
+            e["data"],
+            json!({"supported": ["2025-11-25"], "requested": v})
+        );
+        assert_eq!(c.post(&h, &note, Era::Legacy).await.status, 400, "{v}");
+    }
+    assert_eq!(c.legacy(2, "tools/list", json!({})).await.status, 200);
+}
+
 #[tokio::test]
 async fn lhttp08_sampling_rides_the_post_stream_and_responses_get_202() {
     let f = Fixture::start().await;
@@ -328,6 +397,116 @@ async fn max_sessions_is_503() {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
     let ex = c.post(&c.legacy_headers(), &msg, Era::Legacy).await;
     assert_eq!(ex.status, 503);
+}
+
+fn initialize_only() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}})
+}
+
+/// LC-01, LHTTP-02: a peer that only POSTs `initialize` fills the session cap (503 for every
+/// newcomer) only until `uninitialized_session_timeout`, not for the 30-minute idle timeout;
+/// a session whose client sent `notifications/initialized` is not touched by that timeout.
+#[tokio::test]
+async fn half_open_sessions_are_reaped_after_the_short_timeout() {
+    let mut opts = HttpOptions::default();
+    opts.max_sessions = 5;
+    opts.uninitialized_session_timeout = Duration::from_millis(300);
+    let f = Fixture::with(Limits::default(), opts).await;
+    let c = f.client();
+    for _ in 0..5 {
+        let ex = c
+            .post(&c.legacy_headers(), &initialize_only(), Era::Legacy)
+            .await;
+        assert_eq!(ex.status, 200);
+    }
+    let ex = c
+        .post(&c.legacy_headers(), &initialize_only(), Era::Legacy)
+        .await;
+    assert_eq!((ex.status, ex.code()), (503, Some(-32603)));
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while f.listener.service().legacy_session_count() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "half-open sessions never reaped"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut good = f.client();
+    good.initialize().await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(f.listener.service().legacy_session_count(), 1);
+    assert_eq!(good.legacy(1, "tools/list", json!({})).await.status, 200);
+}
+
+/// Start an example server on port 0 with `args`; its address comes from the stderr line.
+async fn spawn_example(bin: &str, args: &[&str]) -> (tokio::process::Child, std::net::SocketAddr) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(mcpcore_tests::example_bin(bin))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the example server");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let line = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("address line timeout")
+        .expect("read")
+        .expect("address line");
+    let url = line.split("http://").nth(1).expect("url in line");
+    (child, url.trim_end_matches("/mcp").parse().expect("addr"))
+}
+
+/// The example servers take the session limits from their command line: a cap of one is full
+/// after one `initialize`, and `--init-timeout-secs 1` frees it again; bad values exit 2.
+#[tokio::test]
+async fn example_servers_take_session_limits_from_the_command_line() {
+    for bin in ["demo-server", "conformance-server"] {
+        let bad = tokio::process::Command::new(mcpcore_tests::example_bin(bin))
+            .args(["--http", "127.0.0.1:0", "--max-sessions", "0"])
+            .stdin(std::process::Stdio::null())
+            .output();
+        let bad = tokio::time::timeout(WAIT, bad)
+            .await
+            .expect("exits")
+            .expect("ran");
+        assert_eq!(bad.status.code(), Some(2), "{bin}");
+        assert!(String::from_utf8_lossy(&bad.stderr).contains("--init-timeout-secs S"));
+        let args = [
+            "--http",
+            "127.0.0.1:0",
+            "--max-sessions",
+            "1",
+            "--init-timeout-secs",
+            "1",
+            "--session-idle-secs",
+            "600",
+        ];
+        let (mut child, addr) = spawn_example(bin, &args).await;
+        let c = McpHttp::new(addr);
+        let init = |c: &McpHttp| {
+            let c = c.clone();
+            async move {
+                c.post(&c.legacy_headers(), &initialize_only(), Era::Legacy)
+                    .await
+            }
+        };
+        assert_eq!(init(&c).await.status, 200, "{bin}");
+        assert_eq!(init(&c).await.status, 503, "{bin}");
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while init(&c).await.status != 200 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{bin}: slot never freed"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = child.start_kill();
+        let _ = tokio::time::timeout(WAIT, child.wait()).await;
+    }
 }
 
 #[tokio::test]

@@ -161,3 +161,47 @@ async fn lhttp04_quiet_call_is_resumable_and_kept_alive() {
     assert!(g.next_data_event().await.is_none());
     assert_eq!(f.counters.cancelled.load(Ordering::SeqCst), 0);
 }
+
+/// LHTTP-05: the standalone GET stream has one reader at a time. Resuming it with
+/// `Last-Event-ID` while a reader is attached is 409, like a second plain GET, and the reader
+/// keeps every later message; once that reader is gone the stream resumes with the replay.
+#[tokio::test]
+async fn lhttp05_resume_cannot_take_over_a_live_standalone_stream() {
+    let f = Fixture::start().await;
+    let mut c = f.client();
+    c.initialize().await;
+    let mut g = c.get(None).await;
+    assert_eq!(g.status, 200);
+    let prime = g.next_event().await.expect("priming event");
+    let eid = prime.id.expect("the priming event carries an id");
+    let mut second = c.get(Some(&eid)).await;
+    assert_eq!(second.status, 409);
+    let _ = second.body().await;
+    assert!(f.server.notify_tools_list_changed() >= 1);
+    let e = g
+        .next_data_event()
+        .await
+        .expect("the first reader keeps the stream");
+    let v: Value = serde_json::from_str(&e.data).expect("JSON");
+    check(Era::Legacy, &v, None);
+    assert_eq!(v["method"], "notifications/tools/list_changed");
+    g.close();
+    // Closing is noticed asynchronously; the resume succeeds once it is.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let mut resumed = loop {
+        let r = c.get(Some(&eid)).await;
+        if r.status == 200 {
+            break r;
+        }
+        assert_eq!(r.status, 409);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the slot never freed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let e = resumed.next_data_event().await.expect("the replayed event");
+    let v: Value = serde_json::from_str(&e.data).expect("JSON");
+    check(Era::Legacy, &v, None);
+    assert_eq!(v["method"], "notifications/tools/list_changed");
+}

@@ -106,7 +106,7 @@ async fn sub06_only_advertised_types_are_honoured() {
 }
 
 #[tokio::test]
-async fn listen_cap_is_503_duplicate_id_refused_and_closing_frees_the_slot() {
+async fn listen_cap_is_503_and_closing_frees_the_slot() {
     let mut opts = HttpOptions::default();
     opts.max_listen_streams = 1;
     let f = Fixture::with(Limits::default(), opts).await;
@@ -127,13 +127,67 @@ async fn listen_cap_is_503_duplicate_id_refused_and_closing_frees_the_slot() {
     let mut again = listen(&c, json!(3), Some(json!({"toolsListChanged": true}))).await;
     assert_eq!(again.status, 200);
     let _ = next(&mut again).await;
+}
 
-    let g = Fixture::start().await;
-    let mut a = listen(&g.client(), json!("same"), Some(json!({}))).await;
-    let _ = next(&mut a).await;
-    let b = listen(&g.client(), json!("same"), Some(json!({}))).await;
-    let ex = collect(b, Era::Modern, None).await;
-    assert_eq!((ex.status, ex.code()), (400, Some(-32600)));
+async fn wait_for_streams(f: &Fixture, n: usize) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while f.listener.service().listen_stream_count() != n {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "listen stream count never reached {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// SUB-03, JR-01: a subscription id is the client's own request id, unique only among that
+/// client's requests, so unrelated clients listening with the same id (every SDK starts at 0 or
+/// 1) each get their stream and every notification, tagged with that id. Over HTTP a
+/// subscription is addressed only through its stream (SUB-05, HTTP-04): another client's
+/// `notifications/cancelled` for the same id, or closing its own stream, leaves it untouched.
+#[tokio::test]
+async fn sub03_same_id_from_unrelated_clients_never_collides() {
+    let f = Fixture::start().await;
+    let tools = || Some(json!({"toolsListChanged": true}));
+    let mut a = listen(&f.client(), json!(1), tools()).await;
+    let mut b = listen(&f.client(), json!(1), tools()).await;
+    assert_eq!((a.status, b.status), (200, 200));
+    for r in [&mut a, &mut b] {
+        let ack = next(r).await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        assert_eq!(ack["params"]["_meta"][SUB_KEY], 1);
+    }
+    assert_eq!(f.server.notify_tools_list_changed(), 2);
+    for r in [&mut a, &mut b] {
+        let n = next(r).await;
+        assert_eq!(n["method"], "notifications/tools/list_changed");
+        assert_eq!(n["params"]["_meta"][SUB_KEY], 1);
+    }
+    // Client B "cancels subscription 1" the stdio way: over HTTP that names nothing (202).
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 1, "_meta": envelope(json!({}))}});
+    let ex = f
+        .client()
+        .post(
+            &modern_headers("notifications/cancelled", None),
+            &cancel,
+            Era::Modern,
+        )
+        .await;
+    assert_eq!(ex.status, 202);
+    // Client B ends its subscription by closing its stream; A's stays.
+    b.close();
+    wait_for_streams(&f, 1).await;
+    // A third client may take id 1 too while A holds it.
+    let mut c = listen(&f.client(), json!(1), tools()).await;
+    assert_eq!(c.status, 200);
+    let _ = next(&mut c).await;
+    assert_eq!(f.server.notify_tools_list_changed(), 2);
+    for r in [&mut a, &mut c] {
+        let n = next(r).await;
+        assert_eq!(n["method"], "notifications/tools/list_changed");
+        assert_eq!(n["params"]["_meta"][SUB_KEY], 1);
+    }
 }
 
 #[tokio::test]

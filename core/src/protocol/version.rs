@@ -10,10 +10,30 @@ pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 pub const LATEST_MODERN: &str = "2026-07-28";
 /// The only version in which JSON-RPC batches were allowed (JR-06).
 pub const BATCH_VERSION: &str = "2025-03-26";
+/// The first stateless version: the era boundary (§0.1).
+const FIRST_MODERN: &str = "2026-07-28";
 
-/// A version string is modern iff it sorts at or after 2026-07-28 (ISO dates sort as strings).
+/// True when `v` has the shape of a protocol version: an ISO date `YYYY-MM-DD` with a month in
+/// 01–12 and a day in 01–31. Anything else (`bogus`, `2026-07-28x`, `9999`) names no version.
+pub fn is_well_formed(v: &str) -> bool {
+    let b = v.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if !(digits(0..4) && digits(5..7) && digits(8..10)) {
+        return false;
+    }
+    let num = |i: usize| u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0');
+    (1..=12).contains(&num(5)) && (1..=31).contains(&num(8))
+}
+
+/// A version string is modern iff it is a well-formed version (an ISO date) that sorts at or
+/// after 2026-07-28 (§0.1: ISO dates sort as strings). A malformed value is no version at all,
+/// so it is never modern: comparing it as a string would make `bogus` (which sorts after any
+/// digit) count as modern.
 pub fn is_modern(v: &str) -> bool {
-    v >= LATEST_MODERN
+    is_well_formed(v) && v >= FIRST_MODERN
 }
 
 /// True when the handshake can speak `v`.
@@ -31,5 +51,29 @@ mod tests {
         assert!(!is_modern("2025-11-25"));
         assert!(is_legacy_supported("2025-03-26"));
         assert!(!is_legacy_supported("2026-07-28"));
+    }
+
+    #[test]
+    fn malformed_versions_are_never_modern() {
+        for v in [
+            "bogus",
+            "",
+            "2026-07-28x",
+            " 2026-07-28",
+            "2026-7-28",
+            "2026/07/28",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-07-32",
+            "20260728",
+            "９９９９-01-01",
+            "a026-07-28",
+        ] {
+            assert!(!is_modern(v), "{v:?}");
+        }
+        assert!(LEGACY_VERSIONS
+            .iter()
+            .chain(MODERN_VERSIONS)
+            .all(|v| is_well_formed(v)));
     }
 }

@@ -17,9 +17,10 @@ use tokio::task::JoinSet;
 
 use super::body::{self, Resp};
 use super::headers;
-use super::legacy::{self, Entry};
+use super::legacy;
 use super::respond::RequestSink;
 use super::server::Shared;
+use super::sessions::Entry;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, encode_error, Id, Incoming};
 use crate::server::{encode_reply, era, Reply};
@@ -85,7 +86,7 @@ pub(crate) async fn batch(s: &Arc<Shared>, h: &HeaderMap, items: Vec<Value>) -> 
                 }
             }
             Incoming::Notification { method, params } => {
-                session.handle_notification(&method, params.as_ref());
+                entry.notification(&method, params.as_ref());
             }
             Incoming::Response { id, outcome } => {
                 session.deliver_response(&id, outcome);

@@ -2,329 +2,31 @@
 //!
 //! `initialize` mints a cryptographically random `Mcp-Session-Id`; each session is one core
 //! [`Session`] of kind `HttpLegacy`. Later requests need the id (missing → 400, unknown → 404).
-//! POSTed responses and notifications → 202. GET opens the standalone stream (one at a time →
-//! 409), which carries the session's unrelated messages. Every SSE event has an id
-//! `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a bounded buffer.
+//! POSTed responses and notifications → 202. GET opens the standalone stream (one reader at a
+//! time → 409, whether opened or resumed), which carries the session's unrelated messages. Every
+//! SSE event has an id `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a
+//! bounded buffer.
 //! DELETE ends the session. Idle sessions are reaped; the session count is capped (503).
 //! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy`).
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::body::{self, Resp};
 use super::headers::{self, get_str, LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{self, Era, Pending};
 use super::server::Shared;
+use super::sessions::{self, new_session_id, Entry};
 use super::sse;
+use super::stream::Stream;
 use crate::error::{codes, ErrorObject};
 use crate::jsonrpc::Id;
 use crate::protocol::version::is_legacy_supported;
-use crate::server::{lock, Session, SessionKind};
+use crate::server::SessionKind;
 use crate::transport::Outbound;
-
-/// Finished POST streams kept per session for resumption.
-const KEPT_FINISHED_STREAMS: usize = 8;
-
-/// One SSE stream of a session: a bounded replay buffer plus, while a client reads it, a live
-/// channel. Pushing never blocks: a reader that falls behind is detached and resumes by id.
-pub(crate) struct Stream {
-    id: u64,
-    cap: usize,
-    inner: Mutex<StreamInner>,
-}
-
-struct StreamInner {
-    next_seq: u64,
-    buf: VecDeque<(u64, Bytes)>,
-    live: Option<mpsc::Sender<Bytes>>,
-    finished: bool,
-}
-
-impl Stream {
-    fn new(id: u64, cap: usize) -> Self {
-        Self {
-            id,
-            cap,
-            inner: Mutex::new(StreamInner {
-                next_seq: 1,
-                buf: VecDeque::new(),
-                live: None,
-                finished: false,
-            }),
-        }
-    }
-
-    /// Record one message; deliver it live when a reader is attached. `false` when nobody
-    /// reads the stream now (the message stays available for replay).
-    pub(crate) fn push(&self, frame: &[u8]) -> bool {
-        let mut st = lock(&self.inner);
-        let seq = st.next_seq;
-        st.next_seq += 1;
-        let ev = sse::event(Some(&sse::event_id(self.id, seq)), frame);
-        if st.buf.len() >= self.cap {
-            st.buf.pop_front();
-        }
-        st.buf.push_back((seq, ev.clone()));
-        match &st.live {
-            Some(tx) => {
-                if tx.try_send(ev).is_ok() {
-                    true
-                } else {
-                    // Closed, or the reader fell behind: detach; it can resume with Last-Event-ID.
-                    st.live = None;
-                    false
-                }
-            }
-            None => false,
-        }
-    }
-
-    /// Send a keep-alive comment to the live reader; it is not recorded for replay (HTTP-06).
-    /// With `reader`, only when that reader is still the one attached. `false` once there is
-    /// no such reader (the keep-alive loop then ends).
-    pub(crate) fn ping(&self, reader: Option<&mpsc::WeakSender<Bytes>>) -> bool {
-        let mut st = lock(&self.inner);
-        let Some(live) = &st.live else {
-            return false;
-        };
-        if let Some(r) = reader {
-            if !r.upgrade().is_some_and(|r| r.same_channel(live)) {
-                return false;
-            }
-        }
-        match live.try_send(sse::keepalive()) {
-            Ok(()) => true,
-            // A full queue already proves the stream busy; nothing to add.
-            Err(mpsc::error::TrySendError::Full(_)) => true,
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                st.live = None;
-                false
-            }
-        }
-    }
-
-    /// Drop the live reader (its response ends); the stream stays resumable by event id.
-    pub(crate) fn detach(&self) {
-        lock(&self.inner).live = None;
-    }
-
-    /// The stream is complete: close the live reader once it has drained.
-    pub(crate) fn finish(&self) {
-        let mut st = lock(&self.inner);
-        st.finished = true;
-        st.live = None;
-    }
-
-    fn is_finished(&self) -> bool {
-        lock(&self.inner).finished
-    }
-
-    fn has_live(&self) -> bool {
-        lock(&self.inner)
-            .live
-            .as_ref()
-            .is_some_and(|t| !t.is_closed())
-    }
-
-    /// Attach a reader: replay events after `after`, then stream live until finished.
-    /// With `exclusive`, refuse (false) when a live reader is already attached.
-    fn attach(
-        &self,
-        after: Option<u64>,
-        priming: Option<u64>,
-        tx: mpsc::Sender<Bytes>,
-        exclusive: bool,
-    ) -> bool {
-        let mut st = lock(&self.inner);
-        if exclusive && st.live.as_ref().is_some_and(|t| !t.is_closed()) {
-            return false;
-        }
-        if let Some(retry) = priming {
-            let last = st.next_seq - 1;
-            let _ = tx.try_send(sse::priming(&sse::event_id(self.id, last), retry));
-        }
-        if let Some(after) = after {
-            for (_, ev) in st.buf.iter().filter(|(s, _)| *s > after) {
-                let _ = tx.try_send(ev.clone());
-            }
-        }
-        if !st.finished {
-            st.live = Some(tx);
-        }
-        true
-    }
-}
-
-/// The session's own channel: the standalone GET stream (stream 0).
-struct StandaloneSink(Arc<Stream>);
-
-impl Outbound for StandaloneSink {
-    fn try_send(&self, frame: Vec<u8>) -> bool {
-        self.0.push(&frame)
-    }
-}
-
-/// One live legacy session.
-pub(crate) struct Entry {
-    sid: Arc<str>,
-    pub session: Arc<Session>,
-    standalone: Arc<Stream>,
-    streams: Mutex<StreamTable>,
-    last_seen: AtomicU64,
-}
-
-#[derive(Default)]
-struct StreamTable {
-    next: u64,
-    open: HashMap<u64, Arc<Stream>>,
-    finished: VecDeque<u64>,
-}
-
-impl Entry {
-    pub(crate) fn sid(&self) -> &str {
-        &self.sid
-    }
-
-    fn touch(&self, now: u64) {
-        self.last_seen.store(now, Ordering::Relaxed);
-    }
-
-    /// A new POST stream with its live channel, primed with an id and `retry` (LHTTP-04).
-    pub(crate) fn open_stream(
-        &self,
-        cap: usize,
-        retry_ms: u64,
-    ) -> (Arc<Stream>, mpsc::Receiver<Bytes>) {
-        let mut t = lock(&self.streams);
-        t.next += 1;
-        let stream = Arc::new(Stream::new(t.next, cap));
-        // Forget streams that finished long ago; keep the newest few for resumption.
-        let done: Vec<u64> = t
-            .open
-            .iter()
-            .filter(|(k, s)| !t.finished.contains(k) && s.is_finished())
-            .map(|(k, _)| *k)
-            .collect();
-        t.finished.extend(done);
-        while t.finished.len() > KEPT_FINISHED_STREAMS {
-            if let Some(old) = t.finished.pop_front() {
-                t.open.remove(&old);
-            }
-        }
-        t.open.insert(stream.id, stream.clone());
-        drop(t);
-        let (tx, rx) = mpsc::channel(cap + 8);
-        stream.attach(None, Some(retry_ms), tx, false);
-        (stream, rx)
-    }
-
-    fn find_stream(&self, id: u64) -> Option<Arc<Stream>> {
-        if id == 0 {
-            return Some(self.standalone.clone());
-        }
-        lock(&self.streams).open.get(&id).cloned()
-    }
-
-    fn close(&self) {
-        self.session.cancel_all();
-        self.standalone.finish();
-        let streams: Vec<Arc<Stream>> = lock(&self.streams).open.values().cloned().collect();
-        for s in streams {
-            s.finish();
-        }
-    }
-
-    fn busy(&self) -> bool {
-        self.session.inflight_count() > 0 || self.standalone.has_live()
-    }
-}
-
-/// The session table.
-#[derive(Default)]
-pub(crate) struct Sessions {
-    map: Mutex<HashMap<Arc<str>, Arc<Entry>>>,
-}
-
-impl Sessions {
-    pub(crate) fn len(&self) -> usize {
-        lock(&self.map).len()
-    }
-
-    fn get(&self, sid: &str) -> Option<Arc<Entry>> {
-        lock(&self.map).get(sid).cloned()
-    }
-
-    fn remove(&self, sid: &str) -> Option<Arc<Entry>> {
-        lock(&self.map).remove(sid)
-    }
-
-    /// Close every session (shutdown).
-    pub(crate) fn close_all(&self) {
-        let all: Vec<Arc<Entry>> = lock(&self.map).drain().map(|(_, e)| e).collect();
-        for e in all {
-            e.close();
-        }
-    }
-
-    /// Remove sessions idle for longer than `idle_ms`.
-    fn reap(&self, now: u64, idle_ms: u64) -> usize {
-        let stale: Vec<Arc<Entry>> = {
-            let mut map = lock(&self.map);
-            let keys: Vec<Arc<str>> = map
-                .iter()
-                .filter(|(_, e)| {
-                    now.saturating_sub(e.last_seen.load(Ordering::Relaxed)) > idle_ms && !e.busy()
-                })
-                .map(|(k, _)| k.clone())
-                .collect();
-            keys.iter().filter_map(|k| map.remove(k)).collect()
-        };
-        for e in &stale {
-            tracing::debug!(session = %e.sid, "reaping idle legacy session");
-            e.close();
-        }
-        stale.len()
-    }
-}
-
-/// Reap idle sessions until the service is gone.
-pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
-    let weak: Weak<Shared> = Arc::downgrade(shared);
-    let idle = shared.opts.session_idle_timeout;
-    let every = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
-    let stop = shared.stopping.clone();
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                () = tokio::time::sleep(every) => {}
-                () = stop.cancelled() => return,
-            }
-            let Some(shared) = weak.upgrade() else {
-                return;
-            };
-            shared.sessions.reap(
-                shared.now_ms(),
-                idle.as_millis().try_into().unwrap_or(u64::MAX),
-            );
-        }
-    });
-}
-
-fn new_session_id() -> Option<Arc<str>> {
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).ok()?;
-    let mut s = String::with_capacity(32);
-    for x in b {
-        s.push_str(&format!("{x:02x}"));
-    }
-    Some(Arc::from(s))
-}
 
 fn err(status: StatusCode, id: Option<&Id>, code: i64, msg: &str) -> Resp {
     body::rpc_error(status, id, &ErrorObject::new(code, msg.to_owned()))
@@ -352,19 +54,39 @@ pub(crate) fn lookup(
             "Session not found",
         )));
     };
-    // Missing → assume 2025-03-26 (supported); present → must be a handshake version.
-    if let Some(v) = h.get(PROTOCOL_VERSION) {
-        if !v.to_str().is_ok_and(is_legacy_supported) {
-            return Err(Box::new(err(
-                StatusCode::BAD_REQUEST,
-                id,
-                codes::INVALID_REQUEST,
-                "Unsupported MCP-Protocol-Version",
-            )));
-        }
+    if let Err(e) = check_session_version(h, entry.session.negotiated_version()) {
+        return Err(Box::new(body::rpc_error(StatusCode::BAD_REQUEST, id, &e)));
     }
     entry.touch(shared.now_ms());
     Ok(entry)
+}
+
+/// LHTTP-03 on a session: a missing `MCP-Protocol-Version` is fine (the session knows its
+/// version), a present one must name the version this session negotiated. A value that is no
+/// handshake version at all is "unsupported"; another handshake version is a mismatch (the
+/// session cannot switch versions mid-way, and serving it under the negotiated rules would
+/// silently answer a different protocol than the client speaks). Both are 400 + -32600: the
+/// legacy era defines no code for header errors, and -32020/-32022 are 2026-07-28 codes that a
+/// dual-era client reads as proof of a modern server (HTTP-18). `data` names the one version
+/// this session accepts, in the shape of the version errors (`{supported, requested}`).
+fn check_session_version(h: &HeaderMap, negotiated: Option<String>) -> Result<(), ErrorObject> {
+    let Some(raw) = h.get(PROTOCOL_VERSION) else {
+        return Ok(());
+    };
+    let requested = raw.to_str().ok();
+    if requested.is_some() && requested == negotiated.as_deref() {
+        return Ok(());
+    }
+    let msg = if requested.is_some_and(is_legacy_supported) {
+        "MCP-Protocol-Version does not match the version negotiated for this session"
+    } else {
+        "Unsupported MCP-Protocol-Version"
+    };
+    let mut data = serde_json::json!({ "supported": negotiated.into_iter().collect::<Vec<_>>() });
+    if let Some(r) = requested {
+        data["requested"] = Value::String(r.to_owned());
+    }
+    Err(ErrorObject::new(codes::INVALID_REQUEST, msg).with_data(data))
 }
 
 /// A legacy request POST.
@@ -431,11 +153,8 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
             "Too many sessions",
         );
     }
-    let standalone = Arc::new(Stream::new(0, shared.opts.replay_buffer));
-    let session = shared.server.new_session(
-        SessionKind::HttpLegacy,
-        Arc::new(StandaloneSink(standalone.clone())),
-    );
+    let (standalone, sink) = sessions::standalone(shared.opts.replay_buffer);
+    let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
     let (tx, _rx) = mpsc::channel::<Vec<u8>>(1);
     let reply = session
         .handle_request(id.clone(), "initialize".into(), params, Arc::new(tx))
@@ -459,24 +178,14 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
             "Internal error",
         );
     };
-    let entry = Arc::new(Entry {
-        sid: sid.clone(),
-        session,
-        standalone,
-        streams: Mutex::new(StreamTable::default()),
-        last_seen: AtomicU64::new(shared.now_ms()),
-    });
-    {
-        let mut map = lock(&shared.sessions.map);
-        if map.len() >= shared.opts.max_sessions {
-            return err(
-                StatusCode::SERVICE_UNAVAILABLE,
-                Some(&id),
-                codes::INTERNAL_ERROR,
-                "Too many sessions",
-            );
-        }
-        map.insert(sid.clone(), entry);
+    let entry = Entry::new(sid.clone(), session, standalone, shared.now_ms());
+    if !shared.sessions.insert(entry, shared.opts.max_sessions) {
+        return err(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some(&id),
+            codes::INTERNAL_ERROR,
+            "Too many sessions",
+        );
     }
     shared.ensure_reaper();
     let mut r = body::json(StatusCode::OK, crate::server::encode_reply(&id, &reply));
@@ -561,7 +270,7 @@ pub(crate) fn notification(
     }
     match lookup(shared, h, None) {
         Ok(e) => {
-            e.session.handle_notification(method, params);
+            e.notification(method, params);
             body::status(StatusCode::ACCEPTED)
         }
         Err(r) => *r,
@@ -605,24 +314,23 @@ pub(crate) fn get(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
     let resume = get_str(h, LAST_EVENT_ID)
         .and_then(sse::parse_event_id)
         .and_then(|(s, seq)| entry.find_stream(s).map(|st| (st, seq)));
-    let stream = match resume {
-        Some((stream, seq)) => {
-            stream.attach(Some(seq), None, tx, false);
-            stream
-        }
-        None => {
-            if !entry
-                .standalone
-                .attach(None, Some(shared.opts.sse_retry_ms), tx, true)
-            {
-                return body::text(
-                    StatusCode::CONFLICT,
-                    "a standalone SSE stream is already open for this session",
-                );
-            }
-            entry.standalone.clone()
-        }
+    let (stream, after) = match resume {
+        Some((stream, seq)) => (stream, Some(seq)),
+        None => (entry.standalone().clone(), None),
     };
+    // LHTTP-05: the standalone stream has one reader at a time, so resuming it while a reader is
+    // attached is refused like a second plain GET; otherwise `Last-Event-ID` would take over
+    // the stream (and every later message) from the reader holding it. A POST stream's resume
+    // replaces its reader: that stream exists for one request, and a client resumes it after
+    // losing the connection, possibly before the server has noticed (LHTTP-04).
+    let exclusive = stream.id() == 0;
+    let priming = after.is_none().then_some(shared.opts.sse_retry_ms);
+    if !stream.attach(after, priming, tx, exclusive) {
+        return body::text(
+            StatusCode::CONFLICT,
+            "a standalone SSE stream is already open for this session",
+        );
+    }
     spawn_keepalive(shared, stream, reader);
     body::sse(rx)
 }
@@ -653,66 +361,8 @@ pub(crate) fn delete(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
         Ok(e) => e,
         Err(r) => return *r,
     };
-    if let Some(e) = shared.sessions.remove(&entry.sid) {
+    if let Some(e) = shared.sessions.remove(entry.sid()) {
         e.close();
     }
     body::status(StatusCode::OK)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<String> {
-        let mut out = Vec::new();
-        while let Ok(b) = rx.try_recv() {
-            out.push(String::from_utf8_lossy(&b).into_owned());
-        }
-        out
-    }
-
-    #[test]
-    fn lhttp06_replay_after_an_event_id_from_a_bounded_buffer() {
-        let s = Stream::new(3, 2);
-        for m in ["a", "b", "c"] {
-            assert!(!s.push(m.as_bytes()), "nobody reads yet");
-        }
-        let (tx, mut rx) = mpsc::channel(8);
-        assert!(s.attach(Some(1), None, tx, false));
-        // seq 1 ("a") was evicted by the cap of 2; after 1 → b, c.
-        assert_eq!(
-            drain(&mut rx),
-            vec!["id: 3_2\ndata: b\n\n", "id: 3_3\ndata: c\n\n"]
-        );
-        assert!(s.push(b"d"));
-        assert_eq!(drain(&mut rx), vec!["id: 3_4\ndata: d\n\n"]);
-        s.finish();
-        assert!(rx.try_recv().is_err());
-    }
-
-    #[test]
-    fn exclusive_attach_refuses_a_second_live_reader() {
-        let s = Stream::new(0, 4);
-        let (tx1, _rx1) = mpsc::channel(4);
-        let (tx2, _rx2) = mpsc::channel(4);
-        assert!(s.attach(None, Some(1000), tx1, true));
-        assert!(!s.attach(None, Some(1000), tx2, true));
-        let (tx3, _rx3) = mpsc::channel(4);
-        drop(_rx1);
-        assert!(
-            s.attach(None, Some(1000), tx3, true),
-            "a closed reader frees the slot"
-        );
-    }
-
-    #[test]
-    fn a_reader_that_falls_behind_is_detached() {
-        let s = Stream::new(1, 16);
-        let (tx, mut rx) = mpsc::channel(1);
-        s.attach(None, None, tx, false);
-        assert!(s.push(b"x"));
-        assert!(!s.push(b"y"), "full: detached instead of blocking");
-        assert_eq!(drain(&mut rx).len(), 1);
-        assert!(rx.try_recv().is_err());
-    }
 }

@@ -6,13 +6,21 @@
 //! `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request id;
 //! `resources/updated` only for subscribed URIs (or their sub-resources). A keep-alive comment is
 //! sent periodically; graceful shutdown sends the listen result before closing. Streams are
-//! capped (503 past the cap), a duplicate subscription id is refused, and fan-out never holds a
-//! lock while writing: each stream has its own bounded queue and a full queue drops only for it.
+//! capped (503 past the cap), and fan-out never holds a lock while writing: each stream has its
+//! own bounded queue and a full queue drops only for it.
+//!
+//! Subscription ids are the client's JSON-RPC ids, unique only among that client's requests
+//! (JR-01): two unrelated clients both listening with id 1 is normal. Over HTTP the subscription
+//! is its response stream: the client tells notifications apart by the stream they arrive on,
+//! ends the subscription by closing it (SUB-05), and a modern `notifications/cancelled` POST
+//! addresses nothing (HTTP-04). So the hub keys each stream by a key the server mints, never by
+//! the client's id, and nothing but the holder of a stream can end or observe it.
 
 use bytes::Bytes;
 use http::StatusCode;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::mpsc;
 
@@ -28,6 +36,8 @@ use crate::server::{lock, ChangeSink, ServerChange};
 const LISTEN_QUEUE: usize = 256;
 
 struct Sub {
+    /// Server-minted; the client's `id` may repeat across clients.
+    key: u64,
     id: Id,
     tools: bool,
     prompts: bool,
@@ -73,10 +83,11 @@ impl Sub {
     }
 }
 
-/// All open listen streams.
+/// All open listen streams, by server-minted key.
 #[derive(Default)]
 pub(crate) struct Hub {
-    subs: Mutex<HashMap<Id, Arc<Sub>>>,
+    subs: Mutex<HashMap<u64, Arc<Sub>>>,
+    next_key: AtomicU64,
 }
 
 impl Hub {
@@ -84,11 +95,22 @@ impl Hub {
         lock(&self.subs).len()
     }
 
-    fn remove(&self, sub: &Arc<Sub>) {
+    fn mint_key(&self) -> u64 {
+        self.next_key.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Register `sub` unless `max` streams are open (`false`: refused).
+    fn insert(&self, sub: Arc<Sub>, max: usize) -> bool {
         let mut m = lock(&self.subs);
-        if m.get(&sub.id).is_some_and(|s| Arc::ptr_eq(s, sub)) {
-            m.remove(&sub.id);
+        if m.len() >= max {
+            return false;
         }
+        m.insert(sub.key, sub);
+        true
+    }
+
+    fn remove(&self, sub: &Sub) {
+        lock(&self.subs).remove(&sub.key);
     }
 }
 
@@ -114,16 +136,23 @@ fn bad_params(id: &Id, msg: &str) -> Resp {
     )
 }
 
-/// Open a listen stream (the envelope and headers are already checked).
-pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Value>>) -> Resp {
+/// What a listen request asked for, reduced to what this server honours (SUB-01, SUB-06).
+struct Filter {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+    /// The acknowledged subset (SUB-02).
+    honoured: Map<String, Value>,
+}
+
+/// Read the `notifications` filter; `Err` says why it is invalid (400 + -32602).
+fn filter(shared: &Shared, params: Option<&Map<String, Value>>) -> Result<Filter, &'static str> {
     let Some(filter) = params
         .and_then(|p| p.get("notifications"))
         .and_then(Value::as_object)
     else {
-        return bad_params(
-            &id,
-            "subscriptions/listen requires a notifications filter object",
-        );
+        return Err("subscriptions/listen requires a notifications filter object");
     };
     let want = |k: &str| filter.get(k) == Some(&Value::Bool(true));
     let uris: Vec<String> = match filter.get("resourceSubscriptions") {
@@ -133,7 +162,7 @@ pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Val
             .filter_map(Value::as_str)
             .map(str::to_owned)
             .collect(),
-        Some(_) => return bad_params(&id, "resourceSubscriptions must be an array of URIs"),
+        Some(_) => return Err("resourceSubscriptions must be an array of URIs"),
     };
     let caps = &shared.server.inner.capabilities;
     let tools = want("toolsListChanged") && flag(caps, "tools", "listChanged");
@@ -154,51 +183,67 @@ pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Val
     if subscribe_ok && filter.contains_key("resourceSubscriptions") {
         honoured.insert("resourceSubscriptions".into(), json!(uris));
     }
+    Ok(Filter {
+        tools,
+        prompts,
+        resources,
+        uris,
+        honoured,
+    })
+}
+
+/// Open a listen stream (the envelope and headers are already checked).
+pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Value>>) -> Resp {
+    let f = match filter(shared, params) {
+        Ok(f) => f,
+        Err(why) => return bad_params(&id, why),
+    };
     let (tx, rx) = mpsc::channel(LISTEN_QUEUE);
     let ack = encode_notification(
         "notifications/subscriptions/acknowledged",
         Some(&json!({
-            "notifications": honoured,
+            "notifications": f.honoured,
             "_meta": { KEY_SUBSCRIPTION_ID: id.to_value() },
         })),
     );
     let _ = tx.try_send(sse::event(None, &ack));
     let sub = Arc::new(Sub {
-        id: id.clone(),
-        tools,
-        prompts,
-        resources,
-        uris,
-        tx: tx.clone(),
+        key: shared.listens.mint_key(),
+        id,
+        tools: f.tools,
+        prompts: f.prompts,
+        resources: f.resources,
+        uris: f.uris,
+        tx,
     });
+    if !shared
+        .listens
+        .insert(sub.clone(), shared.opts.max_listen_streams)
     {
-        let mut m = lock(&shared.listens.subs);
-        if m.len() >= shared.opts.max_listen_streams {
-            return body::rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                Some(&id),
-                &ErrorObject::new(codes::INTERNAL_ERROR, "Too many listen streams"),
-            );
-        }
-        if m.contains_key(&id) {
-            return body::rpc_error(
-                StatusCode::BAD_REQUEST,
-                Some(&id),
-                &ErrorObject::invalid_request("subscription id is already in use"),
-            );
-        }
-        m.insert(id.clone(), sub.clone());
+        return body::rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some(&sub.id),
+            &ErrorObject::new(codes::INTERNAL_ERROR, "Too many listen streams"),
+        );
     }
+    spawn_stream(shared, sub);
+    body::sse(rx)
+}
+
+/// Keep the stream alive until the client closes it, or send the result on shutdown (SUB-05);
+/// then free its slot.
+fn spawn_stream(shared: &Arc<Shared>, sub: Arc<Sub>) {
     let hub: Weak<Hub> = Arc::downgrade(&shared.listens);
     let keepalive = shared.opts.keepalive;
     let stopping = shared.stopping.clone();
     let server_info = shared.server.inner.options.server_info.clone();
     shared.tracker.spawn(async move {
+        let tx = &sub.tx;
         let result = encode_result(
-            &id,
+            &sub.id,
             &json!({
                 "resultType": "complete",
-                "_meta": { KEY_SUBSCRIPTION_ID: id.to_value(), KEY_SERVER_INFO: server_info },
+                "_meta": { KEY_SUBSCRIPTION_ID: sub.id.to_value(), KEY_SERVER_INFO: server_info },
             }),
         );
         loop {
@@ -231,5 +276,4 @@ pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Val
             h.remove(&sub);
         }
     });
-    body::sse(rx)
 }

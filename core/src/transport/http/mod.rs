@@ -9,11 +9,13 @@
 //!   hyper server (or calls [`HttpService::handle`] from any framework).
 //!
 //! Modules: `options` (every limit, with safe defaults), `body` (response body and capped
-//! request reading), `headers` (Origin/Host/Accept/Content-Type and `Mcp-*` header checks),
-//! `sse` (event encoding), `respond` (JSON-or-live-SSE answer to one request), `modern`,
-//! `legacy` (sessions, GET stream, resumability), `batch` (2025-03-26 batches), `listen` (`subscriptions/listen`), `server`
-//! (the service and the listener), `conn` (the listener's connection cap and per-connection
-//! header, idle and write-stall deadlines).
+//! request reading), `origin` (`Origin`/`Host` allow-lists), `headers` (`Accept`,
+//! `Content-Type` and `Mcp-*` checks), `sse` (event encoding), `respond` (JSON-or-live-SSE
+//! answer to one request), `modern`, `legacy` (the legacy era's requests, GET stream and DELETE),
+//! `sessions` (the legacy session table and its reaper), `stream` (resumable SSE streams),
+//! `batch` (2025-03-26 batches), `listen` (`subscriptions/listen`), `server` (the service and the
+//! listener), `conn` (the listener's connection cap and per-connection header, idle and
+//! write-stall deadlines).
 
 mod batch;
 mod body;
@@ -23,9 +25,12 @@ mod legacy;
 mod listen;
 mod modern;
 mod options;
+mod origin;
 mod respond;
 mod server;
+mod sessions;
 mod sse;
+mod stream;
 
 pub use body::HttpBody;
 pub use headers::decode_header_value;

@@ -1,5 +1,5 @@
 //! Options of the Streamable HTTP transport. Every limit is configurable and has a safe default
-//! (REQUIREMENTS HTTP-03, HTTP-06, LHTTP-02, LHTTP-04, SUB-05). Body size, JSON depth and the
+//! (REQUIREMENTS HTTP-03, HTTP-06, LHTTP-02, LHTTP-04, LC-01, SUB-05). Body size, JSON depth and the
 //! per-request queue come from the server's [`crate::Limits`].
 
 use std::time::Duration;
@@ -22,7 +22,9 @@ pub enum AllowList {
     /// Only `localhost`, `127.0.0.1` and `[::1]`, on any port.
     Localhost,
     /// Exactly these values (origins like `https://app.example`, hosts like `api.example:8443`),
-    /// compared case-insensitively; localhost stays allowed too.
+    /// compared case-insensitively; localhost stays allowed too. A listed `Origin` matches
+    /// verbatim whatever its scheme (say, an editor's `vscode-webview://…`); an unlisted one
+    /// must be a well-formed `http(s)` origin to match the localhost names.
     List(Vec<String>),
     /// Anything (only behind a proxy that validates these itself).
     Any,
@@ -75,9 +77,14 @@ pub struct HttpOptions {
     /// The MCP endpoint path (default `/mcp`); `None` serves every path.
     #[serde(deserialize_with = "path_or_any")]
     pub path: Option<String>,
-    /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass.
+    /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass. A
+    /// malformed origin (a non-`http(s)` scheme, a port that is not a number in 1–65535, a
+    /// path) is refused (403) unless listed verbatim.
     pub allowed_origins: AllowList,
-    /// Accepted `Host` values.
+    /// Accepted `Host` values, and accepted authorities of absolute-form request targets
+    /// (`POST http://host/mcp`) and HTTP/2 `:authority`, which name the host as much as `Host`
+    /// does (RFC 9112 §3.2.2). Even with [`AllowList::Any`], an HTTP/1.1 request without `Host`,
+    /// with several, or with a malformed one is 400 (RFC 9112 §3.2).
     pub allowed_hosts: AllowList,
     /// Serve the legacy (sessionful) era too (default true). When false, GET/DELETE → 405 and
     /// envelope-less requests → 400 + -32022 naming the modern versions.
@@ -87,10 +94,26 @@ pub struct HttpOptions {
     /// server→client requests cannot be answered (there is no session to route them to).
     pub stateless_legacy: bool,
     /// Most concurrent legacy sessions (default 10,000); past it `initialize` → 503.
+    ///
+    /// The cap bounds the memory sessions take; it is not an access control. Any cap can be
+    /// filled by a peer that completes handshakes and keeps its sessions alive, and only
+    /// authentication (or a proxy limiting peers) prevents that. What the engine does bound is
+    /// the cheap attack: a peer that only POSTs `initialize` holds each slot for
+    /// [`Self::uninitialized_session_timeout`], not [`Self::session_idle_timeout`]. Size the
+    /// cap for the expected clients times their sessions, with headroom for reconnects.
     pub max_sessions: usize,
-    /// Idle legacy sessions are reaped after this long (default 30 min).
+    /// Idle legacy sessions are reaped after this long (default 30 min). A session with work in
+    /// flight or a GET stream open is not idle. Shorter frees slots sooner, but a client idle
+    /// longer than this must re-`initialize` (it gets 404, LHTTP-02).
     #[serde(rename = "sessionIdleTimeoutMs", with = "crate::options::millis")]
     pub session_idle_timeout: Duration,
+    /// A legacy session whose client has not sent `notifications/initialized` this long after
+    /// `initialize` is reaped, busy or not (default 10 s). A conforming client sends it right
+    /// after the `initialize` result (LC-01), so only half-open sessions (a peer flooding
+    /// `initialize` to fill [`Self::max_sessions`]) are affected; this bounds how long each of
+    /// them holds a slot. Raise it only for clients on very slow links.
+    #[serde(rename = "uninitializedSessionTimeoutMs", with = "crate::options::millis")]
+    pub uninitialized_session_timeout: Duration,
     /// Events kept per legacy SSE stream for `Last-Event-ID` replay (default 64).
     pub replay_buffer: usize,
     /// `retry:` hint (milliseconds) sent in the priming event of legacy streams (default 1000).
@@ -161,6 +184,7 @@ impl Default for HttpOptions {
             stateless_legacy: false,
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            uninitialized_session_timeout: Duration::from_secs(10),
             replay_buffer: 64,
             sse_retry_ms: 1000,
             max_listen_streams: 1000,
@@ -198,6 +222,10 @@ impl HttpOptions {
         }
         let durations = [
             ("session_idle_timeout", self.session_idle_timeout),
+            (
+                "uninitialized_session_timeout",
+                self.uninitialized_session_timeout,
+            ),
             ("header_read_timeout", self.header_read_timeout),
             ("body_read_timeout", self.body_read_timeout),
             ("connection_idle_timeout", self.connection_idle_timeout),

@@ -18,9 +18,10 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::body::{self, Resp};
-use super::legacy::{Entry, Stream};
 use super::server::Shared;
+use super::sessions::Entry;
 use super::sse;
+use super::stream::Stream;
 use crate::error::codes;
 use crate::jsonrpc::Id;
 use crate::server::{encode_reply, Reply, Session};

@@ -1,7 +1,7 @@
 //! The hyper service (mountable) and the standalone listener, with the inbound ladder of
-//! REQUIREMENTS §0.7: path → `Origin`/`Host` (403) → HTTP method (405) → `Content-Type` (415) →
-//! body size (413) and arrival deadline (408) → JSON depth/shape (400) → era by body (§0.2) →
-//! `Accept` (406) → era path.
+//! REQUIREMENTS §0.7: path → `Host`/target (missing or malformed 400, not allowed 403) →
+//! `Origin` (403) → HTTP method (405) → `Content-Type` (415) → body size (413) and arrival
+//! deadline (408) → JSON depth/shape (400) → era by body (§0.2) → `Accept` (406) → era path.
 //! Graceful shutdown: stop accepting, send listen results, finish or cancel in-flight work within
 //! the deadline.
 
@@ -23,10 +23,12 @@ use tokio_util::task::TaskTracker;
 use super::body::{self, read_capped, ReadError, Resp};
 use super::conn::{accept_loop, Slots};
 use super::headers::{self, PROTOCOL_VERSION};
-use super::legacy::{self, Sessions};
+use super::legacy;
 use super::listen::Hub;
 use super::modern;
 use super::options::HttpOptions;
+use super::origin;
+use super::sessions::{self, Sessions};
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, parse_frame, Incoming, ParsedFrame};
 use crate::protocol::version::is_modern;
@@ -36,8 +38,8 @@ pub(crate) struct Shared {
     pub server: Server,
     pub opts: HttpOptions,
     /// `allowed_origins` / `allowed_hosts` resolved against the bound address (HTTP-03).
-    origins: headers::Rule,
-    hosts: headers::Rule,
+    origins: origin::Rule,
+    hosts: origin::Rule,
     pub sessions: Sessions,
     pub listens: Arc<Hub>,
     pub tracker: TaskTracker,
@@ -59,7 +61,7 @@ impl Shared {
     }
     pub(crate) fn ensure_reaper(self: &Arc<Self>) {
         if !self.reaper.swap(true, Ordering::AcqRel) {
-            legacy::spawn_reaper(self);
+            sessions::spawn_reaper(self);
         }
     }
 }
@@ -68,10 +70,10 @@ impl Shared {
 fn check_options(
     opts: &HttpOptions,
     bound: Option<SocketAddr>,
-) -> Result<(headers::Rule, headers::Rule), crate::limits::LimitError> {
+) -> Result<(origin::Rule, origin::Rule), crate::limits::LimitError> {
     opts.validate()?;
     let rule = |l: &super::options::AllowList, origin: bool, name: &'static str| {
-        headers::Rule::resolve(l, bound, origin).map_err(|e| {
+        origin::Rule::resolve(l, bound, origin).map_err(|e| {
             tracing::error!("{e}");
             crate::limits::LimitError {
                 name,
@@ -170,12 +172,28 @@ impl HttpService {
                 return body::text(StatusCode::NOT_FOUND, "Not Found");
             }
         }
-        if !headers::origin_and_host_ok(req.headers(), &s.origins, &s.hosts) {
-            return body::rpc_error(
-                StatusCode::FORBIDDEN,
-                None,
-                &ErrorObject::invalid_request("Origin or Host not allowed"),
-            );
+        match origin::check(
+            req.version(),
+            req.uri(),
+            req.headers(),
+            &s.origins,
+            &s.hosts,
+        ) {
+            Ok(()) => {}
+            Err(origin::Refused::BadRequest(why)) => {
+                return body::rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    &ErrorObject::invalid_request(why),
+                );
+            }
+            Err(origin::Refused::Forbidden) => {
+                return body::rpc_error(
+                    StatusCode::FORBIDDEN,
+                    None,
+                    &ErrorObject::invalid_request("Origin or Host not allowed"),
+                );
+            }
         }
         if s.stopping.is_cancelled() {
             return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");

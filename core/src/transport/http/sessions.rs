@@ -1,0 +1,249 @@
+//! The legacy session table (REQUIREMENTS LHTTP-02, LHTTP-09, LC-01): one [`Entry`] per
+//! `Mcp-Session-Id`, each holding its core [`Session`], the standalone GET stream (stream 0) and
+//! its POST streams. The table is capped (`HttpOptions::max_sessions`, 503 past it). A reaper
+//! removes idle sessions, and, much sooner, sessions whose client never sent
+//! `notifications/initialized` (`HttpOptions::uninitialized_session_timeout`): otherwise a peer
+//! that only POSTs `initialize` fills the cap with half-open sessions and locks every new client
+//! out until the idle timeout.
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+use super::server::Shared;
+use super::stream::Stream;
+use crate::server::{lock, Session};
+use crate::transport::Outbound;
+
+/// Finished POST streams kept per session for resumption.
+const KEPT_FINISHED_STREAMS: usize = 8;
+
+/// The session's own channel: the standalone GET stream (stream 0).
+struct StandaloneSink(Arc<Stream>);
+
+impl Outbound for StandaloneSink {
+    fn try_send(&self, frame: Vec<u8>) -> bool {
+        self.0.push(&frame)
+    }
+}
+
+/// A new standalone stream (stream 0) and the sink a new session sends unrelated messages to.
+pub(crate) fn standalone(replay: usize) -> (Arc<Stream>, Arc<dyn Outbound>) {
+    let stream = Arc::new(Stream::new(0, replay));
+    (stream.clone(), Arc::new(StandaloneSink(stream)))
+}
+
+/// One live legacy session.
+pub(crate) struct Entry {
+    sid: Arc<str>,
+    pub session: Arc<Session>,
+    standalone: Arc<Stream>,
+    streams: Mutex<StreamTable>,
+    last_seen: AtomicU64,
+    /// When `initialize` created the session (ms on the service clock).
+    created: u64,
+    /// The client sent `notifications/initialized` (LC-01): the handshake is complete.
+    handshake_done: AtomicBool,
+}
+
+#[derive(Default)]
+struct StreamTable {
+    next: u64,
+    open: HashMap<u64, Arc<Stream>>,
+    finished: VecDeque<u64>,
+}
+
+impl Entry {
+    /// A session that just completed `initialize`, seen at `now` (ms).
+    pub(crate) fn new(
+        sid: Arc<str>,
+        session: Arc<Session>,
+        standalone: Arc<Stream>,
+        now: u64,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            sid,
+            session,
+            standalone,
+            streams: Mutex::new(StreamTable::default()),
+            last_seen: AtomicU64::new(now),
+            created: now,
+            handshake_done: AtomicBool::new(false),
+        })
+    }
+
+    /// A client notification on this session. `notifications/initialized` completes the
+    /// handshake, which exempts the session from the short pre-initialized timeout.
+    pub(crate) fn notification(&self, method: &str, params: Option<&Map<String, Value>>) {
+        if method == "notifications/initialized" {
+            self.handshake_done.store(true, Ordering::Release);
+        }
+        self.session.handle_notification(method, params);
+    }
+
+    /// The handshake is still half-open `init_ms` after `initialize`.
+    fn handshake_overdue(&self, now: u64, init_ms: u64) -> bool {
+        !self.handshake_done.load(Ordering::Acquire) && now.saturating_sub(self.created) > init_ms
+    }
+
+    pub(crate) fn sid(&self) -> &str {
+        &self.sid
+    }
+
+    /// The standalone GET stream (stream 0).
+    pub(crate) fn standalone(&self) -> &Arc<Stream> {
+        &self.standalone
+    }
+
+    pub(crate) fn touch(&self, now: u64) {
+        self.last_seen.store(now, Ordering::Relaxed);
+    }
+
+    /// A new POST stream with its live channel, primed with an id and `retry` (LHTTP-04).
+    pub(crate) fn open_stream(
+        &self,
+        cap: usize,
+        retry_ms: u64,
+    ) -> (Arc<Stream>, mpsc::Receiver<Bytes>) {
+        let mut t = lock(&self.streams);
+        t.next += 1;
+        let stream = Arc::new(Stream::new(t.next, cap));
+        // Forget streams that finished long ago; keep the newest few for resumption.
+        let done: Vec<u64> = t
+            .open
+            .iter()
+            .filter(|(k, s)| !t.finished.contains(k) && s.is_finished())
+            .map(|(k, _)| *k)
+            .collect();
+        t.finished.extend(done);
+        while t.finished.len() > KEPT_FINISHED_STREAMS {
+            if let Some(old) = t.finished.pop_front() {
+                t.open.remove(&old);
+            }
+        }
+        t.open.insert(stream.id(), stream.clone());
+        drop(t);
+        let (tx, rx) = mpsc::channel(cap + 8);
+        stream.attach(None, Some(retry_ms), tx, false);
+        (stream, rx)
+    }
+
+    pub(crate) fn find_stream(&self, id: u64) -> Option<Arc<Stream>> {
+        if id == 0 {
+            return Some(self.standalone.clone());
+        }
+        lock(&self.streams).open.get(&id).cloned()
+    }
+
+    pub(crate) fn close(&self) {
+        self.session.cancel_all();
+        self.standalone.finish();
+        let streams: Vec<Arc<Stream>> = lock(&self.streams).open.values().cloned().collect();
+        for s in streams {
+            s.finish();
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.session.inflight_count() > 0 || self.standalone.has_live()
+    }
+}
+
+/// The session table.
+#[derive(Default)]
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<Arc<str>, Arc<Entry>>>,
+}
+
+impl Sessions {
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.map).len()
+    }
+
+    pub(crate) fn get(&self, sid: &str) -> Option<Arc<Entry>> {
+        lock(&self.map).get(sid).cloned()
+    }
+
+    pub(crate) fn remove(&self, sid: &str) -> Option<Arc<Entry>> {
+        lock(&self.map).remove(sid)
+    }
+
+    /// Add `entry` unless the table already holds `max` sessions (`false`: refused).
+    pub(crate) fn insert(&self, entry: Arc<Entry>, max: usize) -> bool {
+        let mut map = lock(&self.map);
+        if map.len() >= max {
+            return false;
+        }
+        map.insert(entry.sid.clone(), entry);
+        true
+    }
+
+    /// Close every session (shutdown).
+    pub(crate) fn close_all(&self) {
+        let all: Vec<Arc<Entry>> = lock(&self.map).drain().map(|(_, e)| e).collect();
+        for e in all {
+            e.close();
+        }
+    }
+
+    /// Remove sessions idle (and not busy) for longer than `idle_ms`, and sessions still
+    /// without `notifications/initialized` `init_ms` after `initialize`, busy or not: a
+    /// half-open session has no business holding streams or work that long.
+    fn reap(&self, now: u64, idle_ms: u64, init_ms: u64) -> usize {
+        let stale: Vec<Arc<Entry>> = {
+            let mut map = lock(&self.map);
+            let keys: Vec<Arc<str>> = map
+                .iter()
+                .filter(|(_, e)| {
+                    e.handshake_overdue(now, init_ms)
+                        || (now.saturating_sub(e.last_seen.load(Ordering::Relaxed)) > idle_ms
+                            && !e.busy())
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            keys.iter().filter_map(|k| map.remove(k)).collect()
+        };
+        for e in &stale {
+            tracing::debug!(session = %e.sid, "reaping an idle or never-initialized legacy session");
+            e.close();
+        }
+        stale.len()
+    }
+}
+
+/// Reap idle and never-initialized sessions until the service is gone. It runs four times per
+/// shorter timeout, so a session outlives its timeout by at most a quarter of it.
+pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
+    let weak: Weak<Shared> = Arc::downgrade(shared);
+    let idle = shared.opts.session_idle_timeout;
+    let init = shared.opts.uninitialized_session_timeout;
+    let every = (idle.min(init) / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    let ms = |d: Duration| -> u64 { d.as_millis().try_into().unwrap_or(u64::MAX) };
+    let stop = shared.stopping.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = stop.cancelled() => return,
+            }
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            shared.sessions.reap(shared.now_ms(), ms(idle), ms(init));
+        }
+    });
+}
+
+pub(crate) fn new_session_id() -> Option<Arc<str>> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).ok()?;
+    let mut s = String::with_capacity(32);
+    for x in b {
+        s.push_str(&format!("{x:02x}"));
+    }
+    Some(Arc::from(s))
+}

@@ -1,0 +1,49 @@
+//! Command-line flags the example servers share for the legacy session limits of Streamable
+//! HTTP (`HttpOptions::max_sessions`, `session_idle_timeout`, `uninitialized_session_timeout`;
+//! see their docs for the trade-offs).
+
+use mcpcore::transport::http::HttpOptions;
+use std::time::Duration;
+
+/// Usage lines for the flags.
+pub const USAGE: &str = concat!(
+    "  --max-sessions N         most concurrent legacy sessions; past it initialize gets 503 (default 10000)\n",
+    "  --session-idle-secs S    reap legacy sessions idle for S seconds (default 1800)\n",
+    "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)",
+);
+
+/// Remove the session flags (each `--flag VALUE`) from `args` and apply them to `opts`.
+/// Returns the remaining arguments and whether any session flag was given.
+///
+/// # Errors
+/// A flag without a value, or a value that is not a positive integer.
+pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, bool), String> {
+    let mut rest = Vec::new();
+    let mut given = false;
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let flag = a.as_str();
+        if !matches!(
+            flag,
+            "--max-sessions" | "--session-idle-secs" | "--init-timeout-secs"
+        ) {
+            rest.push(a);
+            continue;
+        }
+        let n = it
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("{flag} needs a positive integer"))?;
+        given = true;
+        match flag {
+            "--max-sessions" => {
+                opts.max_sessions =
+                    usize::try_from(n).map_err(|_| format!("{flag}: {n} is too large"))?;
+            }
+            "--session-idle-secs" => opts.session_idle_timeout = Duration::from_secs(n),
+            _ => opts.uninitialized_session_timeout = Duration::from_secs(n),
+        }
+    }
+    Ok((rest, given))
+}
