@@ -438,6 +438,7 @@ mod tests {
         };
         let svc = HttpService::new(server, opts).expect("service");
         let req = Request::post("/mcp")
+            .header("host", "localhost")
             .header("content-type", "application/json")
             .header("content-length", "100")
             .body(Stalled(Some(Bytes::from_static(b"{\"jsonrpc\":"))))
