@@ -29,11 +29,20 @@ pub struct mcp_listener_t {
 /// @param server        the server (borrowed; the listener keeps it alive).
 /// @param addr          UTF-8 socket address `host:port`; port 0 picks a free port.
 /// @param addr_len      length of `addr`.
-/// @param options_json  optional JSON object (NULL for defaults): `path`, `allowedOrigins` and
-///                      `allowedHosts` (`"localhost"`, `"any"` or a list), `legacy`,
-///                      `statelessLegacy`, `maxSessions`, `sessionIdleTimeoutMs`,
-///                      `replayBuffer`, `sseRetryMs`, `maxListenStreams`, `keepaliveMs`
-///                      (0 = off), `shutdownDeadlineMs`.
+/// @param options_json  optional JSON object (NULL for defaults): core's `HttpOptions` shape,
+///                      every key optional (defaults in brackets): `path` ["/mcp"; "" = any],
+///                      `allowedOrigins` and `allowedHosts` ["auto"; or "localhost", "any", a
+///                      list], `legacy` [true], `statelessLegacy` [false], `maxSessions`
+///                      [10000], `sessionIdleTimeoutMs` [1800000],
+///                      `uninitializedSessionTimeoutMs` [10000: a session that never sends
+///                      `notifications/initialized` is reaped], `replayBuffer` [64], `sseRetryMs`
+///                      [1000], `maxListenStreams` [1000], `keepaliveMs` [15000; 0 = off],
+///                      `shutdownDeadlineMs` [5000], `headerReadTimeoutMs` [30000],
+///                      `bodyReadTimeoutMs` [60000; then 408], `connectionIdleTimeoutMs`
+///                      [120000], `writeStallTimeoutMs` [30000: a peer that stops reading is
+///                      cut off], `maxConnections` [512; further connections wait in the
+///                      backlog]. Unknown keys and wrong types: `MCP_STATUS_INVALID_JSON`;
+///                      values out of range: `MCP_STATUS_INVALID_ARGUMENT`.
 /// @param options_len   length of `options_json`.
 /// @param listener_out  receives the listener on success.
 /// @param error_out     optional detailed error.

@@ -287,6 +287,24 @@ static void registrations(void) {
   EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, NULL, 0, &listener, NULL), MCP_STATUS_OK);
   EXPECT(listener != NULL && mcp_listener_port(listener) != 0);
   mcp_listener_free(listener);
+  /* Every connection limit and timeout of core's HttpOptions is settable; zero is refused. */
+  {
+    const char *knobs = "{\"maxConnections\":8,\"headerReadTimeoutMs\":500,\"bodyReadTimeoutMs\":500,"
+                        "\"connectionIdleTimeoutMs\":500,\"writeStallTimeoutMs\":500,"
+                        "\"uninitializedSessionTimeoutMs\":500,\"maxSessions\":4,\"allowedHosts\":\"auto\"}";
+    const char *zero = "{\"writeStallTimeoutMs\":0}";
+    listener = NULL;
+    EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, knobs, strlen(knobs), &listener, NULL),
+                  MCP_STATUS_OK);
+    EXPECT(listener != NULL && mcp_listener_port(listener) != 0);
+    mcp_listener_free(listener);
+    listener = NULL;
+    err = NULL;
+    EXPECT_STATUS(mcp_server_listen_http(server, "127.0.0.1:0", 11, zero, strlen(zero), &listener, &err),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "write_stall_timeout");
+    EXPECT(listener == NULL);
+  }
   mcp_server_shutdown(server);
   mcp_server_shutdown(server);
   mcp_server_free(server);

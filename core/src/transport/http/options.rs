@@ -112,7 +112,10 @@ pub struct HttpOptions {
     /// after the `initialize` result (LC-01), so only half-open sessions (a peer flooding
     /// `initialize` to fill [`Self::max_sessions`]) are affected; this bounds how long each of
     /// them holds a slot. Raise it only for clients on very slow links.
-    #[serde(rename = "uninitializedSessionTimeoutMs", with = "crate::options::millis")]
+    #[serde(
+        rename = "uninitializedSessionTimeoutMs",
+        with = "crate::options::millis"
+    )]
     pub uninitialized_session_timeout: Duration,
     /// Events kept per legacy SSE stream for `Last-Event-ID` replay (default 64).
     pub replay_buffer: usize,
