@@ -7,6 +7,21 @@ use crate::stdio::{envelope, StdioPeer};
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
+/// Spawn the `era-server` fixture (`src/bin/era-server.rs`) with `args`, checked as modern.
+pub fn era_server(args: &[&str]) -> StdioPeer {
+    let exe = crate::profile_dir().join(format!("era-server{}", std::env::consts::EXE_SUFFIX));
+    let mut p = StdioPeer::spawn(&exe, args);
+    p.era = crate::Era::Modern;
+    p
+}
+
+/// The first content block's text of a tool result (panics naming the message otherwise).
+pub fn text(r: &Value) -> &str {
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {r}"))
+}
+
 /// `params` with a modern `_meta` envelope (declaring `caps`) merged in.
 pub fn with_envelope(mut params: Value, caps: Value) -> Value {
     let env = envelope(caps);

@@ -513,3 +513,25 @@ impl McpHttp {
         r.status
     }
 }
+
+/// Start an example server (`--http 127.0.0.1:0` among `args`); its address comes from the line
+/// it prints on stderr. The child is killed when dropped.
+pub async fn spawn_example(bin: &str, args: &[&str]) -> (tokio::process::Child, SocketAddr) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(crate::example_bin(bin))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the example server");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let line = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("address line timeout")
+        .expect("read")
+        .expect("address line");
+    let url = line.split("http://").nth(1).expect("url in line");
+    (child, url.trim_end_matches("/mcp").parse().expect("addr"))
+}

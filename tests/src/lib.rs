@@ -45,7 +45,7 @@ pub fn wire_server_bin() -> PathBuf {
 }
 
 /// `target/<profile>` of the running test executable.
-fn profile_dir() -> PathBuf {
+pub(crate) fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/<test> → target/<profile>
     exe.parent()

@@ -439,27 +439,6 @@ async fn half_open_sessions_are_reaped_after_the_short_timeout() {
     assert_eq!(good.legacy(1, "tools/list", json!({})).await.status, 200);
 }
 
-/// Start an example server on port 0 with `args`; its address comes from the stderr line.
-async fn spawn_example(bin: &str, args: &[&str]) -> (tokio::process::Child, std::net::SocketAddr) {
-    use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(mcpcore_tests::example_bin(bin))
-        .args(args)
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the example server");
-    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let line = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .expect("address line timeout")
-        .expect("read")
-        .expect("address line");
-    let url = line.split("http://").nth(1).expect("url in line");
-    (child, url.trim_end_matches("/mcp").parse().expect("addr"))
-}
-
 /// The example servers take the session limits from their command line: a cap of one is full
 /// after one `initialize`, and `--init-timeout-secs 1` frees it again; bad values exit 2.
 #[tokio::test]
@@ -485,7 +464,7 @@ async fn example_servers_take_session_limits_from_the_command_line() {
             "--session-idle-secs",
             "600",
         ];
-        let (mut child, addr) = spawn_example(bin, &args).await;
+        let (mut child, addr) = mcpcore_tests::http::spawn_example(bin, &args).await;
         let c = McpHttp::new(addr);
         let init = |c: &McpHttp| {
             let c = c.clone();

@@ -366,24 +366,8 @@ async fn bounded_request_queue_drops_and_reports() {
 
 #[tokio::test]
 async fn demo_server_serves_http_on_port_zero() {
-    use tokio::io::AsyncBufReadExt;
-    let exe = mcpcore_tests::example_bin("demo-server");
-    let mut child = tokio::process::Command::new(exe)
-        .args(["--http", "127.0.0.1:0"])
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn demo-server");
-    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let line = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .expect("address line timeout")
-        .expect("read")
-        .expect("address line");
-    let url = line.split("http://").nth(1).expect("url in line");
-    let addr: std::net::SocketAddr = url.trim_end_matches("/mcp").parse().expect("addr");
+    let (mut child, addr) =
+        mcpcore_tests::http::spawn_example("demo-server", &["--http", "127.0.0.1:0"]).await;
     assert_ne!(addr.port(), 0);
     let ex = McpHttp::new(addr)
         .modern(

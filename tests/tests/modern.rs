@@ -3,21 +3,10 @@
 //! DISC-01, JR-04, CACHE-01, LOG-02, EXT-01; issue 4 rules 1, 2, 5, 6, 7).
 
 use mcpcore_tests::era::with_envelope;
-use mcpcore_tests::{Era, StdioPeer};
+use mcpcore_tests::Era;
 use serde_json::{json, Value};
-use std::path::Path;
 
-fn server(args: &[&str]) -> StdioPeer {
-    let mut p = StdioPeer::spawn(Path::new(env!("CARGO_BIN_EXE_era-server")), args);
-    p.era = Era::Modern;
-    p
-}
-
-fn text(r: &Value) -> &str {
-    r["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {r}"))
-}
+use mcpcore_tests::era::{era_server as server, text};
 
 #[tokio::test]
 async fn disc01_discover_shape_and_default_cache_hints() {

@@ -5,24 +5,13 @@ use mcpcore::security::{Claims, KeyRing, SealKey, Sealer};
 use mcpcore_tests::era::with_envelope;
 use mcpcore_tests::{validate_def, Era, StdioPeer};
 use serde_json::{json, Value};
-use std::path::Path;
 use std::time::Duration;
 
 const KEY1: &str = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"; // 32 × 0x01
 const KEY2: &str = "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI"; // 32 × 0x02
 const ELICIT: fn() -> Value = || json!({"elicitation": {}});
 
-fn server(args: &[&str]) -> StdioPeer {
-    let mut p = StdioPeer::spawn(Path::new(env!("CARGO_BIN_EXE_era-server")), args);
-    p.era = Era::Modern;
-    p
-}
-
-fn text(r: &Value) -> &str {
-    r["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {r}"))
-}
+use mcpcore_tests::era::{era_server as server, text};
 
 /// Check an input_required result strictly (the union validation of the harness is loose).
 fn input_required(r: &Value) -> &Value {

@@ -6,23 +6,12 @@ use mcpcore::{handler_fn, CallToolResult, HandlerError, InputRequired, Outcome, 
 use mcpcore_tests::http::{Exchange, McpHttp};
 use mcpcore_tests::{Era, StdioPeer};
 use serde_json::{json, Value};
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 const ELICIT: fn() -> Value = || json!({"elicitation": {}});
 
-fn server(args: &[&str]) -> StdioPeer {
-    let mut p = StdioPeer::spawn(Path::new(env!("CARGO_BIN_EXE_era-server")), args);
-    p.era = Era::Modern;
-    p
-}
-
-fn text(r: &Value) -> &str {
-    r["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {r}"))
-}
+use mcpcore_tests::era::{era_server as server, text};
 
 fn assert_invalid_state(r: &Value) {
     assert_eq!(r["error"]["code"], -32602, "{r}");
