@@ -4,7 +4,7 @@
 use mcpcore::transport::http::{serve, HttpListener, HttpOptions};
 use mcpcore::{handler_fn, CallToolResult, HandlerError, InputRequired, Outcome, Server, Tool};
 use mcpcore_tests::http::{Exchange, McpHttp};
-use mcpcore_tests::{Era, StdioPeer};
+use mcpcore_tests::StdioPeer;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
