@@ -356,6 +356,105 @@ mod tests {
         assert_eq!(asks.answers["k1"].d, "d1");
     }
 
+    fn modern_ctx(method: &str, asks: Asks) -> RequestContext {
+        use super::super::context::CtxInner;
+        use std::sync::{Arc, Mutex};
+        let server = crate::Server::builder("t", "1").build().expect("server");
+        let sink: Arc<dyn crate::transport::Outbound> = Arc::new(crate::transport::NullOutbound);
+        let session = server.new_session(super::super::SessionKind::Stdio, sink.clone());
+        let envelope = super::super::Envelope {
+            protocol_version: "2026-07-28".into(),
+            client_capabilities: json!({"elicitation": {}, "roots": {}}),
+            client_info: None,
+            log_level: None,
+        };
+        RequestContext {
+            inner: Arc::new(CtxInner {
+                id: crate::Id::Num(1),
+                method: method.into(),
+                name: Some("t".into()),
+                meta: None,
+                cancel: tokio_util::sync::CancellationToken::new(),
+                sink,
+                session,
+                envelope: Some(Arc::new(envelope)),
+                input_responses: None,
+                request_state: None,
+                last_progress: Mutex::new(None),
+                asks: Mutex::new(asks),
+            }),
+        }
+    }
+
+    fn form(message: &str) -> Option<Value> {
+        Some(json!({"message": message, "requestedSchema": {"type": "object"}}))
+    }
+
+    /// Deterministic re-execution: a known answer is returned only to the same request at the
+    /// same position; anything else is asked (again), and every round carries all answers.
+    #[tokio::test]
+    async fn mrtr01_answers_are_bound_to_position_method_and_params() {
+        let ctx = modern_ctx("tools/call", Asks::default());
+        let e = ctx.request_client("elicitation/create", form("a")).await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.0"));
+        let e = ctx.request_client("roots/list", None).await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.1"));
+        let ir = finish(&ctx, InputRequired::new().state("mine"));
+        assert_eq!(ir.input_requests.len(), 2);
+        let mut retry = Retry {
+            input_responses: Some(
+                json!({"mcpcore.request.0": {"action": "decline"}, "mcpcore.request.1": {"roots": []}})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+            request_state: ir.request_state,
+        };
+        let asks = from_retry(&mut retry).expect("carried");
+        assert_eq!(retry.request_state.as_deref(), Some("mine"));
+        // The re-run asks something else first: not answered by the recorded answer.
+        let ctx = modern_ctx("tools/call", asks);
+        let e = ctx.request_client("elicitation/create", form("b")).await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.0"));
+        let r = ctx.request_client("roots/list", None).await.expect("known");
+        assert_eq!(r, json!({"roots": []}));
+        let ir = finish(&ctx, InputRequired::new());
+        let keys: Vec<&String> = ir.input_requests.keys().collect();
+        assert_eq!(keys, ["mcpcore.request.0"]);
+        assert!(ir.request_state.is_some(), "the known answers are carried");
+    }
+
+    #[tokio::test]
+    async fn mrtr01_only_mrtr_methods_and_input_methods_may_ask() {
+        let ctx = modern_ctx("completion/complete", Asks::default());
+        let e = ctx.request_client("roots/list", None).await;
+        assert!(matches!(&e, Err(PeerError::Unavailable(o)) if o.code == codes::INTERNAL_ERROR));
+        let ctx = modern_ctx("tools/call", Asks::default());
+        for m in ["ping", "custom/thing"] {
+            let e = ctx.request_client(m, None).await;
+            assert!(matches!(&e, Err(PeerError::Unavailable(o)) if o.message.contains("JR-05")));
+        }
+        let e = ctx
+            .request_client(
+                "sampling/createMessage",
+                Some(json!({"messages": [], "maxTokens": 1})),
+            )
+            .await;
+        let Err(PeerError::Unavailable(o)) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(o.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            o.data,
+            Some(json!({"requiredCapabilities": {"sampling": {}}}))
+        );
+        let r = settle(&ctx, Err(HandlerError::internal("x")), "tools/call");
+        assert!(
+            matches!(r, Err(ref e) if e.message == "Internal error"),
+            "refusals are not pending: {r:?}"
+        );
+    }
+
     #[test]
     fn an_unreadable_carried_state_is_refused() {
         let mut retry = Retry {
