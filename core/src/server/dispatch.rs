@@ -238,10 +238,10 @@ impl Session {
         // the engine refusing the request before any handler runs, like the envelope check, so
         // it is pre-dispatch: over HTTP a refused `requestState` is 400, not an in-band 200.
         let (retry, asks) = if modern && mrtr_method {
-            let read = match mrtr::read_retry(&self.server.inner, method, p).await {
-                Ok(mut r) => ask::from_retry(&mut r).map(|a| (r, a)),
-                Err(e) => Err(e),
-            };
+            // `request_client` answers carried from earlier rounds come out of the state here.
+            let read = mrtr::read_retry(&self.server.inner, method, p)
+                .await
+                .and_then(|mut r| ask::from_retry(&mut r).map(|a| (r, a)));
             match read {
                 Ok(r) => r,
                 Err(e) => return Reply::pre(e),
