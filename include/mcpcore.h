@@ -106,6 +106,8 @@ typedef enum {
   /**
    * The server answered `input_required` and no registered client handler can supply the
    * input: the error's `data_json` holds the raw `input_required` result (client calls).
+   * Server handlers: `mcp_responder_request_client` on a 2026-07-28 request the client has not
+   * answered yet (answer the request with an error; the handler runs again with the answer).
    */
   MCP_STATUS_INPUT_REQUIRED = 14,
 } mcp_status;
@@ -1932,9 +1934,19 @@ mcp_status_t mcp_responder_progress(const mcp_responder_t *responder, double pro
 mcp_status_t mcp_responder_log(const mcp_responder_t *responder, int32_t level, const char *logger, size_t logger_len, const char *data_json, size_t data_len, bool *sent_out);
 
 /**
- * Send a request to the client from inside a handler (legacy era only) and get the answer
- * through a completion callback: `sampling/createMessage`, `elicitation/create`, `roots/list`
- * (each checked against the client's capabilities), `ping`, or any other method.
+ * Ask the client from inside a handler and get the answer through a completion callback:
+ * `sampling/createMessage`, `elicitation/create`, `roots/list` (each checked against the
+ * client's capabilities), `ping`, or any other method.
+ *
+ * Legacy sessions: a real server→client request. 2026-07-28 requests (no server→client
+ * requests): the answer the client gave on an earlier round, or `MCP_STATUS_INPUT_REQUIRED` when
+ * it has not answered yet. Then answer the request with any error (e.g.
+ * `mcp_responder_error`): the engine answers `input_required` asking the client for every such
+ * request of this run, and the handler runs again **from the start** when the client retries,
+ * this time getting the answer. Work done before the call repeats every round; make the same
+ * calls in the same order each run. Only `tools/call`, `prompts/get` and `resources/read` may
+ * ask, and only for `sampling/createMessage`, `elicitation/create` and `roots/list`; anything
+ * else is `MCP_STATUS_UNSUPPORTED` with the JSON-RPC error the request would get.
  *
  * @param responder    the responder of the request being handled (not consumed).
  * @param method       UTF-8 method name.
@@ -1946,7 +1958,10 @@ mcp_status_t mcp_responder_log(const mcp_responder_t *responder, int32_t level, 
  *                     `MCP_STATUS_OK`: with the result JSON, or with a status and error
  *                     (`MCP_STATUS_PROTOCOL` + JSON-RPC code when the client answered an error,
  *                     `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`,
- *                     `MCP_STATUS_UNSUPPORTED` for a modern request or a missing capability).
+ *                     `MCP_STATUS_INPUT_REQUIRED` (2026-07-28: see above),
+ *                     `MCP_STATUS_UNSUPPORTED` for a missing capability (2026-07-28: JSON-RPC
+ *                     code -32021 with `requiredCapabilities` as data) or a request that cannot
+ *                     be asked here).
  * @param user_data    passed to `callback`.
  * @param error_out    optional detailed error when the call itself fails.
  *

@@ -401,26 +401,35 @@ async fn client_request(
     params: Option<Value>,
     timeout: Option<Duration>,
 ) -> Result<Value, FfiError> {
-    let params_or_empty = || params.clone().unwrap_or_else(|| Value::Object(Map::new()));
-    let r = match method.as_str() {
-        "sampling/createMessage" => ctx.create_message(params_or_empty(), timeout).await,
-        "elicitation/create" => ctx.elicit(params_or_empty(), timeout).await,
-        "roots/list" => ctx.list_roots(timeout).await,
-        "ping" => ctx.ping_client(timeout).await,
-        _ => ctx.peer_request(&method, params, timeout).await,
-    };
-    r.map_err(|e| match e {
-        PeerError::Timeout => {
-            FfiError::new(mcp_status_t::Timeout, "the client did not answer in time")
-        }
-        PeerError::Cancelled => FfiError::new(mcp_status_t::Cancelled, "the request was cancelled"),
-        PeerError::Closed => FfiError::new(mcp_status_t::Closed, "the connection is closed"),
-        PeerError::Rpc(e) => FfiError::rpc(e),
-        other @ (PeerError::MissingCapability(_) | PeerError::NotAllowed) => {
-            FfiError::new(mcp_status_t::Unsupported, other.to_string())
-        }
-        other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
-    })
+    ctx.request_client_with(&method, params, timeout)
+        .await
+        .map_err(|e| match e {
+            PeerError::Timeout => {
+                FfiError::new(mcp_status_t::Timeout, "the client did not answer in time")
+            }
+            PeerError::Cancelled => {
+                FfiError::new(mcp_status_t::Cancelled, "the request was cancelled")
+            }
+            PeerError::Closed => FfiError::new(mcp_status_t::Closed, "the connection is closed"),
+            PeerError::Rpc(e) => FfiError::rpc(e),
+            PeerError::InputRequired(key) => FfiError::new(
+                mcp_status_t::InputRequired,
+                format!(
+                    "the client has not answered {key} yet: answer this request with an error; \
+                     the engine asks the client and runs the handler again with the answer"
+                ),
+            ),
+            PeerError::Unavailable(e) => FfiError {
+                status: mcp_status_t::Unsupported,
+                message: e.message,
+                jsonrpc_code: e.code,
+                data: e.data,
+            },
+            other @ (PeerError::MissingCapability(_) | PeerError::NotAllowed) => {
+                FfiError::new(mcp_status_t::Unsupported, other.to_string())
+            }
+            other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
+        })
 }
 
 /// Validated inputs of a server→client request.
@@ -448,9 +457,19 @@ unsafe fn client_request_args(
     Ok((method, params, timeout))
 }
 
-/// Send a request to the client from inside a handler (legacy era only) and get the answer
-/// through a completion callback: `sampling/createMessage`, `elicitation/create`, `roots/list`
-/// (each checked against the client's capabilities), `ping`, or any other method.
+/// Ask the client from inside a handler and get the answer through a completion callback:
+/// `sampling/createMessage`, `elicitation/create`, `roots/list` (each checked against the
+/// client's capabilities), `ping`, or any other method.
+///
+/// Legacy sessions: a real server→client request. 2026-07-28 requests (no server→client
+/// requests): the answer the client gave on an earlier round, or `MCP_STATUS_INPUT_REQUIRED` when
+/// it has not answered yet. Then answer the request with any error (e.g.
+/// `mcp_responder_error`): the engine answers `input_required` asking the client for every such
+/// request of this run, and the handler runs again **from the start** when the client retries,
+/// this time getting the answer. Work done before the call repeats every round; make the same
+/// calls in the same order each run. Only `tools/call`, `prompts/get` and `resources/read` may
+/// ask, and only for `sampling/createMessage`, `elicitation/create` and `roots/list`; anything
+/// else is `MCP_STATUS_UNSUPPORTED` with the JSON-RPC error the request would get.
 ///
 /// @param responder    the responder of the request being handled (not consumed).
 /// @param method       UTF-8 method name.
@@ -462,7 +481,10 @@ unsafe fn client_request_args(
 ///                     `MCP_STATUS_OK`: with the result JSON, or with a status and error
 ///                     (`MCP_STATUS_PROTOCOL` + JSON-RPC code when the client answered an error,
 ///                     `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`,
-///                     `MCP_STATUS_UNSUPPORTED` for a modern request or a missing capability).
+///                     `MCP_STATUS_INPUT_REQUIRED` (2026-07-28: see above),
+///                     `MCP_STATUS_UNSUPPORTED` for a missing capability (2026-07-28: JSON-RPC
+///                     code -32021 with `requiredCapabilities` as data) or a request that cannot
+///                     be asked here).
 /// @param user_data    passed to `callback`.
 /// @param error_out    optional detailed error when the call itself fails.
 ///

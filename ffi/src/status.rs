@@ -43,6 +43,8 @@ pub enum mcp_status {
     Unsupported = 13,
     /// The server answered `input_required` and no registered client handler can supply the
     /// input: the error's `data_json` holds the raw `input_required` result (client calls).
+    /// Server handlers: `mcp_responder_request_client` on a 2026-07-28 request the client has not
+    /// answered yet (answer the request with an error; the handler runs again with the answer).
     InputRequired = 14,
 }
 

@@ -370,6 +370,33 @@ async fn c_server_modern_round_trip() {
             )
             .await;
         assert!(text(&r).starts_with("failed:MCP_STATUS_UNSUPPORTED"), "{r}");
+        assert!(text(&r).contains("code=-32021"), "{r}");
+
+        // With sampling declared, mcp_responder_request_client asks through input_required and
+        // the handler's re-run gets the answer (MRTR-01).
+        let env = envelope(json!({"sampling": {}}));
+        let r = p
+            .request(
+                "tools/call",
+                json!({"name": "ask", "arguments": {}, "_meta": env}),
+            )
+            .await;
+        let res = &r["result"];
+        assert_eq!(res["resultType"], "input_required", "{v:?}: {r}");
+        let asked = &res["inputRequests"]["mcpcore.request.0"];
+        assert_eq!(asked["method"], "sampling/createMessage", "{r}");
+        assert_eq!(asked["params"]["maxTokens"], 5);
+        let state = res["requestState"].as_str().expect("state").to_owned();
+        let r = p
+            .request(
+                "tools/call",
+                json!({"name": "ask", "arguments": {}, "_meta": env, "requestState": state,
+                    "inputResponses": {"mcpcore.request.0": {"role": "assistant",
+                        "content": {"type": "text", "text": "modern answer"}, "model": "m"}}}),
+            )
+            .await;
+        assert!(text(&r).starts_with("sampled:"), "{r}");
+        assert!(text(&r).contains("modern answer"), "{r}");
         let r = p
             .request(
                 "tools/call",

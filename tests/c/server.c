@@ -208,6 +208,11 @@ static void on_sampled(void *ud, mcp_status_t status, const char *json, size_t l
   char buf[512];
   if (status == MCP_STATUS_OK) {
     snprintf(buf, sizeof buf, "sampled:%.*s", (int)len, json);
+  } else if (status == MCP_STATUS_INPUT_REQUIRED) {
+    /* 2026-07-28: fail this run; the engine asks the client and runs the handler again. */
+    const char *msg = "input required";
+    mcp_responder_error(r, -32603, msg, strlen(msg), NULL, 0);
+    return;
   } else {
     snprintf(buf, sizeof buf, "failed:%s code=%lld msg=%s", mcp_status_str(status),
              (long long)mcp_error_jsonrpc_code(err), mcp_error_message(err, NULL));

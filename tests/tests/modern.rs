@@ -291,8 +291,13 @@ async fn jr05_no_server_requests_on_the_modern_era() {
         others.iter().all(|m| m.get("id").is_none()),
         "a request was sent: {others:?}"
     );
-    assert_eq!(r["error"]["code"], -32603, "{r}");
-    assert_eq!(r["error"]["message"], "Internal error");
+    // `ctx.elicit` asks through input_required instead (MRTR-01).
+    let res = &r["result"];
+    assert_eq!(res["resultType"], "input_required", "{r}");
+    assert_eq!(
+        res["inputRequests"]["mcpcore.request.0"]["method"], "elicitation/create",
+        "{r}"
+    );
 }
 
 /// META-02: every modern result (complete or input_required) names the server in `_meta`,

@@ -4,10 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-use super::peer::lock;
 use super::types::{CompleteResult, Era, ListPage, PromptResult, ReadResult};
 use super::{mrtr, CallOptions, Client, ClientError};
 use crate::protocol::{CallToolResult, LoggingLevel, Prompt, Resource, ResourceTemplate, Tool};
@@ -126,30 +123,10 @@ impl Client {
     }
 
     fn learn_tools(&self, tools: Vec<Tool>) -> Vec<Tool> {
-        let transport = &self.inner.peer.transport;
-        let mut kept = Vec::with_capacity(tools.len());
-        for t in tools {
-            if transport.is_http() {
-                if let Err(reason) = transport.learn_tool(&t.name, &t.input_schema) {
-                    tracing::warn!(tool = %t.name, %reason, "dropping a tool whose x-mcp-header annotations are invalid");
-                    continue;
-                }
-            }
-            if let Some(s) = &t.output_schema {
-                match crate::schema::compile_output(s) {
-                    Ok(v) => {
-                        lock(&self.inner.output_schemas).insert(t.name.clone(), Arc::new(v));
-                    }
-                    Err(e) => {
-                        tracing::warn!(tool = %t.name, error = %e, "cannot compile outputSchema; not validating it")
-                    }
-                }
-            } else {
-                lock(&self.inner.output_schemas).remove(&t.name);
-            }
-            kept.push(t);
-        }
-        kept
+        tools
+            .into_iter()
+            .filter(|t| self.learn_tool(&t.name, &t.input_schema, t.output_schema.as_ref()))
+            .collect()
     }
 
     /// `tools/call`. `structuredContent` is validated against the tool's output schema when it
@@ -172,19 +149,8 @@ impl Client {
         let raw = self.call_typed("tools/call", p, &opts).await?;
         let result: CallToolResult = serde_json::from_value(raw)
             .map_err(|e| ClientError::Protocol(format!("invalid CallToolResult: {e}")))?;
-        if self.inner.options.validate_structured_content && result.is_error != Some(true) {
-            let v = lock(&self.inner.output_schemas).get(name).cloned();
-            if let Some(v) = v {
-                match &result.structured_content {
-                    None => {
-                        return Err(ClientError::OutputValidation(format!(
-                            "tool {name} has an outputSchema but returned no structuredContent"
-                        )))
-                    }
-                    Some(sc) => v.validate(sc).map_err(ClientError::OutputValidation)?,
-                }
-            }
-        }
+        let is_error = result.is_error == Some(true);
+        self.check_structured(name, is_error, result.structured_content.as_ref())?;
         Ok(result)
     }
 
@@ -367,10 +333,7 @@ impl Client {
         opts: CallOptions,
     ) -> Result<(), ClientError> {
         if self.era() == Some(Era::Modern) {
-            if !self.inner.warned_logging.swap(true, Ordering::Relaxed) {
-                tracing::warn!("logging is deprecated in the modern era; using the per-request logLevel instead of logging/setLevel");
-            }
-            *lock(&self.inner.log_level) = Some(level);
+            self.use_modern_log_level(level);
             return Ok(());
         }
         self.request_once("logging/setLevel", obj(json!({"level": level})), &opts)

@@ -19,6 +19,7 @@ mod cache;
 pub mod callbacks;
 mod calls;
 mod error;
+mod json;
 mod listen;
 mod mrtr;
 mod negotiate;
@@ -295,7 +296,10 @@ impl Client {
 
     /// Send a request with the envelope (modern), answer `input_required` with the registered
     /// handlers (returning the raw `input_required` result when none fits), and return the raw
-    /// result.
+    /// result. Methods whose typed calls learn from results or apply local state go through the
+    /// same code (`tools/list` learns `x-mcp-header` declarations and output schemas, `tools/call`
+    /// validates `structuredContent`, `logging/setLevel` on 2026-07-28 sets the per-request
+    /// level), so the JSON seam behaves as the typed calls do.
     ///
     /// # Errors
     /// See [`ClientError`].
@@ -314,10 +318,7 @@ impl Client {
                 ))
             }
         };
-        match mrtr::drive(self, method, params, &opts).await {
-            Err(ClientError::InputRequired(raw)) => Ok(raw),
-            other => other,
-        }
+        self.request_json(method, params, &opts).await
     }
 
     /// Send a notification (never stamped with the envelope).
@@ -511,7 +512,6 @@ pub(crate) fn speaks_modern(v: &str) -> bool {
     MODERN_VERSIONS.contains(&v)
 }
 
-#[allow(dead_code)]
 pub(crate) fn warn_once(flag: &AtomicBool, msg: &str) {
     if !flag.swap(true, Ordering::Relaxed) {
         tracing::warn!("{msg}");

@@ -23,6 +23,8 @@ pub(crate) struct CtxInner {
     pub input_responses: Option<Map<String, Value>>,
     pub request_state: Option<String>,
     pub last_progress: Mutex<Option<f64>>,
+    /// `request_client` bookkeeping of this run (2026-07-28 requests).
+    pub asks: Mutex<super::ask::Asks>,
 }
 
 /// Everything a handler may know about and do for the request it serves. Cheap to clone.
@@ -192,6 +194,7 @@ impl RequestContext {
                 input_responses,
                 request_state,
                 last_progress: Mutex::new(*lock(&i.last_progress)),
+                asks: Mutex::default(),
             }),
         }
     }

@@ -16,6 +16,7 @@
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 
+use super::ask;
 use super::context::{CtxInner, RequestContext};
 use super::era::{self, Envelope};
 use super::handler::Outcome;
@@ -236,13 +237,17 @@ impl Session {
         // in-process, so a legacy client can never inject an unsealed state. A refusal here is
         // the engine refusing the request before any handler runs, like the envelope check, so
         // it is pre-dispatch: over HTTP a refused `requestState` is 400, not an in-band 200.
-        let retry = if modern && mrtr_method {
-            match mrtr::read_retry(&self.server.inner, method, p).await {
+        let (retry, asks) = if modern && mrtr_method {
+            // `request_client` answers carried from earlier rounds come out of the state here.
+            let read = mrtr::read_retry(&self.server.inner, method, p)
+                .await
+                .and_then(|mut r| ask::from_retry(&mut r).map(|a| (r, a)));
+            match read {
                 Ok(r) => r,
                 Err(e) => return Reply::pre(e),
             }
         } else {
-            mrtr::Retry::default()
+            Default::default()
         };
         let retried = retry.input_responses.is_some() || retry.request_state.is_some();
         let name = match method {
@@ -269,6 +274,7 @@ impl Session {
                 input_responses: retry.input_responses,
                 request_state: retry.request_state,
                 last_progress: Mutex::new(None),
+                asks: Mutex::new(asks),
             }),
         };
         let outcome = match method {
@@ -310,7 +316,7 @@ impl Session {
                 Err(ErrorObject::internal())
             }
             Ok(Outcome::InputRequired(ir)) if modern => {
-                mrtr::modern_result(&self.server.inner, &ctx, p, ir)
+                mrtr::modern_result(&self.server.inner, &ctx, p, ask::finish(&ctx, ir))
             }
             Ok(Outcome::InputRequired(ir)) => mrtr::legacy_shim(self, &ctx, p, ir)
                 .await

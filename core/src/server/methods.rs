@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::ask;
 use super::context::RequestContext;
 use super::era::KEY_SERVER_INFO;
 use super::handler::Outcome;
@@ -233,11 +234,11 @@ pub(crate) async fn call_tool(
             "isError": true,
         })));
     }
-    let outcome = tool
-        .handler
-        .call(ctx.clone(), args)
-        .await
-        .map_err(|e| e.into_wire("tools/call"))?;
+    let outcome = ask::settle(
+        &ctx,
+        tool.handler.call(ctx.clone(), args).await,
+        "tools/call",
+    )?;
     let Outcome::Complete(mut result) = outcome else {
         return Ok(outcome);
     };
@@ -333,11 +334,8 @@ pub(crate) async fn get_prompt(
             missing.join(", ")
         )));
     }
-    prompt
-        .handler
-        .call(ctx.clone(), Value::Object(args))
-        .await
-        .map_err(|e| e.into_wire("prompts/get"))
+    let r = prompt.handler.call(ctx.clone(), Value::Object(args)).await;
+    ask::settle(&ctx, r, "prompts/get")
 }
 
 /// -32602 "Resource not found" with `data: {uri}` (RES-02, SEP-2164).
@@ -365,10 +363,8 @@ pub(crate) async fn read_resource(
     } else {
         return Err(resource_not_found(uri));
     };
-    let outcome = handler
-        .call(ctx.clone(), Value::Object(vars))
-        .await
-        .map_err(|e| e.into_wire("resources/read"))?;
+    let r = handler.call(ctx.clone(), Value::Object(vars)).await;
+    let outcome = ask::settle(&ctx, r, "resources/read")?;
     if let Outcome::Complete(v) = &outcome {
         if !v.get("contents").is_some_and(Value::is_array) {
             tracing::error!(uri, "resource handler returned no contents array");

@@ -1,6 +1,7 @@
 //! The server side: builder and registry, the handler seam, the request context, per-connection
 //! sessions and era-aware dispatch.
 
+mod ask;
 mod builder;
 mod context;
 mod dispatch;

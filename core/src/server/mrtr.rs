@@ -154,7 +154,7 @@ fn binding(method: &str, params: Option<&Map<String, Value>>) -> (String, Value)
     (target, args)
 }
 
-fn invalid_state() -> ErrorObject {
+pub(crate) fn invalid_state() -> ErrorObject {
     ErrorObject::new(codes::INVALID_PARAMS, INVALID_STATE_MESSAGE)
 }
 
@@ -315,6 +315,36 @@ fn missing_paths(caps: &Value, required: &Value, prefix: &str, out: &mut Vec<Str
     }
 }
 
+/// -32021 naming the missing capabilities, with the merged requirement (META-04, MRTR-03).
+fn missing_error(required: Value, missing: &[String]) -> ErrorObject {
+    ErrorObject::new(
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("Missing required client capability: {}", missing.join(", ")),
+    )
+    .with_data(json!({"requiredCapabilities": required}))
+}
+
+/// Check one embedded request (`{method, params}`) against `caps` before it is asked for.
+///
+/// # Errors
+/// -32021 with `data.requiredCapabilities` for an undeclared capability (MRTR-03); -32603 saying
+/// why for a request an `inputRequests` entry cannot carry (MRTR-02).
+pub(crate) fn check_request(req: &Value, caps: &Value) -> Result<(), ErrorObject> {
+    let required = requirement(req).map_err(|why| {
+        ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            format!("Cannot ask the client: {why}"),
+        )
+    })?;
+    let mut missing = Vec::new();
+    missing_paths(caps, &required, "", &mut missing);
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing_error(required, &missing))
+    }
+}
+
 fn check(ir: &InputRequired, caps: &Value) -> Result<(), Refusal> {
     if ir.input_requests.is_empty() && ir.request_state.is_none() {
         return Err(Refusal::Malformed(
@@ -351,13 +381,7 @@ pub(crate) fn modern_result(
             tracing::error!(method, %why, "handler returned a malformed input_required outcome");
             return Err(ErrorObject::internal());
         }
-        Err(Refusal::Missing(required, missing)) => {
-            return Err(ErrorObject::new(
-                codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                format!("Missing required client capability: {}", missing.join(", ")),
-            )
-            .with_data(json!({"requiredCapabilities": required})));
-        }
+        Err(Refusal::Missing(required, missing)) => return Err(missing_error(required, &missing)),
     }
     let mut out = Map::new();
     out.insert("resultType".into(), json!("input_required"));
@@ -569,6 +593,7 @@ mod tests {
                 input_responses: None,
                 request_state: None,
                 last_progress: std::sync::Mutex::new(None),
+                asks: std::sync::Mutex::default(),
             }),
         }
     }

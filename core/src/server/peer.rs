@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-use super::context::{has_capability, RequestContext};
+use super::context::RequestContext;
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::jsonrpc::encode_request;
 
@@ -37,9 +37,21 @@ pub enum PeerError {
     /// The client did not declare the capability the request needs.
     #[error("client does not support {0}")]
     MissingCapability(String),
-    /// Servers never send requests on the modern era (JR-05).
+    /// Servers never send requests on the modern era (JR-05): [`RequestContext::peer_request`]
+    /// on a 2026-07-28 request ([`RequestContext::request_client`] asks through
+    /// `input_required` instead).
     #[error("server-to-client requests are not allowed on a 2026-07-28 request")]
     NotAllowed,
+    /// 2026-07-28: the client has not answered this yet. Propagate it (`?`): the engine answers
+    /// `input_required` asking the client (under this key), and the handler runs again from the
+    /// start with the answer (MRTR-01, [`RequestContext::request_client`]).
+    #[error("input required from the client ({0}); propagate this error")]
+    InputRequired(String),
+    /// The request cannot be asked here; the error object says why and is sent as is (-32021
+    /// with `data.requiredCapabilities` for an undeclared capability on a 2026-07-28 request,
+    /// -32603 for a method that may not ask or a request that cannot be asked).
+    #[error("{0}")]
+    Unavailable(ErrorObject),
 }
 
 impl From<PeerError> for HandlerError {
@@ -52,6 +64,7 @@ impl From<PeerError> for HandlerError {
                 codes::INTERNAL_ERROR,
                 format!("Client does not support {c}"),
             ),
+            PeerError::Unavailable(e) => HandlerError::Rpc(e),
             other => HandlerError::Internal(other.to_string()),
         }
     }
@@ -111,15 +124,8 @@ impl RequestContext {
         }
     }
 
-    fn require_peer_capability(&self, path: &[&str]) -> Result<(), PeerError> {
-        if has_capability(&self.client_capabilities(), path) {
-            Ok(())
-        } else {
-            Err(PeerError::MissingCapability(path.join(".")))
-        }
-    }
-
-    /// `sampling/createMessage` (checks `sampling`, and `sampling.tools` when tools are used).
+    /// `sampling/createMessage` (checks `sampling`, and `sampling.tools` when tools are used),
+    /// in either era through [`RequestContext::request_client_with`].
     ///
     /// # Errors
     /// See [`PeerError`].
@@ -128,15 +134,12 @@ impl RequestContext {
         params: Value,
         timeout: Option<Duration>,
     ) -> Result<Value, PeerError> {
-        self.require_peer_capability(&["sampling"])?;
-        if params.get("tools").is_some() || params.get("toolChoice").is_some() {
-            self.require_peer_capability(&["sampling", "tools"])?;
-        }
-        self.peer_request("sampling/createMessage", Some(params), timeout)
+        self.request_client_with("sampling/createMessage", Some(params), timeout)
             .await
     }
 
-    /// `elicitation/create` in form or URL mode (a bare `elicitation: {}` means form).
+    /// `elicitation/create` in form or URL mode (a bare `elicitation: {}` means form), in either
+    /// era through [`RequestContext::request_client_with`].
     ///
     /// # Errors
     /// See [`PeerError`].
@@ -145,36 +148,24 @@ impl RequestContext {
         params: Value,
         timeout: Option<Duration>,
     ) -> Result<Value, PeerError> {
-        let caps = self.client_capabilities();
-        let Some(el) = caps.get("elicitation").filter(|v| v.is_object()) else {
-            return Err(PeerError::MissingCapability("elicitation".into()));
-        };
-        let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
-        let declared = el
-            .as_object()
-            .is_some_and(|o| o.is_empty() && mode == "form")
-            || el.get(mode).is_some_and(|v| !v.is_null());
-        if !declared {
-            return Err(PeerError::MissingCapability(format!("elicitation.{mode}")));
-        }
-        self.peer_request("elicitation/create", Some(params), timeout)
+        self.request_client_with("elicitation/create", Some(params), timeout)
             .await
     }
 
-    /// `roots/list` (checks `roots`).
+    /// `roots/list` (checks `roots`), in either era through
+    /// [`RequestContext::request_client_with`].
     ///
     /// # Errors
     /// See [`PeerError`].
     pub async fn list_roots(&self, timeout: Option<Duration>) -> Result<Value, PeerError> {
-        self.require_peer_capability(&["roots"])?;
-        self.peer_request("roots/list", None, timeout).await
+        self.request_client_with("roots/list", None, timeout).await
     }
 
-    /// `ping` the client.
+    /// `ping` the client (legacy; a 2026-07-28 request cannot ping, [`PeerError::Unavailable`]).
     ///
     /// # Errors
     /// See [`PeerError`].
     pub async fn ping_client(&self, timeout: Option<Duration>) -> Result<Value, PeerError> {
-        self.peer_request("ping", None, timeout).await
+        self.request_client_with("ping", None, timeout).await
     }
 }
