@@ -15,6 +15,7 @@
 
 pub mod client;
 pub mod error;
+mod future;
 pub mod jsonrpc;
 pub mod limits;
 pub mod options;
@@ -31,7 +32,8 @@ pub use protocol::{
     CallToolResult, Content, Implementation, LoggingLevel, Prompt, PromptArgument, Resource,
     ResourceTemplate, Tool,
 };
+pub use future::BoxFuture;
 pub use server::{
-    handler_fn, BoxFuture, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
+    handler_fn, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
     ServerOptions,
 };

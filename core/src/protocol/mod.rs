@@ -1,11 +1,16 @@
 //! Wire types only (serde), no behaviour. Field names match the 2025-11-25 and 2026-07-28 schemas
 //! exactly (`shared/spec/*/schema.json`).
+//!
+//! This is the bottom of the protocol layers: `server` and `client` both build on it (and on
+//! `jsonrpc`), and nothing here depends on either of them.
 
 mod content;
+pub mod envelope;
 mod types;
 pub mod version;
 
 pub use content::{CallToolResult, Content};
+pub use version::Era;
 pub use types::{
     Implementation, LoggingLevel, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
 };

@@ -21,9 +21,10 @@ use super::era::{self, Envelope};
 use super::handler::Outcome;
 use super::methods;
 use super::mrtr;
-use super::session::{Session, ERA_LEGACY, ERA_MODERN};
+use super::session::Session;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
+use crate::protocol::Era;
 use crate::transport::Outbound;
 
 /// The answer to one request, with where it was decided (transports map this to HTTP statuses).
@@ -166,7 +167,7 @@ impl Session {
         token: tokio_util::sync::CancellationToken,
     ) -> Reply {
         if era::has_claim(params.as_ref()) {
-            if self.era() == ERA_LEGACY {
+            if self.era() == Some(Era::Legacy) {
                 return Reply::pre(ErrorObject::invalid_request(
                     "a 2026-07-28 envelope on a connection that completed the initialize handshake",
                 ));
@@ -182,7 +183,7 @@ impl Session {
                 .dispatch(id, &method, params, sink, token, Some(Arc::new(env)))
                 .await;
             if let Ok(v) = &mut reply.result {
-                self.lock_era(ERA_MODERN);
+                self.lock_era(Era::Modern);
                 let opts = &self.server.inner.options;
                 if opts.stamp_server_info {
                     era::stamp_server_info(v, &opts.server_info);
@@ -190,7 +191,7 @@ impl Session {
             }
             return reply;
         }
-        if self.era() == ERA_MODERN {
+        if self.era() == Some(Era::Modern) {
             if method == "initialize" {
                 return Reply::pre(ErrorObject::method_not_found(&method));
             }

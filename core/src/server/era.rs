@@ -10,18 +10,13 @@ use crate::error::{codes, ErrorObject};
 use crate::protocol::version::MODERN_VERSIONS;
 use crate::protocol::LoggingLevel;
 
-/// The claim key.
-pub const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// Client capabilities (required).
-pub const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// Client info (optional).
-pub const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// Per-request log level (optional).
-pub const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-/// Server info in result `_meta`.
-pub const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// Subscription id on listen streams.
-pub const KEY_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+// The envelope's key names are wire vocabulary (protocol/envelope.rs); re-exported here, where
+// they were first published.
+pub use crate::protocol::envelope::{
+    KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL, KEY_PROTOCOL_VERSION, KEY_SERVER_INFO,
+    KEY_SUBSCRIPTION_ID,
+};
+pub(crate) use crate::protocol::envelope::has_claim;
 
 /// What a modern request says about its client. Handlers read the client ONLY from here.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,14 +29,6 @@ pub struct Envelope {
     pub client_info: Option<Value>,
     /// `logLevel`, when sent and known (an unknown level reads as absent).
     pub log_level: Option<LoggingLevel>,
-}
-
-/// True when the params claim the modern era.
-pub(crate) fn has_claim(params: Option<&Map<String, Value>>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(KEY_PROTOCOL_VERSION))
 }
 
 /// Parse and validate a claimed envelope.
@@ -164,15 +151,6 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap_or_default()
-    }
-
-    #[test]
-    fn claim_detection() {
-        assert!(has_claim(Some(&params(
-            json!({KEY_PROTOCOL_VERSION: "2026-07-28"})
-        ))));
-        assert!(!has_claim(Some(&params(json!({"progressToken": 1})))));
-        assert!(!has_claim(None));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{encode_notification, Id};
-use crate::protocol::LoggingLevel;
+use crate::protocol::{Era, LoggingLevel};
 use crate::transport::Outbound;
 
 /// What kind of connection a session serves.
@@ -27,9 +27,42 @@ pub enum SessionKind {
     HttpModern,
 }
 
-pub(crate) const ERA_OPEN: u8 = 0;
-pub(crate) const ERA_LEGACY: u8 = 1;
-pub(crate) const ERA_MODERN: u8 = 2;
+/// A connection's era lock (§0.2): open until the first successful era-distinctive message, then
+/// fixed for the connection's life. One atomic byte, so reading it on every request takes no lock.
+struct EraLock(AtomicU8);
+
+impl EraLock {
+    const OPEN: u8 = 0;
+
+    fn encode(era: Era) -> u8 {
+        match era {
+            Era::Legacy => 1,
+            Era::Modern => 2,
+        }
+    }
+
+    fn new(era: Option<Era>) -> Self {
+        Self(AtomicU8::new(era.map_or(Self::OPEN, Self::encode)))
+    }
+
+    fn get(&self) -> Option<Era> {
+        match self.0.load(Ordering::Acquire) {
+            1 => Some(Era::Legacy),
+            2 => Some(Era::Modern),
+            _ => None,
+        }
+    }
+
+    /// Lock `era` if the lock is still open; never flips an established era.
+    fn lock(&self, era: Era) {
+        let _ = self.0.compare_exchange(
+            Self::OPEN,
+            Self::encode(era),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+}
 
 /// Data the legacy handshake established.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +79,7 @@ type PendingTx = oneshot::Sender<Result<Value, ErrorObject>>;
 pub struct Session {
     pub(crate) server: Server,
     kind: SessionKind,
-    era: AtomicU8,
+    era: EraLock,
     initialized: AtomicBool,
     pub(crate) legacy: Mutex<LegacyState>,
     inflight: Mutex<HashMap<Id, (u64, CancellationToken)>>,
@@ -65,16 +98,12 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Session {
     pub(crate) fn new(server: Server, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Self> {
-        let era = if kind == SessionKind::HttpModern {
-            ERA_MODERN
-        } else {
-            ERA_OPEN
-        };
+        let era = (kind == SessionKind::HttpModern).then_some(Era::Modern);
         let key = server.inner.next_session_key();
         let s = Arc::new(Self {
             server,
             kind,
-            era: AtomicU8::new(era),
+            era: EraLock::new(era),
             initialized: AtomicBool::new(false),
             legacy: Mutex::new(LegacyState::default()),
             inflight: Mutex::new(HashMap::new()),
@@ -96,15 +125,14 @@ impl Session {
         self.kind
     }
 
-    pub(crate) fn era(&self) -> u8 {
-        self.era.load(Ordering::Acquire)
+    /// The connection's era, once locked (`None` while a stdio connection is still open to both).
+    pub(crate) fn era(&self) -> Option<Era> {
+        self.era.get()
     }
 
     /// Lock the era if it is still open; never flips an established era.
-    pub(crate) fn lock_era(&self, era: u8) {
-        let _ = self
-            .era
-            .compare_exchange(ERA_OPEN, era, Ordering::AcqRel, Ordering::Acquire);
+    pub(crate) fn lock_era(&self, era: Era) {
+        self.era.lock(era);
     }
 
     /// True once `initialize` succeeded.

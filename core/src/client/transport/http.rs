@@ -37,7 +37,7 @@ use crate::client::error::ClientError;
 use crate::client::peer::lock;
 use crate::client::ClientOptions;
 use crate::jsonrpc::{parse_frame, Id, ParsedFrame};
-use crate::server::era::KEY_PROTOCOL_VERSION;
+use crate::protocol::envelope::KEY_PROTOCOL_VERSION;
 
 /// HTTP-specific options.
 #[derive(Debug, Clone)]

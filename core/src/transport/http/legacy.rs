@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 
 use super::body::{self, Resp};
 use super::headers::{self, get_str, LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
-use super::respond::{self, Era, Pending};
+use super::respond::{self, Mode, Pending};
 use super::server::Shared;
 use super::sessions::{self, new_session_id, Entry};
 use super::sse;
@@ -129,7 +129,7 @@ pub(crate) async fn request(
                     "request id is already in flight",
                 );
             }
-            respond::json_reply(&id, &reply, &Era::Legacy(entry))
+            respond::json_reply(&id, &reply, &Mode::Legacy(entry))
         }
         Ok(fut) => {
             let p = Pending {
@@ -139,7 +139,7 @@ pub(crate) async fn request(
                 session,
                 close,
             };
-            respond::answer(shared, p, Era::Legacy(entry)).await
+            respond::answer(shared, p, Mode::Legacy(entry)).await
         }
     }
 }
@@ -240,7 +240,7 @@ async fn stateless(
         }
     }
     match session.start_request(id.clone(), method, params, sink) {
-        Err(reply) => respond::json_reply(&id, &reply, &Era::LegacyStateless),
+        Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),
         Ok(fut) => {
             let p = Pending {
                 id,
@@ -249,7 +249,7 @@ async fn stateless(
                 session,
                 close: tokio_util::sync::CancellationToken::new(),
             };
-            respond::answer(shared, p, Era::LegacyStateless).await
+            respond::answer(shared, p, Mode::LegacyStateless).await
         }
     }
 }

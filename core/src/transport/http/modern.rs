@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::body::{self, Resp};
 use super::headers;
 use super::listen;
-use super::respond::{self, Era, Pending};
+use super::respond::{self, Mode, Pending};
 use super::server::Shared;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
@@ -66,7 +66,7 @@ pub(crate) async fn request(
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
     match session.start_request(id.clone(), method, params, Arc::new(tx)) {
-        Err(reply) => respond::json_reply(&id, &reply, &Era::Modern),
+        Err(reply) => respond::json_reply(&id, &reply, &Mode::Modern),
         Ok(fut) => {
             let p = Pending {
                 id,
@@ -75,7 +75,7 @@ pub(crate) async fn request(
                 session,
                 close: tokio_util::sync::CancellationToken::new(),
             };
-            respond::answer(shared, p, Era::Modern).await
+            respond::answer(shared, p, Mode::Modern).await
         }
     }
 }
