@@ -6,6 +6,7 @@
 
 mod content;
 pub mod envelope;
+pub mod mcp_header;
 mod types;
 pub mod version;
 

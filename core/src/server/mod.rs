@@ -73,6 +73,17 @@ impl Server {
     ) -> Arc<Session> {
         Session::new(self.clone(), kind, sink)
     }
+    /// The `x-mcp-header` declarations of tool `name`, checked at registration (HTTP-14); `None`
+    /// for an unknown tool. Transports read the registry only through views like this one.
+    pub(crate) fn tool_param_headers(
+        &self,
+        name: &str,
+    ) -> Option<&[crate::protocol::mcp_header::ParamHeader]> {
+        self.inner
+            .registry
+            .tool(name)
+            .map(|t| t.param_headers.as_slice())
+    }
     /// Register a receiver of server changes (list changes, resource updates), held weakly:
     /// dropping the receiver unregisters it.
     pub fn add_change_sink(&self, sink: Weak<dyn ChangeSink>) {

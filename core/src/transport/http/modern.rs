@@ -19,6 +19,7 @@ use super::respond::{self, Mode, Pending};
 use super::server::Shared;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
+use crate::protocol::mcp_header;
 use crate::server::era;
 use crate::server::SessionKind;
 use crate::transport::NullOutbound;
@@ -45,15 +46,14 @@ pub(crate) async fn request(
         return listen::open(shared, id, params.as_ref());
     }
     let mut header_check = headers::check_name(h, &method, params.as_ref());
-    if header_check.is_ok() && method == "tools/call" {
+    if header_check.is_ok() && mcp_header::mirrors_arguments(&method) {
         let p = params.as_ref();
-        let schema = p
+        let decls = p
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
-            .and_then(|n| shared.server.inner.registry.tool(n))
-            .and_then(|t| t.def.get("inputSchema"));
-        if let Some(schema) = schema {
-            header_check = headers::check_params(h, schema, p.and_then(|p| p.get("arguments")));
+            .and_then(|n| shared.server.tool_param_headers(n));
+        if let Some(decls) = decls {
+            header_check = headers::check_params(h, decls, p.and_then(|p| p.get("arguments")));
         }
     }
     if let Err(e) = header_check {
