@@ -6,6 +6,7 @@ mod context;
 mod dispatch;
 pub mod era;
 mod handler;
+pub(crate) mod listen;
 mod methods;
 mod mrtr;
 mod pagination;

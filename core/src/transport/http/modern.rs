@@ -37,12 +37,7 @@ pub(crate) async fn request(
         return bad(e);
     }
     if method == "subscriptions/listen" {
-        // Core dispatch never sees listen requests, so validate the envelope here.
-        if let Err(e) = era::parse_envelope(params.as_ref()) {
-            return bad(e);
-        }
-    }
-    if method == "subscriptions/listen" {
+        // The answer is a long-lived stream, not a request/response exchange (SUB-05, HTTP-06).
         return listen::open(shared, id, params.as_ref());
     }
     let mut header_check = headers::check_name(h, &method, params.as_ref());
