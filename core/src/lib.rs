@@ -26,13 +26,13 @@ pub mod server;
 pub mod transport;
 
 pub use error::{ErrorObject, HandlerError};
+pub use future::BoxFuture;
 pub use jsonrpc::Id;
 pub use limits::Limits;
 pub use protocol::{
     CallToolResult, Content, Implementation, LoggingLevel, Prompt, PromptArgument, Resource,
     ResourceTemplate, Tool,
 };
-pub use future::BoxFuture;
 pub use server::{
     handler_fn, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
     ServerOptions,

@@ -11,7 +11,7 @@ mod types;
 pub mod version;
 
 pub use content::{CallToolResult, Content};
-pub use version::Era;
 pub use types::{
     Implementation, LoggingLevel, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
 };
+pub use version::Era;

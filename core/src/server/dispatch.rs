@@ -90,6 +90,21 @@ impl Session {
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
     ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
+        self.start_request_checked(id, method, params, sink, None)
+    }
+
+    /// [`Session::start_request`] for a modern request whose transport found its headers at
+    /// odds with the body (`Mcp-Name` / `Mcp-Param-*`, HTTP-10, HTTP-15: -32020). §0.7 answers
+    /// the envelope (-32602 / -32022) and a removed method (-32601) first, so `header_mismatch`
+    /// is answered after those checks, before any handler runs.
+    pub(crate) fn start_request_checked(
+        self: &Arc<Self>,
+        id: Id,
+        method: String,
+        params: Option<Map<String, Value>>,
+        sink: Arc<dyn Outbound>,
+        header_mismatch: Option<ErrorObject>,
+    ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
         if method.starts_with("notifications/") {
             return Err(Reply::pre(ErrorObject::method_not_found(&method)));
         }
@@ -114,7 +129,14 @@ impl Session {
                 seq,
             };
             let reply = this
-                .route(id.clone(), method, params, sink, token.clone())
+                .route(
+                    id.clone(),
+                    method,
+                    params,
+                    sink,
+                    token.clone(),
+                    header_mismatch,
+                )
                 .await;
             drop(guard);
             if cancellable && token.is_cancelled() {
@@ -165,6 +187,7 @@ impl Session {
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
         token: tokio_util::sync::CancellationToken,
+        header_mismatch: Option<ErrorObject>,
     ) -> Reply {
         if era::has_claim(params.as_ref()) {
             if self.era() == Some(Era::Legacy) {
@@ -178,6 +201,9 @@ impl Session {
             };
             if era::REMOVED_IN_MODERN.contains(&method.as_str()) {
                 return Reply::pre(ErrorObject::method_not_found(&method));
+            }
+            if let Some(e) = header_mismatch {
+                return Reply::pre(e);
             }
             let mut reply = self
                 .dispatch(id, &method, params, sink, token, Some(Arc::new(env)))

@@ -193,8 +193,10 @@ mod tests {
 
     #[test]
     fn sub06_only_advertised_types_are_honoured() {
-        let p = params(json!({"toolsListChanged": true, "resourcesListChanged": true,
-            "resourceSubscriptions": ["file:///a"]}));
+        let p = params(
+            json!({"toolsListChanged": true, "resourcesListChanged": true,
+            "resourceSubscriptions": ["file:///a"]}),
+        );
         let l = server().open_listen(Id::Num(3), Some(&p)).expect("open");
         // No tools are registered, so no tools capability; resources.listChanged is off.
         assert!(!l.wants(ServerChange::ToolsListChanged));

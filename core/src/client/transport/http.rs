@@ -204,7 +204,9 @@ impl HttpTransport {
             }
             if mcp_header::mirrors_arguments(method) {
                 if let Some(decls) = name.and_then(|n| lock(&self.tools).get(n).cloned()) {
-                    for (k, v) in mcp_header::param_headers(&decls, params.and_then(|p| p.get("arguments"))) {
+                    for (k, v) in
+                        mcp_header::param_headers(&decls, params.and_then(|p| p.get("arguments")))
+                    {
                         b = b.header(k, v);
                     }
                 }

@@ -32,8 +32,8 @@ mod sessions;
 mod sse;
 mod stream;
 
-pub use body::HttpBody;
 /// The `Mcp-Name` / `Mcp-Param-*` value decoder (HTTP-16), published here first.
 pub use crate::protocol::mcp_header::decode_value as decode_header_value;
+pub use body::HttpBody;
 pub use options::{AllowList, HttpOptions};
 pub use server::{serve, HttpListener, HttpService};

@@ -4,8 +4,8 @@
 //!
 //! Check order (§0.7): header version/method vs body (-32020) → envelope (-32602 / -32022) →
 //! removed or unknown method (-32601, 404) → `Mcp-Name` (-32020) → `Mcp-Param-*` (-32020) →
-//! dispatch. Envelope and method checks run inside core dispatch on the happy path; a header
-//! failure first asks the envelope, so precedence is kept without validating twice.
+//! dispatch. The header comparisons are made here; the envelope and method checks, and the
+//! precedence between them and a header mismatch, are core dispatch's.
 
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value};
@@ -20,7 +20,6 @@ use super::server::Shared;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
 use crate::protocol::mcp_header;
-use crate::server::era;
 use crate::server::SessionKind;
 use crate::transport::NullOutbound;
 
@@ -51,16 +50,15 @@ pub(crate) async fn request(
             header_check = headers::check_params(h, decls, p.and_then(|p| p.get("arguments")));
         }
     }
-    if let Err(e) = header_check {
-        // Envelope errors (-32602 / -32022) come first (§0.7 step 4 before 7 and 9). On the
-        // happy path core validates the envelope once, during dispatch.
-        return bad(era::parse_envelope(params.as_ref()).err().unwrap_or(e));
-    }
+    // A header mismatch is answered by the session after its envelope checks (§0.7: -32602 /
+    // -32022 come before -32020), so the envelope is parsed in one place, during dispatch.
     let session = shared
         .server
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
-    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
+    let started =
+        session.start_request_checked(id.clone(), method, params, Arc::new(tx), header_check.err());
+    match started {
         Err(reply) => respond::json_reply(&id, &reply, &Mode::Modern),
         Ok(fut) => {
             let p = Pending {

@@ -213,7 +213,12 @@ enum Decided {
 
 /// A legacy request, in its own task: decide JSON or SSE, hand the response head to the HTTP
 /// side through `answer`, then keep the request running whatever happens to the connection.
-async fn legacy_task(shared: Arc<Shared>, p: Pending, mode: Mode, mut answer: oneshot::Sender<Resp>) {
+async fn legacy_task(
+    shared: Arc<Shared>,
+    p: Pending,
+    mode: Mode,
+    mut answer: oneshot::Sender<Resp>,
+) {
     let Pending {
         id,
         mut fut,
