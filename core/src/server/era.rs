@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{codes, ErrorObject};
-use crate::protocol::version::MODERN_VERSIONS;
+use crate::protocol::version::{is_modern, MODERN_VERSIONS};
 use crate::protocol::LoggingLevel;
 
 // The envelope's key names are wire vocabulary (protocol/envelope.rs); re-exported here, where
@@ -133,6 +133,52 @@ pub(crate) fn missing_envelope() -> ErrorObject {
     .with_data(json!({"invalidKeys": [KEY_PROTOCOL_VERSION, KEY_CLIENT_CAPABILITIES]}))
 }
 
+/// Which era path serves a message that arrived with a transport-level version claim (HTTP's
+/// `MCP-Protocol-Version` header, HTTP-11).
+#[derive(Debug)]
+pub(crate) enum Route {
+    /// The modern path (the envelope is validated during dispatch).
+    Modern,
+    /// The legacy handshake path.
+    Legacy,
+    /// Neither: answer this error before any session is touched.
+    Refuse(ErrorObject),
+}
+
+/// §0.2 for one request: the envelope decides. Without one, a modern version claimed by the
+/// transport never falls back to legacy (§0.2.3, -32602 naming the missing keys), and a server
+/// that does not serve the legacy era names the versions it serves (§0.2.6, -32022).
+pub(crate) fn route_request(
+    params: Option<&Map<String, Value>>,
+    transport_version: Option<&str>,
+    legacy_served: bool,
+) -> Route {
+    if has_claim(params) {
+        return Route::Modern;
+    }
+    if !legacy_served {
+        return Route::Refuse(unsupported_version(transport_version.unwrap_or("")));
+    }
+    if transport_version.is_some_and(is_modern) {
+        return Route::Refuse(missing_envelope());
+    }
+    Route::Legacy
+}
+
+/// §0.2 for one notification: modern when it carries the claim, when the transport claims a
+/// modern version, or when the legacy era is not served (a notification is never refused).
+pub(crate) fn route_notification(
+    params: Option<&Map<String, Value>>,
+    transport_version: Option<&str>,
+    legacy_served: bool,
+) -> Route {
+    if has_claim(params) || transport_version.is_some_and(is_modern) || !legacy_served {
+        Route::Modern
+    } else {
+        Route::Legacy
+    }
+}
+
 /// Methods removed in the modern era (REQUIREMENTS §0.4).
 pub(crate) const REMOVED_IN_MODERN: &[&str] = &[
     "initialize",
@@ -151,6 +197,41 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn s02_routes_by_envelope_then_transport_claim() {
+        let modern = params(json!({KEY_PROTOCOL_VERSION: "2026-07-28"}));
+        let plain = params(json!({}));
+        let code = |r: Route| match r {
+            Route::Refuse(e) => Some(e.code),
+            _ => None,
+        };
+        assert!(matches!(
+            route_request(Some(&modern), None, true),
+            Route::Modern
+        ));
+        assert!(matches!(
+            route_request(Some(&plain), Some("2025-06-18"), true),
+            Route::Legacy
+        ));
+        assert_eq!(
+            code(route_request(Some(&plain), Some("2026-07-28"), true)),
+            Some(-32602)
+        );
+        assert_eq!(code(route_request(Some(&plain), None, false)), Some(-32022));
+        assert!(matches!(
+            route_notification(Some(&plain), Some("2026-07-28"), true),
+            Route::Modern
+        ));
+        assert!(matches!(
+            route_notification(Some(&plain), None, true),
+            Route::Legacy
+        ));
+        assert!(matches!(
+            route_notification(Some(&plain), None, false),
+            Route::Modern
+        ));
     }
 
     #[test]
