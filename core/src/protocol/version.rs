@@ -19,6 +19,8 @@ pub const LATEST_LEGACY: &str = "2025-11-25";
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 /// The newest modern version.
 pub const LATEST_MODERN: &str = "2026-07-28";
+/// The version a Streamable HTTP request without `MCP-Protocol-Version` is read as (HTTP-11).
+pub const HTTP_DEFAULT_VERSION: &str = "2025-03-26";
 /// The only version in which JSON-RPC batches were allowed (JR-06).
 pub const BATCH_VERSION: &str = "2025-03-26";
 /// The first stateless version: the era boundary (§0.1).

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{encode_notification, Id};
+use crate::protocol::version::{is_legacy_supported, HTTP_DEFAULT_VERSION};
 use crate::protocol::{Era, LoggingLevel};
 use crate::transport::Outbound;
 
@@ -25,6 +26,11 @@ pub enum SessionKind {
     HttpLegacy,
     /// One modern HTTP request (stateless; never reads or creates legacy state).
     HttpModern,
+    /// One legacy Streamable HTTP request served without a session (`HttpOptions::
+    /// stateless_legacy`): no `Mcp-Session-Id`, nothing kept between requests. It is initialized
+    /// by this mode, at the version the request's transport names, never by a handshake of its
+    /// own (see [`Server::stateless_legacy_session`]).
+    HttpStatelessLegacy,
 }
 
 /// A connection's era lock (§0.2): open until the first successful era-distinctive message, then
@@ -256,7 +262,10 @@ impl Session {
     /// (SUB-05); stdio answers `subscriptions/listen` with -32601 and discovery strips
     /// `listChanged`/`subscribe` there.
     pub(crate) fn supports_listen(&self) -> bool {
-        matches!(self.kind, SessionKind::HttpLegacy | SessionKind::HttpModern)
+        matches!(
+            self.kind,
+            SessionKind::HttpLegacy | SessionKind::HttpStatelessLegacy | SessionKind::HttpModern
+        )
     }
 
     /// True when this connection can carry server→client requests tied to a request (stdio and
@@ -268,6 +277,47 @@ impl Session {
     /// The session-wide log level set by `logging/setLevel`.
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         lock(&self.legacy).log_level
+    }
+}
+
+impl Server {
+    /// The session for one stateless legacy HTTP request ([`SessionKind::HttpStatelessLegacy`]).
+    ///
+    /// An `initialize` runs on a fresh session as usual and is forgotten with it. Any other
+    /// request runs on a session that this mode initializes at `transport_version` (HTTP-11: a
+    /// request without one reads as 2025-03-26): the legacy era, that version, empty client
+    /// capabilities and no client info, since no client ever described itself.
+    ///
+    /// # Errors
+    /// -32600 when `transport_version` is not a handshake-era version this server speaks.
+    pub(crate) fn stateless_legacy_session(
+        &self,
+        method: &str,
+        transport_version: Option<&str>,
+        sink: Arc<dyn Outbound>,
+    ) -> Result<Arc<Session>, ErrorObject> {
+        if method == "initialize" {
+            return Ok(Session::new(
+                self.clone(),
+                SessionKind::HttpStatelessLegacy,
+                sink,
+            ));
+        }
+        let version = transport_version.unwrap_or(HTTP_DEFAULT_VERSION);
+        if !is_legacy_supported(version) {
+            return Err(ErrorObject::invalid_request(
+                "Unsupported MCP-Protocol-Version",
+            ));
+        }
+        let session = Session::new(self.clone(), SessionKind::HttpStatelessLegacy, sink);
+        {
+            let mut st = lock(&session.legacy);
+            st.protocol_version = Some(version.to_owned());
+            st.client_capabilities = Value::Object(serde_json::Map::new());
+        }
+        session.mark_initialized();
+        session.lock_era(Era::Legacy);
+        Ok(session)
     }
 }
 
@@ -284,4 +334,40 @@ pub(crate) enum Refused {
     Duplicate,
     /// `Limits::max_inflight` requests are already running (the cap is carried for the message).
     Busy(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::NullOutbound;
+
+    #[test]
+    fn stateless_legacy_sessions_are_initialized_by_mode() {
+        let server = Server::builder("t", "1").build().expect("server");
+        let s = server
+            .stateless_legacy_session("tools/list", Some("2025-06-18"), Arc::new(NullOutbound))
+            .expect("session");
+        assert_eq!(s.kind(), SessionKind::HttpStatelessLegacy);
+        assert!(s.is_legacy_initialized());
+        assert_eq!(s.era(), Some(Era::Legacy));
+        assert_eq!(s.negotiated_version().as_deref(), Some("2025-06-18"));
+        // No handshake happened, so nothing describes the client.
+        assert_eq!(lock(&s.legacy).client_info, Value::Null);
+        // HTTP-11: no version header reads as 2025-03-26 (the batch version).
+        let s = server
+            .stateless_legacy_session("tools/list", None, Arc::new(NullOutbound))
+            .expect("session");
+        assert!(s.allows_batch());
+        let e = server
+            .stateless_legacy_session("tools/list", Some("2026-07-28"), Arc::new(NullOutbound))
+            .err()
+            .expect("refused");
+        assert_eq!(e.code, crate::error::codes::INVALID_REQUEST);
+        // `initialize` runs its own handshake on a fresh session.
+        let s = server
+            .stateless_legacy_session("initialize", Some("bogus"), Arc::new(NullOutbound))
+            .expect("session");
+        assert!(!s.is_legacy_initialized());
+        assert_eq!(s.era(), None);
+    }
 }

@@ -7,7 +7,8 @@
 //! SSE event has an id `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a
 //! bounded buffer.
 //! DELETE ends the session. Idle sessions are reaped; the session count is capped (503).
-//! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy`).
+//! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy` and
+//! [`crate::server::SessionKind::HttpStatelessLegacy`]).
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode};
@@ -26,7 +27,6 @@ use crate::error::{codes, ErrorObject};
 use crate::jsonrpc::Id;
 use crate::protocol::version::is_legacy_supported;
 use crate::server::SessionKind;
-use crate::transport::Outbound;
 
 fn err(status: StatusCode, id: Option<&Id>, code: i64, msg: &str) -> Resp {
     body::rpc_error(status, id, &ErrorObject::new(code, msg.to_owned()))
@@ -195,8 +195,8 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
     r
 }
 
-/// Stateless legacy mode: `initialize` is answered and forgotten; any other request runs on a
-/// fresh session whose handshake is replayed from the `MCP-Protocol-Version` header.
+/// Stateless legacy mode: each request runs on its own session, which the server initializes
+/// by mode (see [`crate::server::SessionKind::HttpStatelessLegacy`]); nothing is kept.
 async fn stateless(
     shared: &Arc<Shared>,
     h: &HeaderMap,
@@ -204,42 +204,16 @@ async fn stateless(
     method: String,
     params: Option<Map<String, Value>>,
 ) -> Resp {
-    let session = shared.server.new_session(
-        SessionKind::HttpLegacy,
+    let session = match shared.server.stateless_legacy_session(
+        &method,
+        get_str(h, PROTOCOL_VERSION),
         Arc::new(crate::transport::NullOutbound),
-    );
+    ) {
+        Ok(s) => s,
+        Err(e) => return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
+    };
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
-    let sink: Arc<dyn Outbound> = Arc::new(tx);
-    if method != "initialize" {
-        let version = get_str(h, PROTOCOL_VERSION).unwrap_or("2025-03-26");
-        if !is_legacy_supported(version) {
-            return err(
-                StatusCode::BAD_REQUEST,
-                Some(&id),
-                codes::INVALID_REQUEST,
-                "Unsupported MCP-Protocol-Version",
-            );
-        }
-        let init = serde_json::json!({"protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "stateless-http", "version": "0"}});
-        let handshake = session
-            .handle_request(
-                Id::Num(0),
-                "initialize".into(),
-                init.as_object().cloned(),
-                sink.clone(),
-            )
-            .await;
-        if handshake.is_none_or(|r| r.result.is_err()) {
-            return err(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Some(&id),
-                codes::INTERNAL_ERROR,
-                "Internal error",
-            );
-        }
-    }
-    match session.start_request(id.clone(), method, params, sink) {
+    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
         Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),
         Ok(fut) => {
             let p = Pending {
