@@ -173,9 +173,9 @@ impl Session {
                     self.cancel_request(&id);
                 }
             }
-            "notifications/initialized"
-            | "notifications/roots/list_changed"
-            | "notifications/progress" => {}
+            // LC-01: the client's half of the handshake.
+            "notifications/initialized" => self.mark_handshake_complete(),
+            "notifications/roots/list_changed" | "notifications/progress" => {}
             other => tracing::debug!(method = other, "ignoring notification"),
         }
     }

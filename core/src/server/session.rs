@@ -87,6 +87,8 @@ pub struct Session {
     kind: SessionKind,
     era: EraLock,
     initialized: AtomicBool,
+    /// The client sent `notifications/initialized` (LC-01).
+    handshake_complete: AtomicBool,
     pub(crate) legacy: Mutex<LegacyState>,
     inflight: Mutex<HashMap<Id, (u64, CancellationToken)>>,
     seq: AtomicU64,
@@ -111,6 +113,7 @@ impl Session {
             kind,
             era: EraLock::new(era),
             initialized: AtomicBool::new(false),
+            handshake_complete: AtomicBool::new(false),
             legacy: Mutex::new(LegacyState::default()),
             inflight: Mutex::new(HashMap::new()),
             seq: AtomicU64::new(1),
@@ -150,6 +153,15 @@ impl Session {
         self.initialized
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
+    }
+
+    /// True once the client sent `notifications/initialized`, completing the handshake (LC-01).
+    pub(crate) fn is_handshake_complete(&self) -> bool {
+        self.handshake_complete.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_handshake_complete(&self) {
+        self.handshake_complete.store(true, Ordering::Release);
     }
 
     /// The negotiated legacy version, once initialized.
