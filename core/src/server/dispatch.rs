@@ -22,10 +22,10 @@ use super::handler::Outcome;
 use super::methods;
 use super::mrtr;
 use super::session::Session;
+use super::Outbound;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
 use crate::protocol::Era;
-use crate::transport::Outbound;
 
 /// The answer to one request, with where it was decided (transports map this to HTTP statuses).
 #[derive(Debug, Clone)]

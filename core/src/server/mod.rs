@@ -9,6 +9,7 @@ mod handler;
 pub(crate) mod listen;
 mod methods;
 mod mrtr;
+mod outbound;
 mod pagination;
 mod peer;
 mod registry;
@@ -21,6 +22,7 @@ pub use dispatch::{encode_reply, Reply};
 pub use era::Envelope;
 pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
 pub use mrtr::{RequestStateOptions, INVALID_STATE_MESSAGE};
+pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
@@ -67,11 +69,7 @@ impl Server {
         &self.inner.options.limits
     }
     /// Open a new connection-scoped session whose unrelated messages go to `sink`.
-    pub fn new_session(
-        &self,
-        kind: SessionKind,
-        sink: Arc<dyn crate::transport::Outbound>,
-    ) -> Arc<Session> {
+    pub fn new_session(&self, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Session> {
         Session::new(self.clone(), kind, sink)
     }
     /// The `x-mcp-header` declarations of tool `name`, checked at registration (HTTP-14); `None`

@@ -9,12 +9,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::Outbound;
 use super::Server;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{encode_notification, Id};
 use crate::protocol::version::{is_legacy_supported, HTTP_DEFAULT_VERSION};
 use crate::protocol::{Era, LoggingLevel};
-use crate::transport::Outbound;
 
 /// What kind of connection a session serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,7 +351,7 @@ pub(crate) enum Refused {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::NullOutbound;
+    use crate::server::NullOutbound;
 
     #[test]
     fn stateless_legacy_sessions_are_initialized_by_mode() {

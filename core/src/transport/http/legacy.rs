@@ -100,8 +100,9 @@ pub(crate) async fn request(
     if shared.opts.stateless_legacy {
         return stateless(shared, h, id, method, params).await;
     }
+    // LHTTP-02: `initialize` without a session id is what mints a session.
     if method == "initialize" && h.get(SESSION_ID).is_none() {
-        return initialize(shared, id, params).await;
+        return initialize(shared, id, method, params).await;
     }
     let entry = match lookup(shared, h, Some(&id)) {
         Ok(e) => e,
@@ -144,7 +145,12 @@ pub(crate) async fn request(
     }
 }
 
-async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Value>>) -> Resp {
+async fn initialize(
+    shared: &Arc<Shared>,
+    id: Id,
+    method: String,
+    params: Option<Map<String, Value>>,
+) -> Resp {
     if shared.sessions.len() >= shared.opts.max_sessions {
         return err(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -157,7 +163,7 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
     let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
     let (tx, _rx) = mpsc::channel::<Vec<u8>>(1);
     let reply = session
-        .handle_request(id.clone(), "initialize".into(), params, Arc::new(tx))
+        .handle_request(id.clone(), method, params, Arc::new(tx))
         .await;
     let Some(reply) = reply else {
         return body::status(StatusCode::SERVICE_UNAVAILABLE);
