@@ -1,8 +1,11 @@
-//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01) and the
+//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01), the era
+//! routing of a message that also carries a transport-level version claim (§0.2), and the
 //! `serverInfo` stamp on modern results (META-02).
 //!
 //! A request is modern iff `params._meta` carries `io.modelcontextprotocol/protocolVersion`
 //! (the claim key). A claimed envelope must be complete and well-typed; its version must be served.
+//! `parse_envelope` is the one envelope parser: every transport reaches it through dispatch
+//! (or `subscriptions/listen`'s opening), never on its own.
 
 use serde_json::{json, Map, Value};
 

@@ -1,5 +1,11 @@
 //! The server side: builder and registry, the handler seam, the request context, per-connection
-//! sessions and era-aware dispatch.
+//! sessions and era-aware dispatch, `subscriptions/listen` (`listen`), and the [`Outbound`] seam
+//! transports implement.
+//!
+//! Transports reach the server through its public API and a few crate-internal views
+//! (`Server::tool_param_headers`, `Server::open_listen`, `Server::stateless_legacy_session`,
+//! `era::route_request`); they never read its internals. The server depends on `protocol`,
+//! `jsonrpc` and `schema` below it, never on `client` or a transport.
 
 mod builder;
 mod context;

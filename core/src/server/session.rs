@@ -29,7 +29,7 @@ pub enum SessionKind {
     /// One legacy Streamable HTTP request served without a session (`HttpOptions::
     /// stateless_legacy`): no `Mcp-Session-Id`, nothing kept between requests. It is initialized
     /// by this mode, at the version the request's transport names, never by a handshake of its
-    /// own (see [`Server::stateless_legacy_session`]).
+    /// own (see `Server::stateless_legacy_session`).
     HttpStatelessLegacy,
 }
 

@@ -1,7 +1,7 @@
 //! Legacy Streamable HTTP sessions (2025-03-26 … 2025-11-25; REQUIREMENTS LHTTP-01…09).
 //!
 //! `initialize` mints a cryptographically random `Mcp-Session-Id`; each session is one core
-//! [`Session`] of kind `HttpLegacy`. Later requests need the id (missing → 400, unknown → 404).
+//! [`Session`](crate::server::Session) of kind `HttpLegacy`. Later requests need the id (missing → 400, unknown → 404).
 //! POSTed responses and notifications → 202. GET opens the standalone stream (one reader at a
 //! time → 409, whether opened or resumed), which carries the session's unrelated messages. Every
 //! SSE event has an id `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a
