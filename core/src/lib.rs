@@ -15,6 +15,7 @@
 
 pub mod client;
 pub mod error;
+mod future;
 pub mod jsonrpc;
 pub mod limits;
 pub mod options;
@@ -25,6 +26,7 @@ pub mod server;
 pub mod transport;
 
 pub use error::{ErrorObject, HandlerError};
+pub use future::BoxFuture;
 pub use jsonrpc::Id;
 pub use limits::Limits;
 pub use protocol::{
@@ -32,6 +34,6 @@ pub use protocol::{
     ResourceTemplate, Tool,
 };
 pub use server::{
-    handler_fn, BoxFuture, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
+    handler_fn, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
     ServerOptions,
 };

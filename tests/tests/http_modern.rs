@@ -207,6 +207,58 @@ async fn http10_header_mismatches_are_400_32020() {
     assert_eq!(ex.status, 200);
 }
 
+/// §0.7 order: an envelope error (-32602 / -32022, step 4) is answered before a `Mcp-Name` or
+/// `Mcp-Param-*` mismatch (-32020, steps 7 and 9) on the same request.
+#[tokio::test]
+async fn s07_envelope_errors_precede_header_mismatches() {
+    let f = Fixture::start().await;
+    let c = f.client();
+    let incomplete = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "x"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+    let ex = c
+        .post(
+            &modern_headers("tools/call", Some("other")),
+            &incomplete,
+            Era::Modern,
+        )
+        .await;
+    assert_eq!((ex.status, ex.code()), (400, Some(-32602)));
+    let unsupported = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "region", "arguments": {"region": "eu"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let mut h = modern_headers("tools/call", Some("region"));
+    set(&mut h, "MCP-Protocol-Version", Some("2099-01-01"));
+    let ex = c.post(&h, &unsupported, Era::Modern).await;
+    assert_eq!((ex.status, ex.code()), (400, Some(-32022)));
+    // The same requests with a complete envelope get the header mismatch.
+    let ex = c
+        .post(
+            &modern_headers("tools/call", Some("other")),
+            &call(
+                3,
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "x"}}),
+            ),
+            Era::Modern,
+        )
+        .await;
+    assert_eq!((ex.status, ex.code()), (400, Some(-32020)));
+    let ex = c
+        .post(
+            &modern_headers("tools/call", Some("region")),
+            &call(
+                4,
+                "tools/call",
+                json!({"name": "region", "arguments": {"region": "eu"}}),
+            ),
+            Era::Modern,
+        )
+        .await;
+    assert_eq!((ex.status, ex.code()), (400, Some(-32020)));
+}
+
 #[tokio::test]
 async fn http15_mcp_param_headers_are_verified() {
     let f = Fixture::start().await;

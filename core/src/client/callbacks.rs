@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::options::ClientOptions;
 use crate::error::ErrorObject;
-use crate::server::BoxFuture;
+use crate::future::BoxFuture;
 
 /// A handler for one server→client method: params in, result (or JSON-RPC error) out.
 pub trait ClientHandler: Send + Sync + 'static {

@@ -47,11 +47,11 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use crate::error::codes;
-use crate::protocol::version::MODERN_VERSIONS;
-use crate::protocol::{Implementation, LoggingLevel};
-use crate::server::era::{
+use crate::protocol::envelope::{
     KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL, KEY_PROTOCOL_VERSION, KEY_SERVER_INFO,
 };
+use crate::protocol::version::MODERN_VERSIONS;
+use crate::protocol::{Implementation, LoggingLevel};
 use peer::{lock, Peer, RequestSpec};
 use transport::{ClientTransport, Inbound, WireState};
 

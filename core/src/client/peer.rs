@@ -20,7 +20,7 @@ use super::error::ClientError;
 use super::options::ProgressFn;
 use super::transport::{ClientTransport, Inbound, OutMsg, WireState};
 use crate::jsonrpc::{classify, Id, Incoming};
-use crate::server::era::KEY_SUBSCRIPTION_ID;
+use crate::protocol::envelope::KEY_SUBSCRIPTION_ID;
 
 type PendingTx = oneshot::Sender<Result<Value, ClientError>>;
 

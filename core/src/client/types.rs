@@ -4,15 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// Which era a connection speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Era {
-    /// The `initialize` handshake (2024-11-05 … 2025-11-25).
-    Legacy,
-    /// The stateless era (2026-07-28): `server/discover` and the per-request envelope.
-    Modern,
-}
+pub use crate::protocol::Era;
 
 /// What the connection negotiated.
 #[derive(Debug, Clone)]

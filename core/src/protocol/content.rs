@@ -78,9 +78,3 @@ impl CallToolResult {
         serde_json::to_value(self).unwrap_or_else(|_| json!({"content": []}))
     }
 }
-
-impl From<CallToolResult> for crate::server::Outcome {
-    fn from(r: CallToolResult) -> Self {
-        crate::server::Outcome::Complete(r.into_value())
-    }
-}

@@ -1,4 +1,15 @@
-//! Protocol versions (REQUIREMENTS §0.1).
+//! Protocol versions and the two eras they fall into (REQUIREMENTS §0.1).
+
+/// Which era a connection (or one request) speaks. The server's per-connection era lock and the
+/// client's negotiated era are both this type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Era {
+    /// The `initialize` handshake (2024-11-05 … 2025-11-25).
+    Legacy,
+    /// The stateless era (2026-07-28): `server/discover` and the per-request envelope.
+    Modern,
+}
 
 /// Versions the `initialize` handshake negotiates, oldest first.
 pub const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -8,6 +19,8 @@ pub const LATEST_LEGACY: &str = "2025-11-25";
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 /// The newest modern version.
 pub const LATEST_MODERN: &str = "2026-07-28";
+/// The version a Streamable HTTP request without `MCP-Protocol-Version` is read as (HTTP-11).
+pub const HTTP_DEFAULT_VERSION: &str = "2025-03-26";
 /// The only version in which JSON-RPC batches were allowed (JR-06).
 pub const BATCH_VERSION: &str = "2025-03-26";
 /// The first stateless version: the era boundary (§0.1).

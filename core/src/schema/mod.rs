@@ -6,8 +6,6 @@
 
 use serde_json::Value;
 
-pub(crate) mod mcp_header;
-
 /// Deepest accepted schema nesting.
 pub const MAX_SCHEMA_DEPTH: usize = 64;
 /// Most subschemas (objects) in one schema.

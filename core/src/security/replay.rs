@@ -24,7 +24,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::sealing::NONCE_LEN;
-use crate::server::BoxFuture;
+use crate::future::BoxFuture;
 
 /// Default number of states the in-process cache remembers at once (about 5 MB when full).
 pub const DEFAULT_CAPACITY: usize = 100_000;

@@ -12,7 +12,7 @@ use super::session::{lock, Session};
 use super::uri_template::UriTemplate;
 use super::Server;
 use crate::limits::Limits;
-use crate::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::protocol::{mcp_header, Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema;
 use crate::security::{KeyRing, ReplayGuard, Sealer};
 
@@ -259,12 +259,15 @@ impl ServerBuilder {
                 })
             }
         };
-        if let Err(reason) = schema::mcp_header::check(&tool.input_schema) {
-            return self.errors.push(BuildError::McpHeader {
-                tool: tool.name,
-                reason,
-            });
-        }
+        let param_headers = match mcp_header::declarations(&tool.input_schema) {
+            Ok(d) => d,
+            Err(reason) => {
+                return self.errors.push(BuildError::McpHeader {
+                    tool: tool.name,
+                    reason,
+                })
+            }
+        };
         let output = match tool
             .output_schema
             .as_ref()
@@ -307,6 +310,7 @@ impl ServerBuilder {
             legacy_def,
             input,
             output,
+            param_headers,
             handler,
         });
     }

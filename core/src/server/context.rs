@@ -6,10 +6,10 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 use super::era::Envelope;
 use super::session::{lock, Session};
+use super::Outbound;
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::jsonrpc::{encode_notification, Id};
 use crate::protocol::LoggingLevel;
-use crate::transport::Outbound;
 
 pub(crate) struct CtxInner {
     pub id: Id,

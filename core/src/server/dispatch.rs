@@ -22,10 +22,11 @@ use super::era::{self, Envelope};
 use super::handler::Outcome;
 use super::methods;
 use super::mrtr;
-use super::session::{Session, ERA_LEGACY, ERA_MODERN};
+use super::session::Session;
+use super::Outbound;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
-use crate::transport::Outbound;
+use crate::protocol::Era;
 
 /// The answer to one request, with where it was decided (transports map this to HTTP statuses).
 #[derive(Debug, Clone)]
@@ -90,6 +91,21 @@ impl Session {
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
     ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
+        self.start_request_checked(id, method, params, sink, None)
+    }
+
+    /// [`Session::start_request`] for a modern request whose transport found its headers at
+    /// odds with the body (`Mcp-Name` / `Mcp-Param-*`, HTTP-10, HTTP-15: -32020). §0.7 answers
+    /// the envelope (-32602 / -32022) and a removed method (-32601) first, so `header_mismatch`
+    /// is answered after those checks, before any handler runs.
+    pub(crate) fn start_request_checked(
+        self: &Arc<Self>,
+        id: Id,
+        method: String,
+        params: Option<Map<String, Value>>,
+        sink: Arc<dyn Outbound>,
+        header_mismatch: Option<ErrorObject>,
+    ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
         if method.starts_with("notifications/") {
             return Err(Reply::pre(ErrorObject::method_not_found(&method)));
         }
@@ -114,7 +130,14 @@ impl Session {
                 seq,
             };
             let reply = this
-                .route(id.clone(), method, params, sink, token.clone())
+                .route(
+                    id.clone(),
+                    method,
+                    params,
+                    sink,
+                    token.clone(),
+                    header_mismatch,
+                )
                 .await;
             drop(guard);
             if cancellable && token.is_cancelled() {
@@ -151,9 +174,9 @@ impl Session {
                     self.cancel_request(&id);
                 }
             }
-            "notifications/initialized"
-            | "notifications/roots/list_changed"
-            | "notifications/progress" => {}
+            // LC-01: the client's half of the handshake.
+            "notifications/initialized" => self.mark_handshake_complete(),
+            "notifications/roots/list_changed" | "notifications/progress" => {}
             other => tracing::debug!(method = other, "ignoring notification"),
         }
     }
@@ -165,9 +188,10 @@ impl Session {
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
         token: tokio_util::sync::CancellationToken,
+        header_mismatch: Option<ErrorObject>,
     ) -> Reply {
         if era::has_claim(params.as_ref()) {
-            if self.era() == ERA_LEGACY {
+            if self.era() == Some(Era::Legacy) {
                 return Reply::pre(ErrorObject::invalid_request(
                     "a 2026-07-28 envelope on a connection that completed the initialize handshake",
                 ));
@@ -179,11 +203,14 @@ impl Session {
             if era::REMOVED_IN_MODERN.contains(&method.as_str()) {
                 return Reply::pre(ErrorObject::method_not_found(&method));
             }
+            if let Some(e) = header_mismatch {
+                return Reply::pre(e);
+            }
             let mut reply = self
                 .dispatch(id, &method, params, sink, token, Some(Arc::new(env)))
                 .await;
             if let Ok(v) = &mut reply.result {
-                self.lock_era(ERA_MODERN);
+                self.lock_era(Era::Modern);
                 let opts = &self.server.inner.options;
                 if opts.stamp_server_info {
                     era::stamp_server_info(v, &opts.server_info);
@@ -191,7 +218,7 @@ impl Session {
             }
             return reply;
         }
-        if self.era() == ERA_MODERN {
+        if self.era() == Some(Era::Modern) {
             if method == "initialize" {
                 return Reply::pre(ErrorObject::method_not_found(&method));
             }

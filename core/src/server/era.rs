@@ -1,27 +1,25 @@
-//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01) and the
+//! The modern per-request envelope (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01), the era
+//! routing of a message that also carries a transport-level version claim (§0.2), and the
 //! `serverInfo` stamp on modern results (META-02).
 //!
 //! A request is modern iff `params._meta` carries `io.modelcontextprotocol/protocolVersion`
 //! (the claim key). A claimed envelope must be complete and well-typed; its version must be served.
+//! `parse_envelope` is the one envelope parser: every transport reaches it through dispatch
+//! (or `subscriptions/listen`'s opening), never on its own.
 
 use serde_json::{json, Map, Value};
 
 use crate::error::{codes, ErrorObject};
-use crate::protocol::version::MODERN_VERSIONS;
+use crate::protocol::version::{is_modern, MODERN_VERSIONS};
 use crate::protocol::LoggingLevel;
 
-/// The claim key.
-pub const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// Client capabilities (required).
-pub const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// Client info (optional).
-pub const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// Per-request log level (optional).
-pub const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-/// Server info in result `_meta`.
-pub const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// Subscription id on listen streams.
-pub const KEY_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+// The envelope's key names are wire vocabulary (protocol/envelope.rs); re-exported here, where
+// they were first published.
+pub(crate) use crate::protocol::envelope::has_claim;
+pub use crate::protocol::envelope::{
+    KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL, KEY_PROTOCOL_VERSION, KEY_SERVER_INFO,
+    KEY_SUBSCRIPTION_ID,
+};
 
 /// What a modern request says about its client. Handlers read the client ONLY from here.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,14 +32,6 @@ pub struct Envelope {
     pub client_info: Option<Value>,
     /// `logLevel`, when sent and known (an unknown level reads as absent).
     pub log_level: Option<LoggingLevel>,
-}
-
-/// True when the params claim the modern era.
-pub(crate) fn has_claim(params: Option<&Map<String, Value>>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(KEY_PROTOCOL_VERSION))
 }
 
 /// Parse and validate a claimed envelope.
@@ -146,6 +136,52 @@ pub(crate) fn missing_envelope() -> ErrorObject {
     .with_data(json!({"invalidKeys": [KEY_PROTOCOL_VERSION, KEY_CLIENT_CAPABILITIES]}))
 }
 
+/// Which era path serves a message that arrived with a transport-level version claim (HTTP's
+/// `MCP-Protocol-Version` header, HTTP-11).
+#[derive(Debug)]
+pub(crate) enum Route {
+    /// The modern path (the envelope is validated during dispatch).
+    Modern,
+    /// The legacy handshake path.
+    Legacy,
+    /// Neither: answer this error before any session is touched.
+    Refuse(ErrorObject),
+}
+
+/// §0.2 for one request: the envelope decides. Without one, a modern version claimed by the
+/// transport never falls back to legacy (§0.2.3, -32602 naming the missing keys), and a server
+/// that does not serve the legacy era names the versions it serves (§0.2.6, -32022).
+pub(crate) fn route_request(
+    params: Option<&Map<String, Value>>,
+    transport_version: Option<&str>,
+    legacy_served: bool,
+) -> Route {
+    if has_claim(params) {
+        return Route::Modern;
+    }
+    if !legacy_served {
+        return Route::Refuse(unsupported_version(transport_version.unwrap_or("")));
+    }
+    if transport_version.is_some_and(is_modern) {
+        return Route::Refuse(missing_envelope());
+    }
+    Route::Legacy
+}
+
+/// §0.2 for one notification: modern when it carries the claim, when the transport claims a
+/// modern version, or when the legacy era is not served (a notification is never refused).
+pub(crate) fn route_notification(
+    params: Option<&Map<String, Value>>,
+    transport_version: Option<&str>,
+    legacy_served: bool,
+) -> Route {
+    if has_claim(params) || transport_version.is_some_and(is_modern) || !legacy_served {
+        Route::Modern
+    } else {
+        Route::Legacy
+    }
+}
+
 /// Methods removed in the modern era (REQUIREMENTS §0.4).
 pub(crate) const REMOVED_IN_MODERN: &[&str] = &[
     "initialize",
@@ -167,12 +203,38 @@ mod tests {
     }
 
     #[test]
-    fn claim_detection() {
-        assert!(has_claim(Some(&params(
-            json!({KEY_PROTOCOL_VERSION: "2026-07-28"})
-        ))));
-        assert!(!has_claim(Some(&params(json!({"progressToken": 1})))));
-        assert!(!has_claim(None));
+    fn s02_routes_by_envelope_then_transport_claim() {
+        let modern = params(json!({KEY_PROTOCOL_VERSION: "2026-07-28"}));
+        let plain = params(json!({}));
+        let code = |r: Route| match r {
+            Route::Refuse(e) => Some(e.code),
+            _ => None,
+        };
+        assert!(matches!(
+            route_request(Some(&modern), None, true),
+            Route::Modern
+        ));
+        assert!(matches!(
+            route_request(Some(&plain), Some("2025-06-18"), true),
+            Route::Legacy
+        ));
+        assert_eq!(
+            code(route_request(Some(&plain), Some("2026-07-28"), true)),
+            Some(-32602)
+        );
+        assert_eq!(code(route_request(Some(&plain), None, false)), Some(-32022));
+        assert!(matches!(
+            route_notification(Some(&plain), Some("2026-07-28"), true),
+            Route::Modern
+        ));
+        assert!(matches!(
+            route_notification(Some(&plain), None, true),
+            Route::Legacy
+        ));
+        assert!(matches!(
+            route_notification(Some(&plain), None, false),
+            Route::Modern
+        ));
     }
 
     #[test]

@@ -7,13 +7,10 @@
 
 use serde_json::{Map, Value};
 use std::future::Future;
-use std::pin::Pin;
 
 use super::RequestContext;
 use crate::error::HandlerError;
-
-/// A boxed, `Send` future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::future::BoxFuture;
 
 /// The handler seam: object-safe, JSON-level.
 pub trait Handler: Send + Sync + 'static {
@@ -83,6 +80,12 @@ impl InputRequired {
 impl From<Value> for Outcome {
     fn from(v: Value) -> Self {
         Outcome::Complete(v)
+    }
+}
+
+impl From<crate::protocol::CallToolResult> for Outcome {
+    fn from(r: crate::protocol::CallToolResult) -> Self {
+        Outcome::Complete(r.into_value())
     }
 }
 

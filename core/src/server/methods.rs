@@ -8,10 +8,10 @@ use super::context::RequestContext;
 use super::era::KEY_SERVER_INFO;
 use super::handler::Outcome;
 use super::pagination;
-use super::session::{lock, Session, ERA_LEGACY};
+use super::session::{lock, Session};
 use crate::error::{codes, ErrorObject};
 use crate::protocol::version::{is_legacy_supported, LATEST_LEGACY, MODERN_VERSIONS};
-use crate::protocol::LoggingLevel;
+use crate::protocol::{Era, LoggingLevel};
 
 /// Methods the engine implements itself (custom registrations may not shadow them).
 pub(crate) const BUILT_IN: &[&str] = &[
@@ -93,7 +93,7 @@ pub(crate) fn initialize(
         st.client_info = p.get("clientInfo").cloned().unwrap_or(Value::Null);
         session.mark_initialized();
     }
-    session.lock_era(ERA_LEGACY);
+    session.lock_era(Era::Legacy);
     let inner = &session.server.inner;
     let mut result = json!({
         "protocolVersion": negotiated,
@@ -154,7 +154,7 @@ fn list(
 
 pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
     // Only handshake-era requests reach a legacy-locked session (modern ones are refused there).
-    let legacy = s.era() == ERA_LEGACY;
+    let legacy = s.era() == Some(Era::Legacy);
     list(
         s,
         s.server

@@ -1,5 +1,11 @@
 //! The server side: builder and registry, the handler seam, the request context, per-connection
-//! sessions and era-aware dispatch.
+//! sessions and era-aware dispatch, `subscriptions/listen` (`listen`), and the [`Outbound`] seam
+//! transports implement.
+//!
+//! Transports reach the server through its public API and a few crate-internal views
+//! (`Server::tool_param_headers`, `Server::open_listen`, `Server::stateless_legacy_session`,
+//! `era::route_request`); they never read its internals. The server depends on `protocol`,
+//! `jsonrpc` and `schema` below it, never on `client` or a transport.
 
 mod ask;
 mod builder;
@@ -7,8 +13,10 @@ mod context;
 mod dispatch;
 pub mod era;
 mod handler;
+pub(crate) mod listen;
 mod methods;
 mod mrtr;
+mod outbound;
 mod pagination;
 mod peer;
 mod registry;
@@ -21,6 +29,7 @@ pub use dispatch::{encode_reply, Reply};
 pub use era::Envelope;
 pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
 pub use mrtr::{RequestStateOptions, INVALID_STATE_MESSAGE};
+pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
@@ -67,12 +76,19 @@ impl Server {
         &self.inner.options.limits
     }
     /// Open a new connection-scoped session whose unrelated messages go to `sink`.
-    pub fn new_session(
-        &self,
-        kind: SessionKind,
-        sink: Arc<dyn crate::transport::Outbound>,
-    ) -> Arc<Session> {
+    pub fn new_session(&self, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Session> {
         Session::new(self.clone(), kind, sink)
+    }
+    /// The `x-mcp-header` declarations of tool `name`, checked at registration (HTTP-14); `None`
+    /// for an unknown tool. Transports read the registry only through views like this one.
+    pub(crate) fn tool_param_headers(
+        &self,
+        name: &str,
+    ) -> Option<&[crate::protocol::mcp_header::ParamHeader]> {
+        self.inner
+            .registry
+            .tool(name)
+            .map(|t| t.param_headers.as_slice())
     }
     /// Register a receiver of server changes (list changes, resource updates), held weakly:
     /// dropping the receiver unregisters it.

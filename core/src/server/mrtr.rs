@@ -578,7 +578,7 @@ mod tests {
             .options(|o| o.legacy_input_shim = shim)
             .build()
             .unwrap();
-        let sink: Arc<dyn crate::transport::Outbound> = Arc::new(crate::transport::NullOutbound);
+        let sink: Arc<dyn crate::server::Outbound> = Arc::new(crate::server::NullOutbound);
         let session = server.new_session(kind, sink.clone());
         RequestContext {
             inner: Arc::new(CtxInner {

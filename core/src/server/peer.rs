@@ -82,7 +82,7 @@ impl RequestContext {
         params: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<Value, PeerError> {
-        if self.is_modern() || self.session().era() == super::session::ERA_MODERN {
+        if self.is_modern() || self.session().era() == Some(crate::protocol::Era::Modern) {
             return Err(PeerError::NotAllowed);
         }
         if self.is_cancelled() {

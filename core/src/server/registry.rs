@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::handler::Handler;
 use super::uri_template::UriTemplate;
+use crate::protocol::mcp_header::ParamHeader;
 use crate::schema::Validator;
 
 pub(crate) struct ToolEntry {
@@ -15,6 +16,8 @@ pub(crate) struct ToolEntry {
     pub legacy_def: Option<Value>,
     pub input: Validator,
     pub output: Option<Validator>,
+    /// The `x-mcp-header` declarations of `inputSchema`, checked at registration (HTTP-14).
+    pub param_headers: Vec<ParamHeader>,
     pub handler: Arc<dyn Handler>,
 }
 

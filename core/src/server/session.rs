@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::Outbound;
 use super::Server;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{encode_notification, Id};
-use crate::protocol::LoggingLevel;
-use crate::transport::Outbound;
+use crate::protocol::version::{is_legacy_supported, HTTP_DEFAULT_VERSION};
+use crate::protocol::{Era, LoggingLevel};
 
 /// What kind of connection a session serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,11 +26,49 @@ pub enum SessionKind {
     HttpLegacy,
     /// One modern HTTP request (stateless; never reads or creates legacy state).
     HttpModern,
+    /// One legacy Streamable HTTP request served without a session (`HttpOptions::
+    /// stateless_legacy`): no `Mcp-Session-Id`, nothing kept between requests. It is initialized
+    /// by this mode, at the version the request's transport names, never by a handshake of its
+    /// own (see `Server::stateless_legacy_session`).
+    HttpStatelessLegacy,
 }
 
-pub(crate) const ERA_OPEN: u8 = 0;
-pub(crate) const ERA_LEGACY: u8 = 1;
-pub(crate) const ERA_MODERN: u8 = 2;
+/// A connection's era lock (§0.2): open until the first successful era-distinctive message, then
+/// fixed for the connection's life. One atomic byte, so reading it on every request takes no lock.
+struct EraLock(AtomicU8);
+
+impl EraLock {
+    const OPEN: u8 = 0;
+
+    fn encode(era: Era) -> u8 {
+        match era {
+            Era::Legacy => 1,
+            Era::Modern => 2,
+        }
+    }
+
+    fn new(era: Option<Era>) -> Self {
+        Self(AtomicU8::new(era.map_or(Self::OPEN, Self::encode)))
+    }
+
+    fn get(&self) -> Option<Era> {
+        match self.0.load(Ordering::Acquire) {
+            1 => Some(Era::Legacy),
+            2 => Some(Era::Modern),
+            _ => None,
+        }
+    }
+
+    /// Lock `era` if the lock is still open; never flips an established era.
+    fn lock(&self, era: Era) {
+        let _ = self.0.compare_exchange(
+            Self::OPEN,
+            Self::encode(era),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+}
 
 /// Data the legacy handshake established.
 #[derive(Debug, Clone, Default)]
@@ -46,8 +85,10 @@ type PendingTx = oneshot::Sender<Result<Value, ErrorObject>>;
 pub struct Session {
     pub(crate) server: Server,
     kind: SessionKind,
-    era: AtomicU8,
+    era: EraLock,
     initialized: AtomicBool,
+    /// The client sent `notifications/initialized` (LC-01).
+    handshake_complete: AtomicBool,
     pub(crate) legacy: Mutex<LegacyState>,
     inflight: Mutex<HashMap<Id, (u64, CancellationToken)>>,
     seq: AtomicU64,
@@ -65,17 +106,14 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Session {
     pub(crate) fn new(server: Server, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Self> {
-        let era = if kind == SessionKind::HttpModern {
-            ERA_MODERN
-        } else {
-            ERA_OPEN
-        };
+        let era = (kind == SessionKind::HttpModern).then_some(Era::Modern);
         let key = server.inner.next_session_key();
         let s = Arc::new(Self {
             server,
             kind,
-            era: AtomicU8::new(era),
+            era: EraLock::new(era),
             initialized: AtomicBool::new(false),
+            handshake_complete: AtomicBool::new(false),
             legacy: Mutex::new(LegacyState::default()),
             inflight: Mutex::new(HashMap::new()),
             seq: AtomicU64::new(1),
@@ -96,15 +134,14 @@ impl Session {
         self.kind
     }
 
-    pub(crate) fn era(&self) -> u8 {
-        self.era.load(Ordering::Acquire)
+    /// The connection's era, once locked (`None` while a stdio connection is still open to both).
+    pub(crate) fn era(&self) -> Option<Era> {
+        self.era.get()
     }
 
     /// Lock the era if it is still open; never flips an established era.
-    pub(crate) fn lock_era(&self, era: u8) {
-        let _ = self
-            .era
-            .compare_exchange(ERA_OPEN, era, Ordering::AcqRel, Ordering::Acquire);
+    pub(crate) fn lock_era(&self, era: Era) {
+        self.era.lock(era);
     }
 
     /// True once `initialize` succeeded.
@@ -116,6 +153,15 @@ impl Session {
         self.initialized
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
+    }
+
+    /// True once the client sent `notifications/initialized`, completing the handshake (LC-01).
+    pub(crate) fn is_handshake_complete(&self) -> bool {
+        self.handshake_complete.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_handshake_complete(&self) {
+        self.handshake_complete.store(true, Ordering::Release);
     }
 
     /// The negotiated legacy version, once initialized.
@@ -228,7 +274,10 @@ impl Session {
     /// (SUB-05); stdio answers `subscriptions/listen` with -32601 and discovery strips
     /// `listChanged`/`subscribe` there.
     pub(crate) fn supports_listen(&self) -> bool {
-        matches!(self.kind, SessionKind::HttpLegacy | SessionKind::HttpModern)
+        matches!(
+            self.kind,
+            SessionKind::HttpLegacy | SessionKind::HttpStatelessLegacy | SessionKind::HttpModern
+        )
     }
 
     /// True when this connection can carry server→client requests tied to a request (stdio and
@@ -240,6 +289,47 @@ impl Session {
     /// The session-wide log level set by `logging/setLevel`.
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         lock(&self.legacy).log_level
+    }
+}
+
+impl Server {
+    /// The session for one stateless legacy HTTP request ([`SessionKind::HttpStatelessLegacy`]).
+    ///
+    /// An `initialize` runs on a fresh session as usual and is forgotten with it. Any other
+    /// request runs on a session that this mode initializes at `transport_version` (HTTP-11: a
+    /// request without one reads as 2025-03-26): the legacy era, that version, empty client
+    /// capabilities and no client info, since no client ever described itself.
+    ///
+    /// # Errors
+    /// -32600 when `transport_version` is not a handshake-era version this server speaks.
+    pub(crate) fn stateless_legacy_session(
+        &self,
+        method: &str,
+        transport_version: Option<&str>,
+        sink: Arc<dyn Outbound>,
+    ) -> Result<Arc<Session>, ErrorObject> {
+        if method == "initialize" {
+            return Ok(Session::new(
+                self.clone(),
+                SessionKind::HttpStatelessLegacy,
+                sink,
+            ));
+        }
+        let version = transport_version.unwrap_or(HTTP_DEFAULT_VERSION);
+        if !is_legacy_supported(version) {
+            return Err(ErrorObject::invalid_request(
+                "Unsupported MCP-Protocol-Version",
+            ));
+        }
+        let session = Session::new(self.clone(), SessionKind::HttpStatelessLegacy, sink);
+        {
+            let mut st = lock(&session.legacy);
+            st.protocol_version = Some(version.to_owned());
+            st.client_capabilities = Value::Object(serde_json::Map::new());
+        }
+        session.mark_initialized();
+        session.lock_era(Era::Legacy);
+        Ok(session)
     }
 }
 
@@ -256,4 +346,40 @@ pub(crate) enum Refused {
     Duplicate,
     /// `Limits::max_inflight` requests are already running (the cap is carried for the message).
     Busy(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::NullOutbound;
+
+    #[test]
+    fn stateless_legacy_sessions_are_initialized_by_mode() {
+        let server = Server::builder("t", "1").build().expect("server");
+        let s = server
+            .stateless_legacy_session("tools/list", Some("2025-06-18"), Arc::new(NullOutbound))
+            .expect("session");
+        assert_eq!(s.kind(), SessionKind::HttpStatelessLegacy);
+        assert!(s.is_legacy_initialized());
+        assert_eq!(s.era(), Some(Era::Legacy));
+        assert_eq!(s.negotiated_version().as_deref(), Some("2025-06-18"));
+        // No handshake happened, so nothing describes the client.
+        assert_eq!(lock(&s.legacy).client_info, Value::Null);
+        // HTTP-11: no version header reads as 2025-03-26 (the batch version).
+        let s = server
+            .stateless_legacy_session("tools/list", None, Arc::new(NullOutbound))
+            .expect("session");
+        assert!(s.allows_batch());
+        let e = server
+            .stateless_legacy_session("tools/list", Some("2026-07-28"), Arc::new(NullOutbound))
+            .err()
+            .expect("refused");
+        assert_eq!(e.code, crate::error::codes::INVALID_REQUEST);
+        // `initialize` runs its own handshake on a fresh session.
+        let s = server
+            .stateless_legacy_session("initialize", Some("bogus"), Arc::new(NullOutbound))
+            .expect("session");
+        assert!(!s.is_legacy_initialized());
+        assert_eq!(s.era(), None);
+    }
 }

@@ -9,32 +9,5 @@ mod outq;
 mod spin;
 pub mod stdio;
 
-/// Where serialized outbound JSON-RPC messages go (a connection writer, or one request's stream).
-pub trait Outbound: Send + Sync + 'static {
-    /// Queue one serialized message without waiting. `false` when the queue is full or closed:
-    /// the message was dropped and the caller learns it (memory never grows without bound).
-    fn try_send(&self, frame: Vec<u8>) -> bool;
-
-    /// Ask the transport to close the stream carrying this request's messages now, without
-    /// ending the request (legacy Streamable HTTP SSE polling, LHTTP-04: the client resumes with
-    /// `Last-Event-ID` and gets the rest, including the response). `false` where the transport
-    /// has no such stream (stdio, modern HTTP).
-    fn close_stream(&self) -> bool {
-        false
-    }
-}
-
-impl Outbound for tokio::sync::mpsc::Sender<Vec<u8>> {
-    fn try_send(&self, frame: Vec<u8>) -> bool {
-        tokio::sync::mpsc::Sender::try_send(self, frame).is_ok()
-    }
-}
-
-/// A sink that drops everything (for sessions with no unrelated-message channel).
-pub struct NullOutbound;
-
-impl Outbound for NullOutbound {
-    fn try_send(&self, _frame: Vec<u8>) -> bool {
-        false
-    }
-}
+// The outbound seam is the server's (sessions write to it); transports implement it.
+pub use crate::server::{NullOutbound, Outbound};

@@ -30,14 +30,14 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::task::AbortHandle;
 
-use super::headers::{encode_value, param_headers, tool_param_headers, ParamHeader};
 use super::sse::SseParser;
 use super::{BoxFut, ClientTransport, Inbound, InboundTx, OutMsg, WireState};
 use crate::client::error::ClientError;
 use crate::client::peer::lock;
 use crate::client::ClientOptions;
 use crate::jsonrpc::{parse_frame, Id, ParsedFrame};
-use crate::server::era::KEY_PROTOCOL_VERSION;
+use crate::protocol::envelope::claimed_version;
+use crate::protocol::mcp_header::{self, ParamHeader};
 
 /// HTTP-specific options.
 #[derive(Debug, Clone)]
@@ -181,11 +181,7 @@ impl HttpTransport {
         };
         // The body decides the era of a request (its envelope); notifications follow the
         // connection's era.
-        let claimed = params
-            .and_then(|p| p.pointer("/_meta"))
-            .and_then(|m| m.get(KEY_PROTOCOL_VERSION))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let claimed = claimed_version(params.and_then(Value::as_object)).map(str::to_owned);
         let modern_version = claimed.or_else(|| {
             let st = lock(&self.state);
             if st.modern && matches!(msg, OutMsg::Notification { .. }) {
@@ -200,18 +196,17 @@ impl HttpTransport {
             .header(ACCEPT, "application/json, text/event-stream");
         if let (Some(_), Some(method)) = (&modern_version, method) {
             b = b.header("mcp-method", method);
-            let name = match method {
-                "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
-                "resources/read" => params.and_then(|p| p.get("uri")),
-                _ => None,
-            }
-            .and_then(Value::as_str);
+            let name = mcp_header::name_key(method)
+                .and_then(|k| params.and_then(|p| p.get(k)))
+                .and_then(Value::as_str);
             if let Some(n) = name {
-                b = b.header("mcp-name", encode_value(n));
+                b = b.header("mcp-name", mcp_header::encode_value(n));
             }
-            if method == "tools/call" {
+            if mcp_header::mirrors_arguments(method) {
                 if let Some(decls) = name.and_then(|n| lock(&self.tools).get(n).cloned()) {
-                    for (k, v) in param_headers(&decls, params.and_then(|p| p.get("arguments"))) {
+                    for (k, v) in
+                        mcp_header::param_headers(&decls, params.and_then(|p| p.get("arguments")))
+                    {
                         b = b.header(k, v);
                     }
                 }
@@ -624,7 +619,7 @@ impl ClientTransport for HttpTransport {
     }
 
     fn learn_tool(&self, name: &str, input_schema: &Value) -> Result<(), String> {
-        let decls = tool_param_headers(input_schema)?;
+        let decls = mcp_header::declarations(input_schema)?;
         let mut tools = lock(&self.tools);
         if decls.is_empty() {
             tools.remove(name);

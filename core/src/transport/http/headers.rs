@@ -1,14 +1,17 @@
 //! Header rules: `Accept` (406), `Content-Type` (415), and the modern header↔body checks:
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` from `x-mcp-header`
 //! declarations, with `=?base64?…?=` values decoded (HTTP-09, HTTP-10, HTTP-11, HTTP-14,
-//! HTTP-15, HTTP-16). Mismatches are 400 + -32020. `Origin`/`Host` live in `origin`.
+//! HTTP-15, HTTP-16). Mismatches are 400 + -32020. `Origin`/`Host` live in `origin`. Which
+//! param each header mirrors, the declarations and the value encoding are
+//! [`crate::protocol::mcp_header`]'s; this module only reads them off the `HeaderMap`.
 
-use base64::Engine;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value};
 
 use crate::error::{codes, ErrorObject};
+use crate::protocol::envelope::claimed_version;
+use crate::protocol::mcp_header::{self, decode_value, ParamHeader};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const METHOD: &str = "mcp-method";
@@ -16,44 +19,6 @@ pub(crate) const NAME: &str = "mcp-name";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
 pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 const PARAM_PREFIX: &str = "mcp-param-";
-
-/// Why a header value could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum HeaderValueError {
-    /// Characters outside visible ASCII, space and tab.
-    #[error("header value has invalid characters")]
-    InvalidCharacters,
-    /// A `=?base64?…?=` sentinel whose payload is not Base64 of UTF-8.
-    #[error("malformed base64 header value")]
-    MalformedBase64,
-}
-
-/// Decode one `Mcp-Name` / `Mcp-Param-*` value: plain visible ASCII as is, or the
-/// `=?base64?<base64(UTF-8)>?=` form decoded (HTTP-16).
-///
-/// # Errors
-/// See [`HeaderValueError`].
-pub fn decode_header_value(raw: &[u8]) -> Result<String, HeaderValueError> {
-    if !raw
-        .iter()
-        .all(|&b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
-    {
-        return Err(HeaderValueError::InvalidCharacters);
-    }
-    let s = std::str::from_utf8(raw).map_err(|_| HeaderValueError::InvalidCharacters)?;
-    // Only a value with both markers is encoded; anything else (e.g. a missing `?=`) is literal.
-    let Some(payload) = s
-        .strip_prefix("=?base64?")
-        .and_then(|rest| rest.strip_suffix("?="))
-    else {
-        return Ok(s.to_owned());
-    };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(payload)
-        .map_err(|_| HeaderValueError::MalformedBase64)?;
-    String::from_utf8(bytes).map_err(|_| HeaderValueError::MalformedBase64)
-}
 
 fn mismatch(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::new(codes::HEADER_MISMATCH, msg)
@@ -109,11 +74,7 @@ pub(crate) fn check_version_and_method(
     method: &str,
     params: Option<&Map<String, Value>>,
 ) -> Result<(), ErrorObject> {
-    let body_version = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(crate::server::era::KEY_PROTOCOL_VERSION))
-        .and_then(Value::as_str);
-    if let Some(bv) = body_version {
+    if let Some(bv) = claimed_version(params) {
         match h.get(PROTOCOL_VERSION) {
             None => {
                 return Err(mismatch(
@@ -140,7 +101,7 @@ pub(crate) fn check_version_and_method(
 fn decoded(h: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
     match h.get(name) {
         None => Ok(None),
-        Some(v) => decode_header_value(v.as_bytes())
+        Some(v) => decode_value(v.as_bytes())
             .map(Some)
             .map_err(|e| mismatch(format!("{name}: {e}"))),
     }
@@ -152,10 +113,8 @@ pub(crate) fn check_name(
     method: &str,
     params: Option<&Map<String, Value>>,
 ) -> Result<(), ErrorObject> {
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return Ok(()),
+    let Some(key) = mcp_header::name_key(method) else {
+        return Ok(());
     };
     let Some(body) = params.and_then(|p| p.get(key)).and_then(Value::as_str) else {
         // The body is malformed; per-method validation answers it (-32602).
@@ -172,69 +131,24 @@ pub(crate) fn check_name(
     }
 }
 
-/// One `x-mcp-header` declaration: header suffix, path to the argument, declared JSON type.
-struct ParamDecl {
-    header: String,
-    path: Vec<String>,
-}
-
-/// Declarations reachable purely via nested `properties` (HTTP-14).
-fn declarations(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamDecl>) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    for (k, sub) in props {
-        path.push(k.clone());
-        if let Some(hn) = sub.get("x-mcp-header").and_then(Value::as_str) {
-            out.push(ParamDecl {
-                header: format!("{PARAM_PREFIX}{}", hn.to_ascii_lowercase()),
-                path: path.clone(),
-            });
-        }
-        if path.len() < 32 {
-            declarations(sub, path, out);
-        }
-        path.pop();
-    }
-}
-
-fn matches(header: &str, v: &Value) -> bool {
-    match v {
-        Value::String(s) => s == header,
-        Value::Bool(b) => header == if *b { "true" } else { "false" },
-        Value::Number(n) => match (n.as_i64(), header.parse::<i64>()) {
-            (Some(a), Ok(b)) => a == b,
-            _ => n.to_string() == header,
-        },
-        _ => false,
-    }
-}
-
 /// Step 9: every `x-mcp-header` argument present in the body must be mirrored exactly, and a
 /// mirrored header must have its argument in the body (HTTP-15).
 pub(crate) fn check_params(
     h: &HeaderMap,
-    input_schema: &Value,
+    decls: &[ParamHeader],
     arguments: Option<&Value>,
 ) -> Result<(), ErrorObject> {
-    let mut decls = Vec::new();
-    declarations(input_schema, &mut Vec::new(), &mut decls);
     for d in decls {
-        let mut cur = arguments;
-        for seg in &d.path {
-            cur = cur.and_then(|c| c.get(seg));
-        }
-        let body = cur.filter(|v| !v.is_null());
-        match (decoded(h, &d.header)?, body) {
+        let header = format!("{PARAM_PREFIX}{}", d.name.to_ascii_lowercase());
+        match (decoded(h, &header)?, d.argument(arguments)) {
             (None, None) => {}
-            (Some(hv), Some(bv)) if matches(&hv, bv) => {}
+            (Some(hv), Some(bv)) if mcp_header::mirrors(&hv, bv) => {}
             (None, Some(_)) => {
-                return Err(mismatch(format!("{} header is required", d.header)));
+                return Err(mismatch(format!("{header} header is required")));
             }
             _ => {
                 return Err(mismatch(format!(
-                    "{} header does not match the argument",
-                    d.header
+                    "{header} header does not match the argument"
                 )))
             }
         }
@@ -248,41 +162,13 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn http16_base64_values() {
-        assert_eq!(
-            decode_header_value(b"plain name").as_deref(),
-            Ok("plain name")
-        );
-        assert_eq!(
-            decode_header_value(b"=?base64?w6ljaG8=?=").as_deref(),
-            Ok("\u{e9}cho")
-        );
-        assert_eq!(
-            decode_header_value(b"=?base64?!!?="),
-            Err(HeaderValueError::MalformedBase64)
-        );
-        assert_eq!(
-            decode_header_value(b"=?base64?w6lj").as_deref(),
-            Ok("=?base64?w6lj"),
-            "without the ?= suffix the value is literal"
-        );
-        assert_eq!(
-            decode_header_value(b"a\x01b"),
-            Err(HeaderValueError::InvalidCharacters)
-        );
-        assert_eq!(
-            decode_header_value("é".as_bytes()),
-            Err(HeaderValueError::InvalidCharacters)
-        );
-    }
-
-    #[test]
     fn http14_declarations_and_matching() {
+        // A declaration under `items` never gets this far: registration refuses it (HTTP-14).
         let schema = json!({"type": "object", "properties": {
             "region": {"type": "string", "x-mcp-header": "Region"},
-            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}},
-            "list": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string", "x-mcp-header": "X"}}}}
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
         }});
+        let schema = mcp_header::declarations(&schema).expect("valid declarations");
         let mut h = HeaderMap::new();
         let args = json!({"region": "eu", "opts": {"n": 7}});
         assert_eq!(

@@ -1,13 +1,14 @@
 //! Legacy Streamable HTTP sessions (2025-03-26 … 2025-11-25; REQUIREMENTS LHTTP-01…09).
 //!
 //! `initialize` mints a cryptographically random `Mcp-Session-Id`; each session is one core
-//! [`Session`] of kind `HttpLegacy`. Later requests need the id (missing → 400, unknown → 404).
+//! [`Session`](crate::server::Session) of kind `HttpLegacy`. Later requests need the id (missing → 400, unknown → 404).
 //! POSTed responses and notifications → 202. GET opens the standalone stream (one reader at a
 //! time → 409, whether opened or resumed), which carries the session's unrelated messages. Every
 //! SSE event has an id `<stream>_<seq>`; `Last-Event-ID` replays the rest of that stream from a
 //! bounded buffer.
 //! DELETE ends the session. Idle sessions are reaped; the session count is capped (503).
-//! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy`).
+//! Optional stateless mode: no sessions at all (see `HttpOptions::stateless_legacy` and
+//! [`crate::server::SessionKind::HttpStatelessLegacy`]).
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode};
@@ -17,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::body::{self, Resp};
 use super::headers::{self, get_str, LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
-use super::respond::{self, Era, Pending};
+use super::respond::{self, Mode, Pending};
 use super::server::Shared;
 use super::sessions::{self, new_session_id, Entry};
 use super::sse;
@@ -26,7 +27,6 @@ use crate::error::{codes, ErrorObject};
 use crate::jsonrpc::Id;
 use crate::protocol::version::is_legacy_supported;
 use crate::server::SessionKind;
-use crate::transport::Outbound;
 
 fn err(status: StatusCode, id: Option<&Id>, code: i64, msg: &str) -> Resp {
     body::rpc_error(status, id, &ErrorObject::new(code, msg.to_owned()))
@@ -100,8 +100,9 @@ pub(crate) async fn request(
     if shared.opts.stateless_legacy {
         return stateless(shared, h, id, method, params).await;
     }
+    // LHTTP-02: `initialize` without a session id is what mints a session.
     if method == "initialize" && h.get(SESSION_ID).is_none() {
-        return initialize(shared, id, params).await;
+        return initialize(shared, id, method, params).await;
     }
     let entry = match lookup(shared, h, Some(&id)) {
         Ok(e) => e,
@@ -129,7 +130,7 @@ pub(crate) async fn request(
                     "request id is already in flight",
                 );
             }
-            respond::json_reply(&id, &reply, &Era::Legacy(entry))
+            respond::json_reply(&id, &reply, &Mode::Legacy(entry))
         }
         Ok(fut) => {
             let p = Pending {
@@ -139,12 +140,17 @@ pub(crate) async fn request(
                 session,
                 close,
             };
-            respond::answer(shared, p, Era::Legacy(entry)).await
+            respond::answer(shared, p, Mode::Legacy(entry)).await
         }
     }
 }
 
-async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Value>>) -> Resp {
+async fn initialize(
+    shared: &Arc<Shared>,
+    id: Id,
+    method: String,
+    params: Option<Map<String, Value>>,
+) -> Resp {
     if shared.sessions.len() >= shared.opts.max_sessions {
         return err(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -157,7 +163,7 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
     let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
     let (tx, _rx) = mpsc::channel::<Vec<u8>>(1);
     let reply = session
-        .handle_request(id.clone(), "initialize".into(), params, Arc::new(tx))
+        .handle_request(id.clone(), method, params, Arc::new(tx))
         .await;
     let Some(reply) = reply else {
         return body::status(StatusCode::SERVICE_UNAVAILABLE);
@@ -195,8 +201,8 @@ async fn initialize(shared: &Arc<Shared>, id: Id, params: Option<Map<String, Val
     r
 }
 
-/// Stateless legacy mode: `initialize` is answered and forgotten; any other request runs on a
-/// fresh session whose handshake is replayed from the `MCP-Protocol-Version` header.
+/// Stateless legacy mode: each request runs on its own session, which the server initializes
+/// by mode (see [`crate::server::SessionKind::HttpStatelessLegacy`]); nothing is kept.
 async fn stateless(
     shared: &Arc<Shared>,
     h: &HeaderMap,
@@ -204,43 +210,17 @@ async fn stateless(
     method: String,
     params: Option<Map<String, Value>>,
 ) -> Resp {
-    let session = shared.server.new_session(
-        SessionKind::HttpLegacy,
+    let session = match shared.server.stateless_legacy_session(
+        &method,
+        get_str(h, PROTOCOL_VERSION),
         Arc::new(crate::transport::NullOutbound),
-    );
+    ) {
+        Ok(s) => s,
+        Err(e) => return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
+    };
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
-    let sink: Arc<dyn Outbound> = Arc::new(tx);
-    if method != "initialize" {
-        let version = get_str(h, PROTOCOL_VERSION).unwrap_or("2025-03-26");
-        if !is_legacy_supported(version) {
-            return err(
-                StatusCode::BAD_REQUEST,
-                Some(&id),
-                codes::INVALID_REQUEST,
-                "Unsupported MCP-Protocol-Version",
-            );
-        }
-        let init = serde_json::json!({"protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "stateless-http", "version": "0"}});
-        let handshake = session
-            .handle_request(
-                Id::Num(0),
-                "initialize".into(),
-                init.as_object().cloned(),
-                sink.clone(),
-            )
-            .await;
-        if handshake.is_none_or(|r| r.result.is_err()) {
-            return err(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Some(&id),
-                codes::INTERNAL_ERROR,
-                "Internal error",
-            );
-        }
-    }
-    match session.start_request(id.clone(), method, params, sink) {
-        Err(reply) => respond::json_reply(&id, &reply, &Era::LegacyStateless),
+    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
+        Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),
         Ok(fut) => {
             let p = Pending {
                 id,
@@ -249,7 +229,7 @@ async fn stateless(
                 session,
                 close: tokio_util::sync::CancellationToken::new(),
             };
-            respond::answer(shared, p, Era::LegacyStateless).await
+            respond::answer(shared, p, Mode::LegacyStateless).await
         }
     }
 }

@@ -32,7 +32,8 @@ mod sessions;
 mod sse;
 mod stream;
 
+/// The `Mcp-Name` / `Mcp-Param-*` value decoder (HTTP-16), published here first.
+pub use crate::protocol::mcp_header::decode_value as decode_header_value;
 pub use body::HttpBody;
-pub use headers::decode_header_value;
 pub use options::{AllowList, HttpOptions};
 pub use server::{serve, HttpListener, HttpService};

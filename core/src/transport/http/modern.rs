@@ -4,8 +4,8 @@
 //!
 //! Check order (§0.7): header version/method vs body (-32020) → envelope (-32602 / -32022) →
 //! removed or unknown method (-32601, 404) → `Mcp-Name` (-32020) → `Mcp-Param-*` (-32020) →
-//! dispatch. Envelope and method checks run inside core dispatch on the happy path; a header
-//! failure first asks the envelope, so precedence is kept without validating twice.
+//! dispatch. The header comparisons are made here; the envelope and method checks, and the
+//! precedence between them and a header mismatch, are core dispatch's.
 
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value};
@@ -15,11 +15,11 @@ use tokio::sync::mpsc;
 use super::body::{self, Resp};
 use super::headers;
 use super::listen;
-use super::respond::{self, Era, Pending};
+use super::respond::{self, Mode, Pending};
 use super::server::Shared;
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
-use crate::server::era;
+use crate::protocol::mcp_header;
 use crate::server::SessionKind;
 use crate::transport::NullOutbound;
 
@@ -36,37 +36,30 @@ pub(crate) async fn request(
         return bad(e);
     }
     if method == "subscriptions/listen" {
-        // Core dispatch never sees listen requests, so validate the envelope here.
-        if let Err(e) = era::parse_envelope(params.as_ref()) {
-            return bad(e);
-        }
-    }
-    if method == "subscriptions/listen" {
+        // The answer is a long-lived stream, not a request/response exchange (SUB-05, HTTP-06).
         return listen::open(shared, id, params.as_ref());
     }
     let mut header_check = headers::check_name(h, &method, params.as_ref());
-    if header_check.is_ok() && method == "tools/call" {
+    if header_check.is_ok() && mcp_header::mirrors_arguments(&method) {
         let p = params.as_ref();
-        let schema = p
+        let decls = p
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
-            .and_then(|n| shared.server.inner.registry.tool(n))
-            .and_then(|t| t.def.get("inputSchema"));
-        if let Some(schema) = schema {
-            header_check = headers::check_params(h, schema, p.and_then(|p| p.get("arguments")));
+            .and_then(|n| shared.server.tool_param_headers(n));
+        if let Some(decls) = decls {
+            header_check = headers::check_params(h, decls, p.and_then(|p| p.get("arguments")));
         }
     }
-    if let Err(e) = header_check {
-        // Envelope errors (-32602 / -32022) come first (§0.7 step 4 before 7 and 9). On the
-        // happy path core validates the envelope once, during dispatch.
-        return bad(era::parse_envelope(params.as_ref()).err().unwrap_or(e));
-    }
+    // A header mismatch is answered by the session after its envelope checks (§0.7: -32602 /
+    // -32022 come before -32020), so the envelope is parsed in one place, during dispatch.
     let session = shared
         .server
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
-    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
-        Err(reply) => respond::json_reply(&id, &reply, &Era::Modern),
+    let started =
+        session.start_request_checked(id.clone(), method, params, Arc::new(tx), header_check.err());
+    match started {
+        Err(reply) => respond::json_reply(&id, &reply, &Mode::Modern),
         Ok(fut) => {
             let p = Pending {
                 id,
@@ -75,7 +68,7 @@ pub(crate) async fn request(
                 session,
                 close: tokio_util::sync::CancellationToken::new(),
             };
-            respond::answer(shared, p, Era::Modern).await
+            respond::answer(shared, p, Mode::Modern).await
         }
     }
 }

@@ -80,8 +80,9 @@ pub(crate) struct Pending {
     pub close: tokio_util::sync::CancellationToken,
 }
 
-/// Which era's stream rules apply.
-pub(crate) enum Era {
+/// Which stream rules apply to an answer: the modern era's, a legacy session's, or stateless
+/// legacy's (an HTTP answering mode; the era itself is [`crate::protocol::Era`]).
+pub(crate) enum Mode {
     Modern,
     Legacy(Arc<Entry>),
     /// Legacy traffic in stateless mode: legacy statuses, a plain stream without event ids.
@@ -122,10 +123,10 @@ pub(crate) fn legacy_status(reply: &Reply) -> StatusCode {
 }
 
 /// A reply as one JSON body.
-pub(crate) fn json_reply(id: &Id, reply: &Reply, era: &Era) -> Resp {
-    let status = match era {
-        Era::Modern => modern_status(reply),
-        Era::Legacy(_) | Era::LegacyStateless => legacy_status(reply),
+pub(crate) fn json_reply(id: &Id, reply: &Reply, mode: &Mode) -> Resp {
+    let status = match mode {
+        Mode::Modern => modern_status(reply),
+        Mode::Legacy(_) | Mode::LegacyStateless => legacy_status(reply),
     };
     body::json(status, encode_reply(id, reply))
 }
@@ -136,9 +137,9 @@ enum Started {
 }
 
 /// Serve a started request (see the module docs).
-pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, era: Era) -> Resp {
-    match era {
-        Era::Modern => answer_modern(shared, p).await,
+pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, mode: Mode) -> Resp {
+    match mode {
+        Mode::Modern => answer_modern(shared, p).await,
         legacy => {
             // LHTTP-04: disconnection is not cancellation. The request runs in its own task, so
             // a client that goes away before the answer is even decided (hyper then drops this
@@ -177,7 +178,7 @@ async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
             match rx.try_recv() {
                 Ok(first) => (first, Started::Done(r)),
                 Err(_) => return match r {
-                    Some(r) => json_reply(&id, &r, &Era::Modern),
+                    Some(r) => json_reply(&id, &r, &Mode::Modern),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 },
             }
@@ -212,7 +213,12 @@ enum Decided {
 
 /// A legacy request, in its own task: decide JSON or SSE, hand the response head to the HTTP
 /// side through `answer`, then keep the request running whatever happens to the connection.
-async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: oneshot::Sender<Resp>) {
+async fn legacy_task(
+    shared: Arc<Shared>,
+    p: Pending,
+    mode: Mode,
+    mut answer: oneshot::Sender<Resp>,
+) {
     let Pending {
         id,
         mut fut,
@@ -221,7 +227,7 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
         close,
     } = p;
     let stop = shared.hard_stop.clone();
-    let resumable = matches!(era, Era::Legacy(_));
+    let resumable = matches!(mode, Mode::Legacy(_));
     let decided = tokio::select! {
         biased;
         r = &mut fut => Decided::Reply(r),
@@ -243,7 +249,7 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
             Ok(first) => (Some(first), Started::Done(r), false),
             Err(_) => {
                 let resp = match r {
-                    Some(r) => json_reply(&id, &r, &era),
+                    Some(r) => json_reply(&id, &r, &mode),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 };
                 if answer.send(resp).is_err() {
@@ -255,8 +261,8 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
         Decided::Stream(first) => (first, Started::Running(fut), false),
         Decided::Gone => (None, Started::Running(fut), true),
     };
-    match era {
-        Era::Legacy(entry) => {
+    match mode {
+        Mode::Legacy(entry) => {
             let (stream, brx) =
                 entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
             if let Some(first) = &first {
@@ -279,7 +285,7 @@ async fn legacy_task(shared: Arc<Shared>, p: Pending, era: Era, mut answer: ones
             let pace = Pace::new(&shared);
             legacy_pump(state, rx, stream, session, id, pace, close).await;
         }
-        Era::LegacyStateless | Era::Modern => {
+        Mode::LegacyStateless | Mode::Modern => {
             let (tx, brx) = mpsc::channel::<Bytes>(32);
             if let Some(first) = &first {
                 let _ = tx.try_send(sse::event(None, first));

@@ -31,8 +31,8 @@ use super::origin;
 use super::sessions::{self, Sessions};
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, parse_frame, Incoming, ParsedFrame};
-use crate::protocol::version::is_modern;
-use crate::server::{era, Server};
+use crate::server::era::{self, Route};
+use crate::server::Server;
 
 pub(crate) struct Shared {
     pub server: Server,
@@ -253,7 +253,7 @@ where
         ParsedFrame::Batch(items) => return super::batch::batch(s, h, items).await,
         ParsedFrame::Single(v) => v,
     };
-    let header_modern = headers::get_str(h, PROTOCOL_VERSION).is_some_and(is_modern);
+    let version = headers::get_str(h, PROTOCOL_VERSION);
     match classify(v) {
         Incoming::Request { id, method, params } => {
             if !headers::accepts_post_answer(h) {
@@ -262,26 +262,16 @@ where
                     "Accept must allow application/json and text/event-stream",
                 );
             }
-            if era::has_claim(params.as_ref()) {
-                modern::request(s, h, id, method, params).await
-            } else if header_modern || !s.opts.legacy {
-                // §0.2.3: a modern header without the envelope never falls back to legacy;
-                // a modern-only server names its versions (§0.2.6).
-                let e = if s.opts.legacy {
-                    era::missing_envelope()
-                } else {
-                    era::unsupported_version(headers::get_str(h, PROTOCOL_VERSION).unwrap_or(""))
-                };
-                body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e)
-            } else {
-                legacy::request(s, h, id, method, params).await
+            match era::route_request(params.as_ref(), version, s.opts.legacy) {
+                Route::Modern => modern::request(s, h, id, method, params).await,
+                Route::Legacy => legacy::request(s, h, id, method, params).await,
+                Route::Refuse(e) => body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
             }
         }
         Incoming::Notification { method, params } => {
-            if era::has_claim(params.as_ref()) || header_modern || !s.opts.legacy {
-                modern::notification(&method)
-            } else {
-                legacy::notification(s, h, &method, params.as_ref())
+            match era::route_notification(params.as_ref(), version, s.opts.legacy) {
+                Route::Legacy => legacy::notification(s, h, &method, params.as_ref()),
+                _ => modern::notification(&method),
             }
         }
         Incoming::Response { id, outcome } => {

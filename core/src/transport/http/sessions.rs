@@ -1,15 +1,15 @@
 //! The legacy session table (REQUIREMENTS LHTTP-02, LHTTP-09, LC-01): one [`Entry`] per
 //! `Mcp-Session-Id`, each holding its core [`Session`], the standalone GET stream (stream 0) and
 //! its POST streams. The table is capped (`HttpOptions::max_sessions`, 503 past it). A reaper
-//! removes idle sessions, and, much sooner, sessions whose client never sent
-//! `notifications/initialized` (`HttpOptions::uninitialized_session_timeout`): otherwise a peer
+//! removes idle sessions, and, much sooner, sessions whose client never completed the handshake
+//! with `notifications/initialized` (`HttpOptions::uninitialized_session_timeout`): otherwise a peer
 //! that only POSTs `initialize` fills the cap with half-open sessions and locks every new client
 //! out until the idle timeout.
 
 use bytes::Bytes;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -46,8 +46,6 @@ pub(crate) struct Entry {
     last_seen: AtomicU64,
     /// When `initialize` created the session (ms on the service clock).
     created: u64,
-    /// The client sent `notifications/initialized` (LC-01): the handshake is complete.
-    handshake_done: AtomicBool,
 }
 
 #[derive(Default)]
@@ -72,22 +70,18 @@ impl Entry {
             streams: Mutex::new(StreamTable::default()),
             last_seen: AtomicU64::new(now),
             created: now,
-            handshake_done: AtomicBool::new(false),
         })
     }
 
-    /// A client notification on this session. `notifications/initialized` completes the
-    /// handshake, which exempts the session from the short pre-initialized timeout.
+    /// A client notification on this session. The one that completes the handshake (LC-01)
+    /// exempts the session from the short pre-initialized timeout.
     pub(crate) fn notification(&self, method: &str, params: Option<&Map<String, Value>>) {
-        if method == "notifications/initialized" {
-            self.handshake_done.store(true, Ordering::Release);
-        }
         self.session.handle_notification(method, params);
     }
 
     /// The handshake is still half-open `init_ms` after `initialize`.
     fn handshake_overdue(&self, now: u64, init_ms: u64) -> bool {
-        !self.handshake_done.load(Ordering::Acquire) && now.saturating_sub(self.created) > init_ms
+        !self.session.is_handshake_complete() && now.saturating_sub(self.created) > init_ms
     }
 
     pub(crate) fn sid(&self) -> &str {

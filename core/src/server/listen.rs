@@ -1,0 +1,226 @@
+//! `subscriptions/listen` (REQUIREMENTS SUB-01…06): what a listen request asks for, what this
+//! server honours, and every message of the subscription. A transport that can carry the stream
+//! (Streamable HTTP's SSE response, HTTP-06) only moves these messages; the rules are here.
+//!
+//! The `notifications` filter is required (-32602). The first message is
+//! `notifications/subscriptions/acknowledged` with the honoured subset: only types whose
+//! capability flags promise delivery (SUB-02, SUB-06). Then only requested types arrive, each
+//! carrying `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request id (SUB-03);
+//! `resources/updated` only for subscribed URIs or their sub-resources (SUB-04). A server
+//! shutting down ends the subscription with its result (SUB-05).
+
+use serde_json::{json, Map, Value};
+
+use super::{era, Server, ServerChange};
+use crate::error::{codes, ErrorObject};
+use crate::jsonrpc::{encode_notification, encode_result, Id};
+use crate::protocol::envelope::{KEY_SERVER_INFO, KEY_SUBSCRIPTION_ID};
+
+/// One open subscription: the request id, the honoured filter, and its closing result.
+pub(crate) struct Listen {
+    id: Id,
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+    /// The acknowledged subset (SUB-02).
+    honoured: Map<String, Value>,
+    /// The result that ends the subscription on shutdown (SUB-05), encoded once.
+    closing: Vec<u8>,
+}
+
+fn flag(caps: &Value, cap: &str, f: &str) -> bool {
+    caps.get(cap).and_then(|c| c.get(f)) == Some(&Value::Bool(true))
+}
+
+impl Server {
+    /// Open a `subscriptions/listen` subscription: the envelope is validated like any modern
+    /// request's (§0.7 step 4: -32602 / -32022), then the filter is read and reduced to what this
+    /// server honours (SUB-01, SUB-06).
+    ///
+    /// # Errors
+    /// The envelope error, or -32602 naming what is wrong with the filter.
+    pub(crate) fn open_listen(
+        &self,
+        id: Id,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Listen, ErrorObject> {
+        era::parse_envelope(params)?;
+        let invalid = |why: &str| ErrorObject::new(codes::INVALID_PARAMS, why.to_owned());
+        let Some(filter) = params
+            .and_then(|p| p.get("notifications"))
+            .and_then(Value::as_object)
+        else {
+            return Err(invalid(
+                "subscriptions/listen requires a notifications filter object",
+            ));
+        };
+        let want = |k: &str| filter.get(k) == Some(&Value::Bool(true));
+        let uris: Vec<String> = match filter.get("resourceSubscriptions") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) if a.iter().all(Value::is_string) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            Some(_) => return Err(invalid("resourceSubscriptions must be an array of URIs")),
+        };
+        let caps = &self.inner.capabilities;
+        let tools = want("toolsListChanged") && flag(caps, "tools", "listChanged");
+        let prompts = want("promptsListChanged") && flag(caps, "prompts", "listChanged");
+        let resources = want("resourcesListChanged") && flag(caps, "resources", "listChanged");
+        let subscribe_ok = flag(caps, "resources", "subscribe");
+        let uris = if subscribe_ok { uris } else { Vec::new() };
+        let mut honoured = Map::new();
+        for (k, on) in [
+            ("toolsListChanged", tools),
+            ("promptsListChanged", prompts),
+            ("resourcesListChanged", resources),
+        ] {
+            if on {
+                honoured.insert(k.into(), Value::Bool(true));
+            }
+        }
+        if subscribe_ok && filter.contains_key("resourceSubscriptions") {
+            honoured.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        let closing = encode_result(
+            &id,
+            &json!({
+                "resultType": "complete",
+                "_meta": {
+                    KEY_SUBSCRIPTION_ID: id.to_value(),
+                    KEY_SERVER_INFO: self.inner.options.server_info,
+                },
+            }),
+        );
+        Ok(Listen {
+            id,
+            tools,
+            prompts,
+            resources,
+            uris,
+            honoured,
+            closing,
+        })
+    }
+}
+
+impl Listen {
+    /// The first message of the subscription (SUB-02).
+    pub(crate) fn acknowledgement(&self) -> Vec<u8> {
+        encode_notification(
+            "notifications/subscriptions/acknowledged",
+            Some(&json!({
+                "notifications": self.honoured,
+                "_meta": { KEY_SUBSCRIPTION_ID: self.id.to_value() },
+            })),
+        )
+    }
+
+    /// True when this subscription asked for `change` and it is honoured (SUB-01, SUB-04): a
+    /// resource update matches a subscribed URI or one of its sub-resources.
+    pub(crate) fn wants(&self, change: ServerChange<'_>) -> bool {
+        match change {
+            ServerChange::ToolsListChanged => self.tools,
+            ServerChange::PromptsListChanged => self.prompts,
+            ServerChange::ResourcesListChanged => self.resources,
+            ServerChange::ResourceUpdated(uri) => self.uris.iter().any(|u| {
+                uri == u
+                    || uri
+                        .strip_prefix(u.as_str())
+                        .is_some_and(|rest| rest.starts_with('/') || u.ends_with('/'))
+            }),
+        }
+    }
+
+    /// The notification announcing `change` on this subscription, tagged with its id (SUB-03).
+    pub(crate) fn notification(&self, change: ServerChange<'_>) -> Vec<u8> {
+        let meta = json!({ KEY_SUBSCRIPTION_ID: self.id.to_value() });
+        let (method, params) = match change {
+            ServerChange::ToolsListChanged => {
+                ("notifications/tools/list_changed", json!({"_meta": meta}))
+            }
+            ServerChange::PromptsListChanged => {
+                ("notifications/prompts/list_changed", json!({"_meta": meta}))
+            }
+            ServerChange::ResourcesListChanged => (
+                "notifications/resources/list_changed",
+                json!({"_meta": meta}),
+            ),
+            ServerChange::ResourceUpdated(uri) => (
+                "notifications/resources/updated",
+                json!({"uri": uri, "_meta": meta}),
+            ),
+        };
+        encode_notification(method, Some(&params))
+    }
+
+    /// The result that ends the subscription when the server shuts down (SUB-05).
+    pub(crate) fn closing_result(&self) -> &[u8] {
+        &self.closing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::envelope::{KEY_CLIENT_CAPABILITIES, KEY_PROTOCOL_VERSION};
+    use crate::{handler_fn, HandlerError, Resource};
+
+    fn server() -> Server {
+        Server::builder("t", "1")
+            .resource(
+                Resource::new("file:///a", "a"),
+                handler_fn(|_ctx, _p: Value| async { Ok::<_, HandlerError>(json!({})) }),
+            )
+            .options(|o| {
+                o.resources_subscribe = true;
+                o.resources_list_changed = false;
+                o.tools_list_changed = true;
+            })
+            .build()
+            .expect("server")
+    }
+
+    fn params(filter: Value) -> Map<String, Value> {
+        let meta = json!({KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {}});
+        json!({"_meta": meta, "notifications": filter})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn sub06_only_advertised_types_are_honoured() {
+        let p = params(
+            json!({"toolsListChanged": true, "resourcesListChanged": true,
+            "resourceSubscriptions": ["file:///a"]}),
+        );
+        let l = server().open_listen(Id::Num(3), Some(&p)).expect("open");
+        // No tools are registered, so no tools capability; resources.listChanged is off.
+        assert!(!l.wants(ServerChange::ToolsListChanged));
+        assert!(!l.wants(ServerChange::ResourcesListChanged));
+        assert!(l.wants(ServerChange::ResourceUpdated("file:///a/b")));
+        assert!(!l.wants(ServerChange::ResourceUpdated("file:///ab")));
+        let ack: Value = serde_json::from_slice(&l.acknowledgement()).expect("json");
+        assert_eq!(
+            ack["params"]["notifications"],
+            json!({"resourceSubscriptions": ["file:///a"]})
+        );
+        assert_eq!(ack["params"]["_meta"][KEY_SUBSCRIPTION_ID], 3);
+    }
+
+    #[test]
+    fn sub01_filter_is_required_and_envelope_checked_first() {
+        let s = server();
+        let mut p = params(json!(null));
+        assert_eq!(
+            s.open_listen(Id::Num(1), Some(&p)).err().map(|e| e.code),
+            Some(codes::INVALID_PARAMS)
+        );
+        p.remove("_meta");
+        let e = s.open_listen(Id::Num(1), Some(&p)).err().expect("refused");
+        assert!(e.message.contains(KEY_PROTOCOL_VERSION), "{}", e.message);
+    }
+}
