@@ -52,6 +52,7 @@ impl From<PeerError> for HandlerError {
                 codes::INTERNAL_ERROR,
                 format!("Client does not support {c}"),
             ),
+            PeerError::Cancelled => HandlerError::Cancelled,
             other => HandlerError::Internal(other.to_string()),
         }
     }
