@@ -12,6 +12,7 @@ mod pagination;
 mod peer;
 mod registry;
 mod session;
+mod typed;
 mod uri_template;
 
 pub use builder::{BuildError, CacheHints, ServerBuilder, ServerOptions};
@@ -23,6 +24,7 @@ pub use mrtr::{RequestStateOptions, INVALID_STATE_MESSAGE};
 pub use peer::PeerError;
 pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
+pub use typed::{prompt_fn, schema_for, tool_fn, ToolOutput};
 pub use uri_template::UriTemplate;
 
 use std::sync::{Arc, Weak};
