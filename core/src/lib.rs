@@ -28,10 +28,13 @@ pub use error::{ErrorObject, HandlerError};
 pub use jsonrpc::Id;
 pub use limits::Limits;
 pub use protocol::{
-    CallToolResult, Content, Implementation, LoggingLevel, Prompt, PromptArgument, Resource,
-    ResourceTemplate, Tool,
+    CallToolResult, Content, GetPromptResult, Implementation, LoggingLevel, Prompt, PromptArgument,
+    PromptMessage, ReadResourceResult, Resource, ResourceTemplate, Role, Tool,
 };
 pub use server::{
-    handler_fn, BoxFuture, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
-    ServerOptions,
+    handler_fn, prompt_fn, tool_fn, BoxFuture, Handler, InputRequired, Outcome, RequestContext,
+    Server, ServerBuilder, ServerOptions, ToolOutput,
 };
+
+/// schemars, re-exported so typed tools can derive `JsonSchema` at the version mcpcore uses.
+pub use schemars;

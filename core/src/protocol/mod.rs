@@ -2,10 +2,12 @@
 //! exactly (`shared/spec/*/schema.json`).
 
 mod content;
+mod results;
 mod types;
 pub mod version;
 
 pub use content::{CallToolResult, Content};
+pub use results::{GetPromptResult, PromptMessage, ReadResourceResult, Role};
 pub use types::{
     Implementation, LoggingLevel, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
 };
