@@ -11,6 +11,7 @@ mod mrtr;
 mod pagination;
 mod peer;
 mod registry;
+mod serve;
 mod session;
 mod typed;
 mod uri_template;
