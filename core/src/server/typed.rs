@@ -301,6 +301,72 @@ mod tests {
         assert!(crate::schema::compile_output(&output).is_ok());
     }
 
+    /// Drive one legacy session in process: initialize, then `method`.
+    async fn call(server: &super::super::Server, method: &str, params: Value) -> Value {
+        use crate::transport::NullOutbound;
+        use std::sync::Arc;
+        let s = server.new_session(super::super::SessionKind::Stdio, Arc::new(NullOutbound));
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}});
+        for (id, m, p) in [(1, "initialize", init), (2, method, params)] {
+            let reply = s
+                .handle_request(
+                    crate::Id::Num(id),
+                    m.into(),
+                    p.as_object().cloned(),
+                    Arc::new(NullOutbound),
+                )
+                .await
+                .expect("answered");
+            if id == 2 {
+                return match reply.result {
+                    Ok(v) => v,
+                    Err(e) => json!({"error": e}),
+                };
+            }
+        }
+        unreachable!()
+    }
+
+    /// TOOL-07, PRM-02: arguments a schema accepts but the type does not are refused the same way
+    /// as schema failures, and the handler does not run.
+    #[tokio::test]
+    async fn serde_failures_match_schema_failures() {
+        let server = super::super::Server::builder("t", "1")
+            .tool(
+                Tool::new("loose").input_schema(json!({"type": "object"})),
+                tool_fn(|_ctx, args: Args| async move { Ok(Out { sum: args.a }) }),
+            )
+            .prompt(
+                crate::Prompt::new("p"),
+                prompt_fn(|_ctx, _args: Args| async move { Ok(json!({"messages": []})) }),
+            )
+            .build()
+            .expect("build");
+        let r = call(
+            &server,
+            "tools/call",
+            json!({"name": "loose", "arguments": {}}),
+        )
+        .await;
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(
+            r["content"][0]["text"],
+            "Invalid arguments for tool loose: missing field `a`"
+        );
+        let r = call(
+            &server,
+            "prompts/get",
+            json!({"name": "p", "arguments": {}}),
+        )
+        .await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert_eq!(
+            r["error"]["message"],
+            "Invalid params: Invalid arguments for prompt p: missing field `a`"
+        );
+    }
+
     #[test]
     fn text_and_unit_shapes() {
         let t = Tool::typed::<(), String>("now");
