@@ -6,7 +6,7 @@
 //! session; 2026-07-28: the stateless envelope). An unknown scenario exits non-zero.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientBuilder, ClientError, ConnectMode, HttpOptions,
+    client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, HttpOptions,
 };
 use mcpcore::ErrorObject;
 use serde_json::{json, Map, Value};
@@ -78,7 +78,7 @@ async fn connect(url: &str, version: &str, handlers: bool) -> Result<Client, Cli
 /// Every tool the client keeps (tools whose `x-mcp-header` declarations break the rules are
 /// dropped on HTTP, HTTP-14), as JSON exactly as received.
 async fn list_tools(c: &Client) -> Result<Vec<Value>, ClientError> {
-    let tools = c.list_all_tools(CallOptions::new()).await?;
+    let tools = c.list_all_tools().await?;
     Ok(tools
         .into_iter()
         .filter_map(|t| serde_json::to_value(t).ok())
@@ -86,12 +86,8 @@ async fn list_tools(c: &Client) -> Result<Vec<Value>, ClientError> {
 }
 
 async fn call(c: &Client, name: &str, args: Value) -> Result<Value, ClientError> {
-    c.request(
-        "tools/call",
-        json!({"name": name, "arguments": args}),
-        CallOptions::new(),
-    )
-    .await
+    c.request("tools/call", json!({"name": name, "arguments": args}))
+        .await
 }
 
 /// Drive a tool by hand through `input_required` rounds (MRTR-04): each retry is a new request
@@ -104,9 +100,7 @@ async fn drive_by_hand(
 ) -> Result<Value, ClientError> {
     let mut params = json!({"name": name, "arguments": {}});
     for _ in 0..10 {
-        let r = c
-            .request("tools/call", params.clone(), CallOptions::new())
-            .await?;
+        let r = c.request("tools/call", params.clone()).await?;
         if r.get("resultType").and_then(Value::as_str) != Some("input_required") {
             return Ok(r);
         }
@@ -196,31 +190,17 @@ async fn run(scenario: &str, version: &str, url: &str) -> Res<()> {
                     let _ = call(&c, name, json!({})).await;
                 }
             }
-            if let Ok(r) = c
-                .request("prompts/list", json!({}), CallOptions::new())
-                .await
-            {
+            if let Ok(r) = c.request("prompts/list", json!({})).await {
                 for p in r["prompts"].as_array().cloned().unwrap_or_default() {
                     let _ = c
-                        .request(
-                            "prompts/get",
-                            json!({"name": p["name"], "arguments": {}}),
-                            CallOptions::new(),
-                        )
+                        .request("prompts/get", json!({"name": p["name"], "arguments": {}}))
                         .await;
                 }
             }
-            if let Ok(r) = c
-                .request("resources/list", json!({}), CallOptions::new())
-                .await
-            {
+            if let Ok(r) = c.request("resources/list", json!({})).await {
                 for res in r["resources"].as_array().cloned().unwrap_or_default() {
                     let _ = c
-                        .request(
-                            "resources/read",
-                            json!({"uri": res["uri"]}),
-                            CallOptions::new(),
-                        )
+                        .request("resources/read", json!({"uri": res["uri"]}))
                         .await;
                 }
             }

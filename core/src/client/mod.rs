@@ -4,13 +4,18 @@
 //!
 //! The seam is JSON-level ([`Client::request`] takes and returns `serde_json::Value`), so the C,
 //! Python and Node bindings expose it directly; typed calls ([`Client::call_tool`], …) sit on top.
+//! Every call has a `_with` twin taking [`CallOptions`] (timeout, cancellation, progress, log
+//! level, extra `_meta`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcpcore::client::ClientError> {
-//! use mcpcore::client::{Client, StdioCommand, CallOptions};
+//! use mcpcore::client::{CallOptions, Client, StdioCommand};
+//! use std::time::Duration;
 //! let client = Client::builder().connect_stdio(StdioCommand::new("demo-server")).await?;
-//! let tools = client.list_all_tools(CallOptions::new()).await?;
-//! let out = client.call_tool("echo", serde_json::json!({"text": "hi"}), CallOptions::new()).await?;
+//! let tools = client.list_all_tools().await?;
+//! let out = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+//! let opts = CallOptions::new().timeout(Duration::from_secs(2));
+//! let out = client.call_tool_with("slow", serde_json::json!({"ms": 10}), opts).await?;
 //! client.close().await;
 //! # Ok(()) }
 //! ```
@@ -299,7 +304,17 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn request(
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_with(method, params, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::request`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::request`].
+    pub async fn request_with(
         &self,
         method: &str,
         params: Value,
