@@ -6,7 +6,7 @@
 //! session; 2026-07-28: the stateless envelope). An unknown scenario exits non-zero.
 
 use mcpcore::client::{
-    client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, HttpOptions,
+    client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, HttpClientOptions,
 };
 use mcpcore::ErrorObject;
 use serde_json::{json, Map, Value};
@@ -71,7 +71,7 @@ fn builder(version: &str, handlers: bool) -> ClientBuilder {
 
 async fn connect(url: &str, version: &str, handlers: bool) -> Result<Client, ClientError> {
     builder(version, handlers)
-        .connect_http(url, HttpOptions::default())
+        .connect_http(url, HttpClientOptions::default())
         .await
 }
 

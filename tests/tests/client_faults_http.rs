@@ -6,7 +6,7 @@
 //! over-limit body or event, a dropped connection, or a server that goes away fails cleanly and
 //! the connection stays usable.
 
-use mcpcore::client::{CallOptions, Client, ClientBuilder, ClientError, Era, HttpOptions};
+use mcpcore::client::{CallOptions, Client, ClientBuilder, ClientError, Era, HttpClientOptions};
 use mcpcore_tests::scripted::{
     json_resp, legacy, raw, rpc_error, rpc_result, sse, Act, Req, Scripted,
 };
@@ -111,7 +111,7 @@ async fn http18_any_probe_failure_falls_back_to_initialize() {
             }
         })
         .await;
-        let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
             .await
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(c.era(), Some(Era::Legacy), "{name}");
@@ -175,7 +175,7 @@ async fn faults_answering_calls_end_in_clear_errors() {
         }
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     for (tool, what) in [
@@ -220,7 +220,7 @@ async fn server_gone_mid_call() {
         _ => legacy(r),
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     let call = c.call_tool("hang", json!({}));
@@ -269,7 +269,7 @@ async fn modern_stream_ending_without_the_response() {
         }
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Modern));
@@ -338,7 +338,7 @@ async fn disc03_modern_only_server_after_a_failed_probe() {
             }
         })
         .await;
-        let r = bounded(builder().connect_http(&srv.url, HttpOptions::default())).await;
+        let r = bounded(builder().connect_http(&srv.url, HttpClientOptions::default())).await;
         assert_eq!(*probes.lock().expect("lock"), 2, "one re-probe");
         if recovers {
             let c = r.expect("modern after the re-probe");

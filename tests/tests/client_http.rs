@@ -4,9 +4,9 @@
 //! sends (a missing or wrong one is a 400), so a successful call proves the headers.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientError, ConnectMode, Era, HttpOptions,
+    client_handler_fn, CallOptions, Client, ClientError, ConnectMode, Era, HttpClientOptions,
 };
-use mcpcore::transport::http::HttpOptions as ServerHttpOptions;
+use mcpcore::transport::http::HttpOptions;
 use mcpcore::Limits;
 use mcpcore_tests::fixture::Fixture;
 use serde_json::{json, Value};
@@ -42,7 +42,7 @@ async fn wait_until(mut f: impl FnMut() -> bool, what: &str) {
 #[tokio::test]
 async fn http18_auto_adopts_modern_and_calls_work() {
     let f = Fixture::start().await;
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Modern));
@@ -94,7 +94,7 @@ async fn http18_auto_adopts_modern_and_calls_work() {
 #[tokio::test]
 async fn http08_modern_cancel_closes_the_stream() {
     let f = Fixture::start().await;
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     let e = bounded(
@@ -148,7 +148,7 @@ async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
         .on_notification(move |m, _p| {
             let _ = tx.send(m.to_owned());
         });
-    let c = bounded(b.connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(b.connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Legacy));
@@ -195,18 +195,18 @@ async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
 
 #[tokio::test]
 async fn modern_only_server_refuses_legacy_and_auto_still_works() {
-    let mut opts = ServerHttpOptions::default();
+    let mut opts = HttpOptions::default();
     opts.legacy = false;
     let f = Fixture::with(Limits::default(), opts).await;
     let e = bounded(
         Client::builder()
             .mode(ConnectMode::Legacy)
-            .connect_http(&url(&f), HttpOptions::default()),
+            .connect_http(&url(&f), HttpClientOptions::default()),
     )
     .await
     .expect_err("legacy refused");
     assert_eq!(e.rpc_code(), Some(-32022), "{e:?}");
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("auto");
     assert!(c.is_modern());
@@ -217,7 +217,7 @@ async fn modern_only_server_refuses_legacy_and_auto_still_works() {
 #[tokio::test]
 async fn sub_listen_over_http() {
     let f = Fixture::start().await;
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     let mut sub = bounded(c.listen(json!({"toolsListChanged": true})))
@@ -278,7 +278,7 @@ async fn capture_head() -> (String, tokio::task::JoinHandle<Vec<String>>) {
 #[tokio::test]
 async fn http09_headers_on_the_wire_and_fallback_on_plain_404() {
     let (u, task) = capture_head().await;
-    let opts = HttpOptions::default().header("Authorization", "Bearer t0k3n");
+    let opts = HttpClientOptions::default().header("Authorization", "Bearer t0k3n");
     let e = bounded(Client::builder().connect_http(&u, opts))
         .await
         .expect_err("nothing there");
@@ -302,7 +302,7 @@ async fn http09_headers_on_the_wire_and_fallback_on_plain_404() {
 async fn bad_urls_are_argument_errors() {
     for u in ["https://127.0.0.1/mcp", "ftp://x", "not a url"] {
         let e = Client::builder()
-            .connect_http(u, HttpOptions::default())
+            .connect_http(u, HttpClientOptions::default())
             .await
             .expect_err("bad");
         assert!(matches!(e, ClientError::InvalidArgument(_)), "{u}: {e:?}");
@@ -318,7 +318,7 @@ async fn serve_with_extra_tools(
     injected: Arc<std::sync::atomic::AtomicUsize>,
 ) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     use http_body_util::{BodyExt, Either, Full};
-    let svc = mcpcore::transport::http::HttpService::new(server, ServerHttpOptions::default())
+    let svc = mcpcore::transport::http::HttpService::new(server, HttpOptions::default())
         .expect("service");
     let l = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -404,7 +404,7 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
     let injected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let (addr, task) = serve_with_extra_tools(server, bad, injected.clone()).await;
     let u = format!("http://{addr}/mcp");
-    let c = bounded(Client::builder().connect_http(&u, HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&u, HttpClientOptions::default()))
         .await
         .expect("connect");
     let tools = bounded(c.list_all_tools()).await.expect("tools");
@@ -427,13 +427,13 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
 /// `Last-Event-ID`, and takes the response from the resumed stream.
 #[tokio::test]
 async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
-    let mut opts = ServerHttpOptions::default();
+    let mut opts = HttpOptions::default();
     opts.sse_retry_ms = 50;
     let f = Fixture::with(Limits::default(), opts).await;
     let c = bounded(
         Client::builder()
             .mode(ConnectMode::Legacy)
-            .connect_http(&url(&f), HttpOptions::default()),
+            .connect_http(&url(&f), HttpClientOptions::default()),
     )
     .await
     .expect("connect");
@@ -449,10 +449,10 @@ async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
 /// callers.
 #[tokio::test]
 async fn lhttp02_404_on_the_session_reinitializes_and_resends() {
-    let mut opts = ServerHttpOptions::default();
+    let mut opts = HttpOptions::default();
     opts.session_idle_timeout = Duration::from_millis(200);
     let f = Fixture::with(Limits::default(), opts).await;
-    let mut http = HttpOptions::default();
+    let mut http = HttpClientOptions::default();
     // No GET stream: it would keep the session busy (never idle).
     http.listen_stream = false;
     let c = bounded(
@@ -515,7 +515,7 @@ async fn cache05_modern_listen_notifications_invalidate() {
     let listener = mcpcore::transport::http::serve(
         server.clone(),
         "127.0.0.1:0".parse().expect("addr"),
-        ServerHttpOptions::default(),
+        HttpOptions::default(),
     )
     .await
     .expect("listen");
@@ -523,7 +523,7 @@ async fn cache05_modern_listen_notifications_invalidate() {
     let c = bounded(
         Client::builder()
             .configure(|o| o.cache = true)
-            .connect_http(&u, HttpOptions::default()),
+            .connect_http(&u, HttpClientOptions::default()),
     )
     .await
     .expect("connect");

@@ -17,7 +17,7 @@
 
 use mcpcore::client::{
     client_handler_fn, CallOptions, Client, ClientBuilder, ClientError, ConnectMode, Era,
-    HttpOptions, StderrMode, StdioCommand,
+    HttpClientOptions, StderrMode, StdioCommand,
 };
 use mcpcore::LoggingLevel;
 use mcpcore_tests::client::{tap_args, TapLog};
@@ -426,7 +426,7 @@ async fn ts_v2_http_auto_adopts_modern() {
     let seen = Seen::default();
     let c = bounded(
         "connect",
-        builder(&seen).connect_http(&srv.url, HttpOptions::default()),
+        builder(&seen).connect_http(&srv.url, HttpClientOptions::default()),
     )
     .await
     .expect("connect");
@@ -452,7 +452,7 @@ async fn ts_v2_http_legacy_mode_stateless() {
         "connect",
         builder(&seen)
             .mode(ConnectMode::Legacy)
-            .connect_http(&srv.url, HttpOptions::default()),
+            .connect_http(&srv.url, HttpClientOptions::default()),
     )
     .await
     .expect("connect");
@@ -477,7 +477,7 @@ async fn ts_v1_http_auto_falls_back_to_a_legacy_session() {
     let seen = Seen::default();
     let c = bounded(
         "connect",
-        builder(&seen).connect_http(&srv.url, HttpOptions::default()),
+        builder(&seen).connect_http(&srv.url, HttpClientOptions::default()),
     )
     .await
     .expect("connect");

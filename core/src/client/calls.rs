@@ -453,7 +453,7 @@ impl Client {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
-            cache: super::types::CacheHints::of(&raw),
+            cache: super::types::ResultCacheHints::of(&raw),
             raw,
         })
     }

@@ -40,9 +40,16 @@ pub use options::{
     DEFAULT_PROBE_TIMEOUT,
 };
 #[cfg(feature = "http-client")]
-pub use transport::http::HttpOptions;
+pub use transport::http::HttpClientOptions;
+/// The former name of [`HttpClientOptions`] (the server's options are
+/// [`crate::transport::http::HttpOptions`]).
+#[cfg(feature = "http-client")]
+#[deprecated(note = "renamed HttpClientOptions")]
+pub type HttpOptions = HttpClientOptions;
 pub use transport::stdio::{StderrMode, StdioCommand};
-pub use types::{CacheHints, CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult};
+pub use types::{
+    CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult, ResultCacheHints,
+};
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -152,7 +159,11 @@ impl ClientBuilder {
     /// # Errors
     /// An argument error (bad URL or header) or a negotiation failure.
     #[cfg(feature = "http-client")]
-    pub async fn connect_http(self, url: &str, http: HttpOptions) -> Result<Client, ClientError> {
+    pub async fn connect_http(
+        self,
+        url: &str,
+        http: HttpClientOptions,
+    ) -> Result<Client, ClientError> {
         negotiate::validate(&self.options)?;
         let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
         let t = transport::http::HttpTransport::new(url, http, &self.options, tx)?;
