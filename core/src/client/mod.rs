@@ -21,7 +21,7 @@
 //! ```
 
 mod cache;
-pub mod callbacks;
+mod callbacks;
 mod calls;
 mod error;
 mod listen;
@@ -29,7 +29,7 @@ mod mrtr;
 mod negotiate;
 mod options;
 mod peer;
-pub mod transport;
+mod transport;
 mod types;
 
 pub use callbacks::{client_handler_fn, ClientHandler, NotificationFn};

@@ -31,7 +31,8 @@ pub fn encode_value(s: &str) -> String {
 }
 
 /// Decode a header value (the inverse of [`encode_value`]); `None` for a malformed sentinel.
-pub fn decode_value(s: &str) -> Option<String> {
+#[cfg(test)]
+fn decode_value(s: &str) -> Option<String> {
     if let Some(inner) = s
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
