@@ -8,7 +8,6 @@
 use mcpcore::client::{
     client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, HttpClientOptions,
 };
-use mcpcore::ErrorObject;
 use serde_json::{json, Map, Value};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -57,13 +56,13 @@ fn builder(version: &str, handlers: bool) -> ClientBuilder {
     if handlers {
         b = b
             .on_elicitation(client_handler_fn(|p: Value| async move {
-                Ok::<_, ErrorObject>(form_defaults(&p))
+                Ok(form_defaults(&p))
             }))
             .on_sampling(client_handler_fn(|_p: Value| async move {
-                Ok::<_, ErrorObject>(sampling_answer())
+                Ok(sampling_answer())
             }))
             .on_roots(client_handler_fn(|_p: Value| async move {
-                Ok::<_, ErrorObject>(roots_answer())
+                Ok(roots_answer())
             }));
     }
     b
