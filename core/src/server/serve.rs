@@ -1,6 +1,7 @@
-//! Serving a built [`Server`]: one method per transport (stdio, Streamable HTTP, a mountable
-//! hyper service). The free functions in [`crate::transport`] do the work; these are the
-//! documented way in.
+//! Serving a built [`Server`]: one method per transport (stdio with the era lock of REQUIREMENTS
+//! §0.2, Streamable HTTP on one endpoint, HTTP-01, and the same endpoint as a mountable hyper
+//! service). The free functions in [`crate::transport`] do the work; these are the documented way
+//! in.
 
 use std::net::SocketAddr;
 
