@@ -61,9 +61,9 @@ fn builder(version: &str, handlers: bool) -> ClientBuilder {
             .on_sampling(client_handler_fn(|_p: Value| async move {
                 Ok(sampling_answer())
             }))
-            .on_roots(client_handler_fn(|_p: Value| async move {
-                Ok(roots_answer())
-            }));
+            .on_roots(client_handler_fn(
+                |_p: Value| async move { Ok(roots_answer()) },
+            ));
     }
     b
 }
