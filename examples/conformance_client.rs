@@ -6,9 +6,8 @@
 //! session; 2026-07-28: the stateless envelope). An unknown scenario exits non-zero.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientBuilder, ClientError, ConnectMode, HttpOptions,
+    client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, HttpClientOptions,
 };
-use mcpcore::ErrorObject;
 use serde_json::{json, Map, Value};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -57,28 +56,28 @@ fn builder(version: &str, handlers: bool) -> ClientBuilder {
     if handlers {
         b = b
             .on_elicitation(client_handler_fn(|p: Value| async move {
-                Ok::<_, ErrorObject>(form_defaults(&p))
+                Ok(form_defaults(&p))
             }))
             .on_sampling(client_handler_fn(|_p: Value| async move {
-                Ok::<_, ErrorObject>(sampling_answer())
+                Ok(sampling_answer())
             }))
-            .on_roots(client_handler_fn(|_p: Value| async move {
-                Ok::<_, ErrorObject>(roots_answer())
-            }));
+            .on_roots(client_handler_fn(
+                |_p: Value| async move { Ok(roots_answer()) },
+            ));
     }
     b
 }
 
 async fn connect(url: &str, version: &str, handlers: bool) -> Result<Client, ClientError> {
     builder(version, handlers)
-        .connect_http(url, HttpOptions::default())
+        .connect_http(url, HttpClientOptions::default())
         .await
 }
 
 /// Every tool the client keeps (tools whose `x-mcp-header` declarations break the rules are
 /// dropped on HTTP, HTTP-14), as JSON exactly as received.
 async fn list_tools(c: &Client) -> Result<Vec<Value>, ClientError> {
-    let tools = c.list_all_tools(CallOptions::new()).await?;
+    let tools = c.list_all_tools().await?;
     Ok(tools
         .into_iter()
         .filter_map(|t| serde_json::to_value(t).ok())
@@ -86,12 +85,8 @@ async fn list_tools(c: &Client) -> Result<Vec<Value>, ClientError> {
 }
 
 async fn call(c: &Client, name: &str, args: Value) -> Result<Value, ClientError> {
-    c.request(
-        "tools/call",
-        json!({"name": name, "arguments": args}),
-        CallOptions::new(),
-    )
-    .await
+    c.request("tools/call", json!({"name": name, "arguments": args}))
+        .await
 }
 
 /// Drive a tool by hand through `input_required` rounds (MRTR-04): each retry is a new request
@@ -104,9 +99,7 @@ async fn drive_by_hand(
 ) -> Result<Value, ClientError> {
     let mut params = json!({"name": name, "arguments": {}});
     for _ in 0..10 {
-        let r = c
-            .request("tools/call", params.clone(), CallOptions::new())
-            .await?;
+        let r = c.request("tools/call", params.clone()).await?;
         if r.get("resultType").and_then(Value::as_str) != Some("input_required") {
             return Ok(r);
         }
@@ -196,31 +189,17 @@ async fn run(scenario: &str, version: &str, url: &str) -> Res<()> {
                     let _ = call(&c, name, json!({})).await;
                 }
             }
-            if let Ok(r) = c
-                .request("prompts/list", json!({}), CallOptions::new())
-                .await
-            {
+            if let Ok(r) = c.request("prompts/list", json!({})).await {
                 for p in r["prompts"].as_array().cloned().unwrap_or_default() {
                     let _ = c
-                        .request(
-                            "prompts/get",
-                            json!({"name": p["name"], "arguments": {}}),
-                            CallOptions::new(),
-                        )
+                        .request("prompts/get", json!({"name": p["name"], "arguments": {}}))
                         .await;
                 }
             }
-            if let Ok(r) = c
-                .request("resources/list", json!({}), CallOptions::new())
-                .await
-            {
+            if let Ok(r) = c.request("resources/list", json!({})).await {
                 for res in r["resources"].as_array().cloned().unwrap_or_default() {
                     let _ = c
-                        .request(
-                            "resources/read",
-                            json!({"uri": res["uri"]}),
-                            CallOptions::new(),
-                        )
+                        .request("resources/read", json!({"uri": res["uri"]}))
                         .await;
                 }
             }

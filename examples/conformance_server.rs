@@ -9,7 +9,7 @@ mod fixture;
 #[path = "http_flags.rs"]
 mod http_flags;
 
-use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
+use mcpcore::{handler_fn, CallToolResult, Server, Tool};
 use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 
@@ -29,9 +29,7 @@ fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildErro
                 "priority": {"type": "integer", "x-mcp-header": "Priority"},
                 "verbose": {"type": "boolean", "x-mcp-header": "Verbose"}
             }})),
-        handler_fn(|_ctx, args: Value| async move {
-            Ok::<_, HandlerError>(CallToolResult::text(args.to_string()))
-        }),
+        handler_fn(|_ctx, args: Value| async move { Ok(CallToolResult::text(args.to_string())) }),
     )
     .build()?;
     let _ = handle.set(server.clone());
@@ -68,7 +66,7 @@ async fn main() {
             eprintln!("conformance-server: bad address {addr}");
             std::process::exit(2);
         };
-        let listener = match mcpcore::transport::http::serve(server, addr, opts).await {
+        let listener = match server.serve_http(addr, opts).await {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("conformance-server: cannot listen on {addr}: {e}");
@@ -83,7 +81,7 @@ async fn main() {
         listener.shutdown().await;
         return;
     }
-    if let Err(e) = mcpcore::transport::stdio::serve_stdio(&server).await {
+    if let Err(e) = server.serve_stdio().await {
         eprintln!("conformance-server: {e}");
         std::process::exit(1);
     }

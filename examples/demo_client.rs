@@ -32,16 +32,12 @@ async fn tour(client: &Client) -> Result<(), ClientError> {
     if let Some(i) = client.instructions() {
         println!("   instructions: {i}");
     }
-    let tools = client.list_all_tools(CallOptions::new()).await?;
+    let tools = client.list_all_tools().await?;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     println!("   tools: {}", names.join(", "));
-    let r = client
-        .call_tool("echo", json!({"text": "hello"}), CallOptions::new())
-        .await?;
+    let r = client.call_tool("echo", json!({"text": "hello"})).await?;
     println!("   echo → {}", text(&r.content[0]));
-    let r = client
-        .call_tool("add", json!({"a": 2, "b": 3}), CallOptions::new())
-        .await?;
+    let r = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
     println!(
         "   add 2 + 3 → {}",
         r.structured_content.unwrap_or_default()["sum"]
@@ -49,15 +45,13 @@ async fn tour(client: &Client) -> Result<(), ClientError> {
     let opts = CallOptions::new().on_progress(|p, t, _m| {
         println!("     progress {p}/{}", t.unwrap_or_default());
     });
-    let r = client.call_tool("slow", json!({"ms": 80}), opts).await?;
+    let r = client
+        .call_tool_with("slow", json!({"ms": 80}), opts)
+        .await?;
     println!("   slow → {}", text(&r.content[0]));
-    let p = client
-        .get_prompt("greet", json!({"name": "Ada"}), CallOptions::new())
-        .await?;
+    let p = client.get_prompt("greet", json!({"name": "Ada"})).await?;
     println!("   greet → {}", text(&p.messages[0]["content"]));
-    let rr = client
-        .read_resource("demo://notes/7", CallOptions::new())
-        .await?;
+    let rr = client.read_resource("demo://notes/7").await?;
     println!("   demo://notes/7 → {}", text(&rr.contents[0]));
     let c = client
         .complete(
@@ -65,14 +59,10 @@ async fn tour(client: &Client) -> Result<(), ClientError> {
             "name",
             "a",
             None,
-            CallOptions::new(),
         )
         .await?;
     println!("   complete \"a\" → {:?}", c.values);
-    match client
-        .call_tool("fail", json!({}), CallOptions::new())
-        .await
-    {
+    match client.call_tool("fail", json!({})).await {
         Err(e) => println!("   fail → {e}"),
         Ok(r) => println!("   fail → {:?}", r.content),
     }

@@ -7,106 +7,156 @@
 //! `log {level, message}`, `fail` (an internal error the client sees only as -32603).
 //! Prompt: `greet {name}`. Resource: `demo://readme`. Template: `demo://notes/{id}`.
 
-use mcpcore::transport::http::{serve, HttpOptions};
-use mcpcore::transport::stdio::serve_stdio;
+use mcpcore::transport::http::HttpOptions;
 use mcpcore::{
-    handler_fn, CallToolResult, HandlerError, LoggingLevel, Prompt, PromptArgument, Resource,
-    ResourceTemplate, Server, Tool,
+    handler_fn, prompt_fn, schemars, GetPromptResult, HandlerError, LoggingLevel, Prompt,
+    PromptArgument, ReadResourceResult, Resource, ResourceTemplate, Server, Tool,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::time::Duration;
 
 #[path = "http_flags.rs"]
 mod http_flags;
 
+#[derive(Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// The text to echo.
+    text: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    a: f64,
+    b: f64,
+}
+
+/// The sum of `a` and `b`. (A typed output becomes the tool's `outputSchema` and its
+/// `structuredContent`; its doc comments become schema descriptions.)
+#[derive(Serialize, schemars::JsonSchema)]
+struct AddOut {
+    sum: f64,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct SlowArgs {
+    /// How long to work, in milliseconds.
+    #[schemars(range(max = 60000))]
+    ms: u64,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct LogArgs {
+    /// An RFC 5424 level name (`debug` … `emergency`).
+    level: String,
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct GreetArgs {
+    name: String,
+}
+
+/// Stands in for a dependency that fails with a detail the client must never see.
+fn open_database() -> Result<String, String> {
+    Err("connection refused: database password is hunter2".into())
+}
+
 fn build() -> Result<Server, mcpcore::server::BuildError> {
     Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"))
         .instructions("A demo server: echo text, add numbers, read notes.")
         .tool(
-            Tool::new("echo")
+            Tool::typed::<EchoArgs, String>("echo")
                 .description("Echo the given text back.")
-                .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
                 .annotations(json!({"readOnlyHint": true})),
-            handler_fn(|_ctx, args: Value| async move {
-                let text = args.get("text").and_then(Value::as_str).unwrap_or_default().to_owned();
-                Ok::<_, HandlerError>(CallToolResult::text(text))
-            }),
+            mcpcore::tool_fn(|_ctx, args: EchoArgs| async move { Ok(args.text) }),
         )
-        .tool(
-            Tool::new("add")
-                .description("Add two numbers.")
-                .input_schema(json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}))
-                .output_schema(json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]})),
-            handler_fn(|_ctx, args: Value| async move {
-                let a = args.get("a").and_then(Value::as_f64).unwrap_or_default();
-                let b = args.get("b").and_then(Value::as_f64).unwrap_or_default();
-                Ok::<_, HandlerError>(CallToolResult::structured(json!({"sum": a + b})))
-            }),
+        .typed_tool(
+            "add",
+            "Add two numbers.",
+            |_ctx, args: AddArgs| async move {
+                Ok(AddOut {
+                    sum: args.a + args.b,
+                })
+            },
         )
-        .tool(
-            Tool::new("slow")
-                .description("Wait `ms` milliseconds, reporting progress; stops early when cancelled.")
-                .input_schema(json!({"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0, "maximum": 60000}}, "required": ["ms"]})),
-            handler_fn(|ctx, args: Value| async move {
-                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+        .typed_tool(
+            "slow",
+            "Wait `ms` milliseconds, reporting progress; stops early when cancelled.",
+            |ctx, args: SlowArgs| async move {
                 let steps = 4u64;
                 for i in 1..=steps {
                     tokio::select! {
-                        () = tokio::time::sleep(Duration::from_millis(ms / steps)) => {}
-                        () = ctx.cancelled() => return Err(HandlerError::internal("cancelled")),
+                        () = tokio::time::sleep(Duration::from_millis(args.ms / steps)) => {}
+                        () = ctx.cancelled() => return Err(HandlerError::cancelled()),
                     }
                     ctx.progress(i as f64, Some(steps as f64), Some("working"));
                 }
-                Ok(CallToolResult::text(format!("slept {ms} ms")))
-            }),
+                Ok(format!("slept {} ms", args.ms))
+            },
         )
-        .tool(
-            Tool::new("log")
-                .description("Emit a log message at a level.")
-                .input_schema(json!({"type": "object", "properties": {"level": {"type": "string"}, "message": {"type": "string"}}, "required": ["level", "message"]})),
-            handler_fn(|ctx, args: Value| async move {
-                let level = args.get("level").and_then(Value::as_str).and_then(LoggingLevel::parse).unwrap_or(LoggingLevel::Info);
-                let sent = ctx.log(level, Some("demo"), args.get("message").cloned().unwrap_or(Value::Null));
-                Ok::<_, HandlerError>(CallToolResult::text(if sent { "sent" } else { "filtered" }))
-            }),
+        .typed_tool(
+            "log",
+            "Emit a log message at a level.",
+            |ctx, args: LogArgs| async move {
+                let level = LoggingLevel::parse(&args.level).unwrap_or(LoggingLevel::Info);
+                let sent = ctx.log(level, Some("demo"), Value::String(args.message));
+                Ok(if sent { "sent" } else { "filtered" })
+            },
         )
-        .tool(
-            Tool::new("fail").description("Always fails internally (the detail stays in the server log)."),
-            handler_fn(|_ctx, _args: Value| async move {
-                Err::<Value, _>(HandlerError::internal("database password is hunter2"))
-            }),
+        .typed_tool(
+            "fail",
+            "Always fails internally (the detail stays in the server log).",
+            |_ctx, (): ()| async move {
+                let rows = open_database().map_err(HandlerError::internal)?;
+                Ok(rows)
+            },
         )
         .prompt(
             Prompt::new("greet")
                 .description("Greet someone by name.")
                 .argument(PromptArgument::new("name", true).description("Who to greet")),
-            handler_fn(|_ctx, args: Value| async move {
-                let name = args.get("name").and_then(Value::as_str).unwrap_or("there").to_owned();
-                Ok::<_, HandlerError>(json!({
-                    "description": "A greeting",
-                    "messages": [{"role": "user", "content": {"type": "text", "text": format!("Say hello to {name}.")}}]
-                }))
+            prompt_fn(|_ctx, args: GreetArgs| async move {
+                Ok(GetPromptResult::new()
+                    .description("A greeting")
+                    .user(format!("Say hello to {}.", args.name)))
             }),
         )
         .resource(
-            Resource::new("demo://readme", "readme").mime_type("text/plain").description("What this server is."),
-            handler_fn(|ctx, _vars: Value| async move {
-                let uri = ctx.name().unwrap_or_default().to_owned();
-                Ok::<_, HandlerError>(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "mcpcore demo server"}]}))
+            Resource::new("demo://readme", "readme")
+                .mime_type("text/plain")
+                .description("What this server is."),
+            handler_fn(|ctx, _vars| async move {
+                let uri = ctx.name().unwrap_or_default();
+                Ok(ReadResourceResult::text(
+                    uri,
+                    "text/plain",
+                    "mcpcore demo server",
+                ))
             }),
         )
         .resource_template(
             ResourceTemplate::new("demo://notes/{id}", "note").mime_type("text/plain"),
             handler_fn(|ctx, vars: Value| async move {
-                let uri = ctx.name().unwrap_or_default().to_owned();
-                let id = vars.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
-                Ok::<_, HandlerError>(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": format!("note {id}")}]}))
+                let uri = ctx.name().unwrap_or_default();
+                let id = vars.get("id").and_then(Value::as_str).unwrap_or_default();
+                Ok(ReadResourceResult::text(
+                    uri,
+                    "text/plain",
+                    format!("note {id}"),
+                ))
             }),
         )
         .completion(handler_fn(|_ctx, params: Value| async move {
-            let prefix = params.pointer("/argument/value").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let values: Vec<&str> = ["alice", "bob", "carol"].into_iter().filter(|n| n.starts_with(&prefix)).collect();
-            Ok::<_, HandlerError>(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+            let prefix = params
+                .pointer("/argument/value")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let values: Vec<&str> = ["alice", "bob", "carol"]
+                .into_iter()
+                .filter(|n| n.starts_with(prefix))
+                .collect();
+            Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
         }))
         .build()
 }
@@ -141,7 +191,7 @@ async fn main() {
         }
         _ => usage("unexpected arguments"),
     }
-    if let Err(e) = serve_stdio(&server).await {
+    if let Err(e) = server.serve_stdio().await {
         eprintln!("demo-server: {e}");
         std::process::exit(1);
     }
@@ -158,7 +208,7 @@ fn usage(problem: &str) -> ! {
 }
 
 async fn serve_http_until_signal(server: Server, addr: std::net::SocketAddr, opts: HttpOptions) {
-    let listener = match serve(server, addr, opts).await {
+    let listener = match server.serve_http(addr, opts).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("demo-server: cannot listen on {addr}: {e}");

@@ -112,6 +112,11 @@ pub enum HandlerError {
     /// An internal failure; its detail is logged and the peer sees a generic -32603.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The handler stopped because the request was cancelled. No response goes out for a
+    /// cancelled request (CAN-01); should the request not be cancelled after all (the handler
+    /// gave up on its own), the peer gets -32603 "Request cancelled".
+    #[error("request cancelled")]
+    Cancelled,
 }
 
 impl HandlerError {
@@ -127,6 +132,11 @@ impl HandlerError {
     pub fn internal(detail: impl std::fmt::Display) -> Self {
         Self::Internal(detail.to_string())
     }
+    /// The handler stopped because its request was cancelled (see
+    /// `RequestContext::cancelled`); the engine sends no response (CAN-01).
+    pub fn cancelled() -> Self {
+        Self::Cancelled
+    }
     /// The error object for the wire: internal details are redacted and logged here.
     pub fn into_wire(self, method: &str) -> ErrorObject {
         match self {
@@ -134,6 +144,10 @@ impl HandlerError {
             HandlerError::Internal(detail) => {
                 tracing::error!(method, detail = %detail, "handler failed");
                 ErrorObject::internal()
+            }
+            HandlerError::Cancelled => {
+                tracing::debug!(method, "handler stopped: request cancelled");
+                ErrorObject::new(codes::INTERNAL_ERROR, "Request cancelled")
             }
         }
     }

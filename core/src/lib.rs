@@ -9,18 +9,43 @@
 //! seam, [`Handler`], and never re-implement protocol logic.
 //!
 //! The main entry points are [`ServerBuilder`] (register tools, prompts, resources, completion and
-//! custom methods) and the transports in [`transport`].
+//! custom methods), the serving methods of [`Server`] ([`Server::serve_stdio`],
+//! [`Server::serve_http`], [`Server::http_service`]) and [`client::Client`].
+//!
+//! ```no_run
+//! use mcpcore::{handler_fn, schemars, GetPromptResult, Prompt, Server};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct AddArgs { a: f64, b: f64 }
+//!
+//! #[derive(Serialize, schemars::JsonSchema)]
+//! struct AddOut { sum: f64 }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder("my-server", "1.0.0")
+//!     // Schemas generated from the types; `AddOut` is the outputSchema and structuredContent.
+//!     .typed_tool("add", "Add two numbers", |_ctx, args: AddArgs| async move {
+//!         Ok(AddOut { sum: args.a + args.b })
+//!     })
+//!     .prompt(Prompt::new("hello"), handler_fn(|_ctx, _args| async move {
+//!         Ok(GetPromptResult::new().user("Say hello."))
+//!     }))
+//!     .build()?;
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod client;
 pub mod error;
 mod future;
-pub mod jsonrpc;
+pub(crate) mod jsonrpc;
 pub mod limits;
 pub mod options;
 pub mod protocol;
-pub mod schema;
+pub(crate) mod schema;
 pub mod security;
 pub mod server;
 pub mod transport;
@@ -30,10 +55,13 @@ pub use future::BoxFuture;
 pub use jsonrpc::Id;
 pub use limits::Limits;
 pub use protocol::{
-    CallToolResult, Content, Implementation, LoggingLevel, Prompt, PromptArgument, Resource,
-    ResourceTemplate, Tool,
+    CallToolResult, Content, GetPromptResult, Implementation, LoggingLevel, Prompt, PromptArgument,
+    PromptMessage, ReadResourceResult, Resource, ResourceTemplate, Role, Tool,
 };
 pub use server::{
-    handler_fn, Handler, InputRequired, Outcome, RequestContext, Server, ServerBuilder,
-    ServerOptions,
+    handler_fn, prompt_fn, schema_for, tool_fn, BuildError, Handler, InputRequired, Outcome,
+    RequestContext, Server, ServerBuilder, ServerOptions, ToolOutput,
 };
+
+/// schemars, re-exported so typed tools can derive `JsonSchema` at the version mcpcore uses.
+pub use schemars;

@@ -101,19 +101,19 @@ fn legacy_tools(b: ServerBuilder) -> ServerBuilder {
     .tool(
         Tool::new("test_image_content").description("Returns an image").input_schema(no_args()),
         handler_fn(|_c, _a| async {
-            Ok::<_, HandlerError>(CallToolResult { content: vec![Content::image(PNG_1X1, "image/png")], ..Default::default() })
+            Ok(CallToolResult { content: vec![Content::image(PNG_1X1, "image/png")], ..Default::default() })
         }),
     )
     .tool(
         Tool::new("test_audio_content").description("Returns audio").input_schema(no_args()),
         handler_fn(|_c, _a| async {
-            Ok::<_, HandlerError>(CallToolResult { content: vec![Content::audio(WAV_EMPTY, "audio/wav")], ..Default::default() })
+            Ok(CallToolResult { content: vec![Content::audio(WAV_EMPTY, "audio/wav")], ..Default::default() })
         }),
     )
     .tool(
         Tool::new("test_embedded_resource").description("Returns an embedded resource").input_schema(no_args()),
         handler_fn(|_c, _a| async {
-            Ok::<_, HandlerError>(CallToolResult {
+            Ok(CallToolResult {
                 content: vec![Content::embedded_text("test://embedded-resource", "text/plain", "This is an embedded resource content.")],
                 ..Default::default()
             })
@@ -122,7 +122,7 @@ fn legacy_tools(b: ServerBuilder) -> ServerBuilder {
     .tool(
         Tool::new("test_multiple_content_types").description("Returns text, image and resource").input_schema(no_args()),
         handler_fn(|_c, _a| async {
-            Ok::<_, HandlerError>(CallToolResult {
+            Ok(CallToolResult {
                 content: vec![
                     Content::text("Multiple content types test:"),
                     Content::image(PNG_1X1, "image/png"),
@@ -158,7 +158,7 @@ fn legacy_tools(b: ServerBuilder) -> ServerBuilder {
     )
     .tool(
         Tool::new("test_error_handling").description("Returns an error result").input_schema(no_args()),
-        handler_fn(|_c, _a| async { Ok::<_, HandlerError>(CallToolResult::error("This tool intentionally returns an error for testing")) }),
+        handler_fn(|_c, _a| async { Ok(CallToolResult::error("This tool intentionally returns an error for testing")) }),
     )
     .tool(
         Tool::new("test_sampling")
@@ -316,9 +316,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
                 .and_then(|c| c.get("name"))
                 .and_then(Value::as_str);
             match name {
-                Some(n) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text(format!("Hello, {n}!")).into(),
-                ),
+                Some(n) => Ok(mcpcore::Outcome::from(CallToolResult::text(format!(
+                    "Hello, {n}!"
+                )))),
                 None => Ok(input_required(
                     &[(
                         "user_name",
@@ -340,9 +340,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
             .input_schema(no_args()),
         handler_fn(|ctx, _a| async move {
             match sampled_text(&ctx, "sample_request") {
-                Some(t) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text(format!("Sampling result: {t}")).into(),
-                ),
+                Some(t) => Ok(mcpcore::Outcome::from(CallToolResult::text(format!(
+                    "Sampling result: {t}"
+                )))),
                 None => Ok(input_required(
                     &[(
                         "sample_request",
@@ -360,9 +360,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
             .input_schema(no_args()),
         handler_fn(|ctx, _a| async move {
             match roots_count(&ctx, "roots_request") {
-                Some(n) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text(format!("Found {n} root(s)")).into(),
-                ),
+                Some(n) => Ok(mcpcore::Outcome::from(CallToolResult::text(format!(
+                    "Found {n} root(s)"
+                )))),
                 None => Ok(input_required(&[("roots_request", roots_req())], None).into()),
             }
         }),
@@ -374,9 +374,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
         handler_fn(|ctx, _a| async move {
             let ok = accepted_content(&ctx, "confirm").is_some();
             match (ctx.request_state(), ok) {
-                (Some("state-ok"), true) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text("Confirmed with state-ok").into(),
-                ),
+                (Some("state-ok"), true) => Ok(mcpcore::Outcome::from(CallToolResult::text(
+                    "Confirmed with state-ok",
+                ))),
                 _ => Ok(input_required(
                     &[(
                         "confirm",
@@ -404,9 +404,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
             let greeting = sampled_text(&ctx, "greeting");
             let roots = roots_count(&ctx, "client_roots");
             match (name, greeting, roots, ctx.request_state()) {
-                (Some(n), Some(g), Some(r), Some("multi")) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text(format!("{g} {n}! ({r} roots)")).into(),
-                ),
+                (Some(n), Some(g), Some(r), Some("multi")) => Ok(mcpcore::Outcome::from(
+                    CallToolResult::text(format!("{g} {n}! ({r} roots)")),
+                )),
                 _ => Ok(input_required(
                     &[
                         (
@@ -437,9 +437,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             match (ctx.request_state(), step1, step2) {
-                (Some("round2"), _, Some(color)) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text(format!("Completed after two rounds: {color}")).into(),
-                ),
+                (Some("round2"), _, Some(color)) => Ok(mcpcore::Outcome::from(
+                    CallToolResult::text(format!("Completed after two rounds: {color}")),
+                )),
                 (Some("round1"), true, _) | (Some("round2"), _, None) => Ok(input_required(
                     &[(
                         "step2",
@@ -473,9 +473,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
             .input_schema(no_args()),
         handler_fn(|ctx, _a| async move {
             match (ctx.request_state(), accepted_content(&ctx, "confirm")) {
-                (Some("trusted"), Some(_)) => Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text("State verified").into(),
-                ),
+                (Some("trusted"), Some(_)) => Ok(mcpcore::Outcome::from(CallToolResult::text(
+                    "State verified",
+                ))),
                 _ => Ok(input_required(
                     &[(
                         "confirm",
@@ -497,9 +497,9 @@ fn mrtr_tools(b: ServerBuilder) -> ServerBuilder {
             .input_schema(no_args()),
         handler_fn(|ctx, _a| async move {
             if ctx.input_responses().is_some_and(|r| !r.is_empty()) {
-                return Ok::<mcpcore::Outcome, HandlerError>(
-                    CallToolResult::text("Capabilities respected").into(),
-                );
+                return Ok(mcpcore::Outcome::from(CallToolResult::text(
+                    "Capabilities respected",
+                )));
             }
             let caps = ctx.client_capabilities();
             let mut reqs: Vec<(&str, Value)> = Vec::new();
@@ -531,20 +531,20 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
     b.resource(
         Resource::new("test://static-text", "static-text").mime_type("text/plain").description("A static text resource"),
         handler_fn(|_c, _v| async {
-            Ok::<_, HandlerError>(json!({"contents": [{"uri": "test://static-text", "mimeType": "text/plain",
+            Ok(json!({"contents": [{"uri": "test://static-text", "mimeType": "text/plain",
                 "text": "This is the content of the static text resource."}]}))
         }),
     )
     .resource(
         Resource::new("test://static-binary", "static-binary").mime_type("image/png").description("A static binary resource"),
         handler_fn(|_c, _v| async {
-            Ok::<_, HandlerError>(json!({"contents": [{"uri": "test://static-binary", "mimeType": "image/png", "blob": PNG_1X1}]}))
+            Ok(json!({"contents": [{"uri": "test://static-binary", "mimeType": "image/png", "blob": PNG_1X1}]}))
         }),
     )
     .resource(
         Resource::new("test://watched-resource", "watched-resource").mime_type("text/plain").description("A subscribable resource"),
         handler_fn(|_c, _v| async {
-            Ok::<_, HandlerError>(json!({"contents": [{"uri": "test://watched-resource", "mimeType": "text/plain", "text": "Watched resource content"}]}))
+            Ok(json!({"contents": [{"uri": "test://watched-resource", "mimeType": "text/plain", "text": "Watched resource content"}]}))
         }),
     )
     .resource_template(
@@ -553,13 +553,13 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
             let id = vars["id"].as_str().unwrap_or_default().to_owned();
             let uri = ctx.name().unwrap_or_default().to_owned();
             let body = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-            Ok::<_, HandlerError>(json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": body.to_string()}]}))
+            Ok(json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": body.to_string()}]}))
         }),
     )
     .prompt(
         Prompt::new("test_simple_prompt").description("A simple prompt"),
         handler_fn(|_c, _a| async {
-            Ok::<_, HandlerError>(json!({"messages": [{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}]}))
+            Ok(json!({"messages": [{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}]}))
         }),
     )
     .prompt(
@@ -569,7 +569,7 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
             .argument(PromptArgument::new("arg2", true).description("Second argument")),
         handler_fn(|_c, a: Value| async move {
             let t = format!("Prompt with arguments: arg1='{}', arg2='{}'", a["arg1"].as_str().unwrap_or_default(), a["arg2"].as_str().unwrap_or_default());
-            Ok::<_, HandlerError>(json!({"messages": [{"role": "user", "content": {"type": "text", "text": t}}]}))
+            Ok(json!({"messages": [{"role": "user", "content": {"type": "text", "text": t}}]}))
         }),
     )
     .prompt(
@@ -578,7 +578,7 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
             .argument(PromptArgument::new("resourceUri", true).description("URI of the resource to embed")),
         handler_fn(|_c, a: Value| async move {
             let uri = a["resourceUri"].as_str().unwrap_or_default().to_owned();
-            Ok::<_, HandlerError>(json!({"messages": [
+            Ok(json!({"messages": [
                 {"role": "user", "content": {"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
                 {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}}
             ]}))
@@ -587,7 +587,7 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
     .prompt(
         Prompt::new("test_prompt_with_image").description("A prompt with an image"),
         handler_fn(|_c, _a| async {
-            Ok::<_, HandlerError>(json!({"messages": [
+            Ok(json!({"messages": [
                 {"role": "user", "content": {"type": "image", "data": PNG_1X1, "mimeType": "image/png"}},
                 {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}}
             ]}))
@@ -597,9 +597,7 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
         Prompt::new("test_input_required_result_prompt").description("MRTR on prompts/get"),
         handler_fn(|ctx, _a| async move {
             match accepted_content(&ctx, "user_context").and_then(|c| c.get("context")).and_then(Value::as_str) {
-                Some(c) => Ok::<mcpcore::Outcome, HandlerError>(
-                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": format!("Context: {c}")}}]}).into(),
-                ),
+                Some(c) => Ok(mcpcore::Outcome::from(json!({"messages": [{"role": "user", "content": {"type": "text", "text": format!("Context: {c}")}}]}))),
                 None => Ok(input_required(
                     &[("user_context", elicit_req("What context should the prompt use?", json!({"context": {"type": "string"}}), &["context"]))],
                     None,
@@ -611,7 +609,7 @@ fn resources_and_prompts(b: ServerBuilder) -> ServerBuilder {
     .completion(handler_fn(|_c, p: Value| async move {
         let prefix = p.pointer("/argument/value").and_then(Value::as_str).unwrap_or_default().to_owned();
         let values: Vec<String> = ["paris", "park", "party"].iter().filter(|v| v.starts_with(&prefix)).map(|s| (*s).to_owned()).collect();
-        Ok::<_, HandlerError>(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+        Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
     }))
 }
 

@@ -13,7 +13,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpcore::client::{Client, ClientError, HttpOptions, StderrMode, StdioCommand};
+use mcpcore::client::{Client, ClientError, HttpClientOptions, StderrMode, StdioCommand};
 
 use crate::client_builder::mcp_client_builder_t;
 use crate::error::{mcp_error_t, FfiError};
@@ -298,7 +298,7 @@ pub extern "C" fn mcp_client_connect_http(
         // SAFETY: url is NULL or valid for url_len bytes.
         let url = unsafe { str_arg(url, url_len, "url") }?;
         let o: HttpJson = parse_options(options_json, options_len, "options_json")?;
-        let mut h = HttpOptions::default();
+        let mut h = HttpClientOptions::default();
         for (k, v) in o.headers.unwrap_or_default() {
             h = h.header(k, v);
         }

@@ -373,30 +373,30 @@ fn page_json<T: Serialize>(page: ListPage<T>, key: &str) -> Value {
 async fn run(client: Client, op: Op, o: CallOptions) -> Result<Value, FfiError> {
     use mcp_list_kind as K;
     Ok(match op {
-        Op::Request(method, params) => client.request(&method, params, o).await?,
+        Op::Request(method, params) => client.request_with(&method, params, o).await?,
         Op::ListPage(kind, cursor) => {
             let c = cursor.as_deref();
             match kind {
-                K::Tools => page_json(client.list_tools(c, o).await?, "tools"),
-                K::Prompts => page_json(client.list_prompts(c, o).await?, "prompts"),
-                K::Resources => page_json(client.list_resources(c, o).await?, "resources"),
+                K::Tools => page_json(client.list_tools_with(c, o).await?, "tools"),
+                K::Prompts => page_json(client.list_prompts_with(c, o).await?, "prompts"),
+                K::Resources => page_json(client.list_resources_with(c, o).await?, "resources"),
                 K::ResourceTemplates => page_json(
-                    client.list_resource_templates(c, o).await?,
+                    client.list_resource_templates_with(c, o).await?,
                     "resourceTemplates",
                 ),
             }
         }
         Op::ListAll(kind) => match kind {
-            K::Tools => json!({"tools": client.list_all_tools(o).await?}),
-            K::Prompts => json!({"prompts": client.list_all_prompts(o).await?}),
-            K::Resources => json!({"resources": client.list_all_resources(o).await?}),
+            K::Tools => json!({"tools": client.list_all_tools_with(o).await?}),
+            K::Prompts => json!({"prompts": client.list_all_prompts_with(o).await?}),
+            K::Resources => json!({"resources": client.list_all_resources_with(o).await?}),
             K::ResourceTemplates => {
-                json!({"resourceTemplates": client.list_all_resource_templates(o).await?})
+                json!({"resourceTemplates": client.list_all_resource_templates_with(o).await?})
             }
         },
-        Op::CallTool(name, args) => json!(client.call_tool(&name, args, o).await?),
-        Op::GetPrompt(name, args) => client.get_prompt(&name, args, o).await?.raw,
-        Op::ReadResource(uri) => client.read_resource(&uri, o).await?.raw,
+        Op::CallTool(name, args) => json!(client.call_tool_with(&name, args, o).await?),
+        Op::GetPrompt(name, args) => client.get_prompt_with(&name, args, o).await?.raw,
+        Op::ReadResource(uri) => client.read_resource_with(&uri, o).await?.raw,
         Op::Complete {
             reference,
             name,
@@ -404,12 +404,12 @@ async fn run(client: Client, op: Op, o: CallOptions) -> Result<Value, FfiError> 
             context,
         } => {
             client
-                .complete(reference, &name, &value, context, o)
+                .complete_with(reference, &name, &value, context, o)
                 .await?
                 .raw
         }
         Op::SetLogLevel(level) => {
-            client.set_log_level(level, o).await?;
+            client.set_log_level_with(level, o).await?;
             json!({})
         }
     })

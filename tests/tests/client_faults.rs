@@ -51,9 +51,7 @@ async fn disc02_falls_back_on_any_discovery_failure() {
         assert_eq!(c.era(), Some(Era::Legacy), "discover={d}");
         assert_eq!(c.protocol_version().as_deref(), Some("2025-11-25"));
         assert_eq!(c.server_implementation().expect("info").name, "fake");
-        let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
-            .await
-            .expect("call");
+        let r = bounded(c.call_tool("echo", json!({}))).await.expect("call");
         assert_eq!(r.content[0]["text"], "ok");
         c.close().await;
     }
@@ -123,9 +121,7 @@ async fn disc02_garbage_or_an_unaddressed_error_answering_the_probe_falls_back()
         let b = Client::builder().configure(|o| o.probe_timeout = Duration::from_millis(300));
         let c = connect(b, &[&arg]).await;
         assert_eq!(c.era(), Some(Era::Legacy), "discover={d}");
-        let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
-            .await
-            .expect("call");
+        let r = bounded(c.call_tool("echo", json!({}))).await.expect("call");
         assert_eq!(r.content[0]["text"], "ok");
         c.close().await;
     }
@@ -189,11 +185,11 @@ async fn lc02_counter_offer_is_adopted() {
 #[tokio::test]
 async fn server_dies_mid_call() {
     let c = connect(Client::builder(), &[]).await;
-    let e = bounded(c.call_tool("die", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("die", json!({})))
         .await
         .expect_err("died");
     assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
-    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("echo", json!({})))
         .await
         .expect_err("still closed");
     assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
@@ -204,11 +200,11 @@ async fn server_dies_mid_call() {
 #[tokio::test]
 async fn stdio01_garbage_and_non_object_frames_are_skipped() {
     let c = connect(Client::builder(), &[]).await;
-    let r = bounded(c.call_tool("garbage", json!({}), CallOptions::new()))
+    let r = bounded(c.call_tool("garbage", json!({})))
         .await
         .expect("survived");
     assert_eq!(r.content[0]["text"], "survived");
-    let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let r = bounded(c.call_tool("echo", json!({})))
         .await
         .expect("still works");
     assert_eq!(r.content[0]["text"], "ok");
@@ -219,14 +215,14 @@ async fn stdio01_garbage_and_non_object_frames_are_skipped() {
 async fn over_limit_frame_closes_the_transport() {
     let b = Client::builder().configure(|o| o.max_message_bytes = 64 * 1024);
     let c = connect(b, &["oversize=100000"]).await;
-    let e = bounded(c.call_tool("oversize", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("oversize", json!({})))
         .await
         .expect_err("too large");
     assert!(
         matches!(&e, ClientError::Closed(m) if m.contains("exceeded")),
         "{e:?}"
     );
-    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("echo", json!({})))
         .await
         .expect_err("closed");
     assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
@@ -236,7 +232,7 @@ async fn over_limit_frame_closes_the_transport() {
 #[tokio::test]
 async fn default_cap_is_4_mib() {
     let c = connect(Client::builder(), &["oversize=4200000"]).await;
-    let e = bounded(c.call_tool("oversize", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("oversize", json!({})))
         .await
         .expect_err("too large");
     assert!(
@@ -245,7 +241,7 @@ async fn default_cap_is_4_mib() {
     );
     c.close().await;
     let c = connect(Client::builder(), &["oversize=4000000"]).await;
-    bounded(c.call_tool("oversize", json!({}), CallOptions::new()))
+    bounded(c.call_tool("oversize", json!({})))
         .await
         .expect("under the cap");
     c.close().await;
@@ -255,11 +251,11 @@ async fn default_cap_is_4_mib() {
 async fn tool06_structured_content_validated_against_output_schema() {
     let c = connect(Client::builder(), &[]).await;
     // Unknown schema: nothing to validate against.
-    bounded(c.call_tool("typed", json!({}), CallOptions::new()))
+    bounded(c.call_tool("typed", json!({})))
         .await
         .expect("not yet known");
-    c.list_all_tools(CallOptions::new()).await.expect("list");
-    let e = bounded(c.call_tool("typed", json!({}), CallOptions::new()))
+    c.list_all_tools().await.expect("list");
+    let e = bounded(c.call_tool("typed", json!({})))
         .await
         .expect_err("invalid");
     assert!(
@@ -272,7 +268,7 @@ async fn tool06_structured_content_validated_against_output_schema() {
 #[tokio::test]
 async fn jr04_unknown_result_type_is_an_invalid_response() {
     let c = connect(Client::builder(), &[]).await;
-    let e = bounded(c.call_tool("weird", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("weird", json!({})))
         .await
         .expect_err("weird");
     assert!(matches!(e, ClientError::Protocol(_)), "{e:?}");
@@ -282,9 +278,7 @@ async fn jr04_unknown_result_type_is_an_invalid_response() {
 #[tokio::test]
 async fn page01_cursor_cycle_is_detected() {
     let c = connect(Client::builder(), &["cycle"]).await;
-    let all = bounded(c.list_all_tools(CallOptions::new()))
-        .await
-        .expect("all");
+    let all = bounded(c.list_all_tools()).await.expect("all");
     let names: Vec<_> = all.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["t1", "t2", "t3"]);
     c.close().await;
@@ -299,12 +293,9 @@ async fn modern_top_level_server_info_fallback_and_listen() {
         "fake-top"
     );
     // SUB-02/03: acknowledgement first, then only this subscription's notifications.
-    let mut sub = bounded(c.listen(
-        json!({"toolsListChanged": true, "promptsListChanged": true}),
-        CallOptions::new(),
-    ))
-    .await
-    .expect("listen");
+    let mut sub = bounded(c.listen(json!({"toolsListChanged": true, "promptsListChanged": true})))
+        .await
+        .expect("listen");
     assert_eq!(sub.honored(), &json!({"toolsListChanged": true}));
     let n = bounded(sub.next()).await.expect("notification");
     assert_eq!(n["method"], "notifications/tools/list_changed");
@@ -314,7 +305,7 @@ async fn modern_top_level_server_info_fallback_and_listen() {
     c.notify("notifications/custom", Some(json!({"x": 1})))
         .await
         .expect("notify");
-    let r = bounded(c.request("debug/notifications", json!({}), CallOptions::new()))
+    let r = bounded(c.request("debug/notifications", json!({})))
         .await
         .expect("debug");
     let notes = r["notifications"].as_array().expect("list").clone();
@@ -335,10 +326,7 @@ async fn modern_top_level_server_info_fallback_and_listen() {
 #[tokio::test]
 async fn listen_on_legacy_is_an_argument_error() {
     let c = connect(Client::builder(), &[]).await;
-    let e = c
-        .listen(json!({}), CallOptions::new())
-        .await
-        .expect_err("legacy");
+    let e = c.listen(json!({})).await.expect_err("legacy");
     assert!(matches!(e, ClientError::InvalidArgument(_)));
     c.close().await;
 }
@@ -346,7 +334,7 @@ async fn listen_on_legacy_is_an_argument_error() {
 #[tokio::test]
 async fn can01_late_response_is_ignored() {
     let c = connect(Client::builder(), &["discover=ok"]).await;
-    let e = bounded(c.call_tool(
+    let e = bounded(c.call_tool_with(
         "late",
         json!({}),
         CallOptions::new().timeout(Duration::from_millis(100)),
@@ -354,19 +342,15 @@ async fn can01_late_response_is_ignored() {
     .await
     .expect_err("timeout");
     assert!(matches!(e, ClientError::Timeout));
-    let r = bounded(c.request(
-        "tools/call",
-        json!({"name": "echo", "arguments": {"k": 1}}),
-        CallOptions::new(),
-    ))
-    .await
-    .expect("next call");
+    let r = bounded(c.request("tools/call", json!({"name": "echo", "arguments": {"k": 1}})))
+        .await
+        .expect("next call");
     assert_eq!(
         r["structuredContent"]["params"]["arguments"],
         json!({"k": 1}),
         "not the late answer"
     );
-    let notes = bounded(c.request("debug/notifications", json!({}), CallOptions::new()))
+    let notes = bounded(c.request("debug/notifications", json!({})))
         .await
         .expect("debug");
     let cancelled: Vec<&Value> = notes["notifications"]

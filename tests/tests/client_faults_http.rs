@@ -6,7 +6,7 @@
 //! over-limit body or event, a dropped connection, or a server that goes away fails cleanly and
 //! the connection stays usable.
 
-use mcpcore::client::{CallOptions, Client, ClientBuilder, ClientError, Era, HttpOptions};
+use mcpcore::client::{CallOptions, Client, ClientBuilder, ClientError, Era, HttpClientOptions};
 use mcpcore_tests::scripted::{
     json_resp, legacy, raw, rpc_error, rpc_result, sse, Act, Req, Scripted,
 };
@@ -30,7 +30,7 @@ fn builder() -> ClientBuilder {
 }
 
 async fn echo_works(c: &Client) {
-    let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let r = bounded(c.call_tool("echo", json!({})))
         .await
         .expect("the connection still works");
     assert_eq!(r.content[0]["text"], "ok");
@@ -111,7 +111,7 @@ async fn http18_any_probe_failure_falls_back_to_initialize() {
             }
         })
         .await;
-        let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+        let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
             .await
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(c.era(), Some(Era::Legacy), "{name}");
@@ -175,7 +175,7 @@ async fn faults_answering_calls_end_in_clear_errors() {
         }
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     for (tool, what) in [
@@ -185,9 +185,7 @@ async fn faults_answering_calls_end_in_clear_errors() {
         ("oversize", "an over-limit body"),
         ("sse-oversize", "an over-limit SSE event"),
     ] {
-        let e = bounded(c.call_tool(tool, json!({}), CallOptions::new()))
-            .await
-            .expect_err(what);
+        let e = bounded(c.call_tool(tool, json!({}))).await.expect_err(what);
         assert!(
             matches!(e, ClientError::Transport(_) | ClientError::Closed(_)),
             "{what}: {e:?}"
@@ -197,11 +195,11 @@ async fn faults_answering_calls_end_in_clear_errors() {
         }
         echo_works(&c).await;
     }
-    let r = bounded(c.call_tool("sse-skips-garbage", json!({}), CallOptions::new()))
+    let r = bounded(c.call_tool("sse-skips-garbage", json!({})))
         .await
         .expect("garbage events are skipped");
     assert_eq!(r.content[0]["text"], "after garbage");
-    let e = bounded(c.call_tool(
+    let e = bounded(c.call_tool_with(
         "hang",
         json!({}),
         CallOptions::new().timeout(Duration::from_millis(300)),
@@ -222,10 +220,10 @@ async fn server_gone_mid_call() {
         _ => legacy(r),
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
-    let call = c.call_tool("hang", json!({}), CallOptions::new());
+    let call = c.call_tool("hang", json!({}));
     let stopper = async {
         let deadline = tokio::time::Instant::now() + BOUND;
         while !srv.requests().iter().any(|r| r.tool() == "hang") {
@@ -237,7 +235,7 @@ async fn server_gone_mid_call() {
     let (r, ()) = bounded(async { tokio::join!(call, stopper) }).await;
     let e = r.expect_err("the server went away");
     assert!(matches!(e, ClientError::Transport(_)), "{e:?}");
-    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("echo", json!({})))
         .await
         .expect_err("nothing listens");
     assert!(matches!(e, ClientError::Transport(_)), "{e:?}");
@@ -271,16 +269,16 @@ async fn modern_stream_ending_without_the_response() {
         }
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Modern));
-    let e = bounded(c.call_tool("cut", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("cut", json!({})))
         .await
         .expect_err("cut");
     assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
     echo_works(&c).await;
-    let e = bounded(c.request("nope/nope", json!({}), CallOptions::new()))
+    let e = bounded(c.request("nope/nope", json!({})))
         .await
         .expect_err("404");
     assert_eq!(e.rpc_code(), Some(-32601));
@@ -340,7 +338,7 @@ async fn disc03_modern_only_server_after_a_failed_probe() {
             }
         })
         .await;
-        let r = bounded(builder().connect_http(&srv.url, HttpOptions::default())).await;
+        let r = bounded(builder().connect_http(&srv.url, HttpClientOptions::default())).await;
         assert_eq!(*probes.lock().expect("lock"), 2, "one re-probe");
         if recovers {
             let c = r.expect("modern after the re-probe");

@@ -4,9 +4,9 @@
 //! sends (a missing or wrong one is a 400), so a successful call proves the headers.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientError, ConnectMode, Era, HttpOptions,
+    client_handler_fn, CallOptions, Client, ClientError, ConnectMode, Era, HttpClientOptions,
 };
-use mcpcore::transport::http::HttpOptions as ServerHttpOptions;
+use mcpcore::transport::http::HttpOptions;
 use mcpcore::Limits;
 use mcpcore_tests::fixture::Fixture;
 use serde_json::{json, Value};
@@ -42,7 +42,7 @@ async fn wait_until(mut f: impl FnMut() -> bool, what: &str) {
 #[tokio::test]
 async fn http18_auto_adopts_modern_and_calls_work() {
     let f = Fixture::start().await;
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Modern));
@@ -50,32 +50,26 @@ async fn http18_auto_adopts_modern_and_calls_work() {
         c.server_implementation().expect("info").name,
         "http-fixture"
     );
-    let tools = bounded(c.list_all_tools(CallOptions::new()))
-        .await
-        .expect("tools");
+    let tools = bounded(c.list_all_tools()).await.expect("tools");
     assert!(tools.iter().any(|t| t.name == "region"));
-    let r = bounded(c.call_tool("echo", json!({"text": "hi"}), CallOptions::new()))
+    let r = bounded(c.call_tool("echo", json!({"text": "hi"})))
         .await
         .expect("echo");
     assert_eq!(r.content[0]["text"], "hi");
     // HTTP-15/16: Mcp-Param-* mirrored (non-ASCII through the base64 sentinel), checked by the server.
-    let r = bounded(c.call_tool(
-        "region",
-        json!({"region": "Zürich ", "count": 3}),
-        CallOptions::new(),
-    ))
-    .await
-    .expect("region");
+    let r = bounded(c.call_tool("region", json!({"region": "Zürich ", "count": 3})))
+        .await
+        .expect("region");
     assert!(r.content[0]["text"]
         .as_str()
         .expect("text")
         .contains("Zürich"));
     // Mcp-Name for prompts/get and resources/read.
-    let p = bounded(c.get_prompt("greet", json!({"name": "Ada"}), CallOptions::new()))
+    let p = bounded(c.get_prompt("greet", json!({"name": "Ada"})))
         .await
         .expect("prompt");
     assert_eq!(p.messages[0]["content"]["text"], "Hello Ada");
-    let rr = bounded(c.read_resource("demo://readme", CallOptions::new()))
+    let rr = bounded(c.read_resource("demo://readme"))
         .await
         .expect("read");
     assert_eq!(rr.contents[0]["text"], "readme");
@@ -83,13 +77,13 @@ async fn http18_auto_adopts_modern_and_calls_work() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     let opts = CallOptions::new().on_progress(move |p, _, _| s.lock().expect("lock").push(p));
-    let r = bounded(c.call_tool("slow", json!({"ms": 40}), opts))
+    let r = bounded(c.call_tool_with("slow", json!({"ms": 40}), opts))
         .await
         .expect("slow");
     assert_eq!(r.content[0]["text"], "slept 40 ms");
     assert_eq!(*seen.lock().expect("lock"), vec![1.0, 2.0, 3.0, 4.0]);
     // -32021 surfaces as the server's error.
-    let e = bounded(c.call_tool("needs_elicitation", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("needs_elicitation", json!({})))
         .await
         .expect_err("-32021");
     assert_eq!(e.rpc_code(), Some(-32021));
@@ -100,11 +94,11 @@ async fn http18_auto_adopts_modern_and_calls_work() {
 #[tokio::test]
 async fn http08_modern_cancel_closes_the_stream() {
     let f = Fixture::start().await;
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     let e = bounded(
-        c.call_tool(
+        c.call_tool_with(
             "hang",
             json!({}),
             CallOptions::new()
@@ -126,7 +120,7 @@ async fn http08_modern_cancel_closes_the_stream() {
     let opts = CallOptions::new()
         .cancel(token)
         .on_progress(move |_, _, _| t2.cancel());
-    let e = bounded(c.call_tool("hang", json!({}), opts))
+    let e = bounded(c.call_tool_with("hang", json!({}), opts))
         .await
         .expect_err("cancelled");
     assert!(matches!(e, ClientError::Cancelled), "{e:?}");
@@ -135,7 +129,7 @@ async fn http08_modern_cancel_closes_the_stream() {
         "server saw the second cancellation",
     )
     .await;
-    bounded(c.call_tool("echo", json!({"text": "after"}), CallOptions::new()))
+    bounded(c.call_tool("echo", json!({"text": "after"})))
         .await
         .expect("still works");
     c.close().await;
@@ -154,14 +148,14 @@ async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
         .on_notification(move |m, _p| {
             let _ = tx.send(m.to_owned());
         });
-    let c = bounded(b.connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(b.connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Legacy));
     assert_eq!(c.protocol_version().as_deref(), Some("2025-11-25"));
     assert_eq!(f.listener.service().legacy_session_count(), 1);
     // LHTTP-08: a sampling request on the POST's SSE stream, answered by a POSTed response.
-    let r = bounded(c.call_tool("ask", json!({"prompt": "x"}), CallOptions::new()))
+    let r = bounded(c.call_tool("ask", json!({"prompt": "x"})))
         .await
         .expect("ask");
     assert_eq!(r.content[0]["text"], "from the client");
@@ -177,7 +171,7 @@ async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
     }
     assert!(got, "list_changed reached the callback over the GET stream");
     // Legacy cancellation: notifications/cancelled is POSTed.
-    let e = bounded(c.call_tool(
+    let e = bounded(c.call_tool_with(
         "hang",
         json!({}),
         CallOptions::new().timeout(Duration::from_millis(300)),
@@ -191,7 +185,7 @@ async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
         "server saw the cancellation",
     )
     .await;
-    c.ping(CallOptions::new()).await.expect("ping");
+    c.ping().await.expect("ping");
     // LHTTP-02: DELETE ends the session.
     c.close().await;
     let svc = f.listener.service().clone();
@@ -201,18 +195,18 @@ async fn lhttp_legacy_session_headers_server_requests_get_stream_and_delete() {
 
 #[tokio::test]
 async fn modern_only_server_refuses_legacy_and_auto_still_works() {
-    let mut opts = ServerHttpOptions::default();
+    let mut opts = HttpOptions::default();
     opts.legacy = false;
     let f = Fixture::with(Limits::default(), opts).await;
     let e = bounded(
         Client::builder()
             .mode(ConnectMode::Legacy)
-            .connect_http(&url(&f), HttpOptions::default()),
+            .connect_http(&url(&f), HttpClientOptions::default()),
     )
     .await
     .expect_err("legacy refused");
     assert_eq!(e.rpc_code(), Some(-32022), "{e:?}");
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("auto");
     assert!(c.is_modern());
@@ -223,10 +217,10 @@ async fn modern_only_server_refuses_legacy_and_auto_still_works() {
 #[tokio::test]
 async fn sub_listen_over_http() {
     let f = Fixture::start().await;
-    let c = bounded(Client::builder().connect_http(&url(&f), HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url(&f), HttpClientOptions::default()))
         .await
         .expect("connect");
-    let mut sub = bounded(c.listen(json!({"toolsListChanged": true}), CallOptions::new()))
+    let mut sub = bounded(c.listen(json!({"toolsListChanged": true})))
         .await
         .expect("listen");
     assert_eq!(sub.honored()["toolsListChanged"], true);
@@ -284,7 +278,7 @@ async fn capture_head() -> (String, tokio::task::JoinHandle<Vec<String>>) {
 #[tokio::test]
 async fn http09_headers_on_the_wire_and_fallback_on_plain_404() {
     let (u, task) = capture_head().await;
-    let opts = HttpOptions::default().header("Authorization", "Bearer t0k3n");
+    let opts = HttpClientOptions::default().header("Authorization", "Bearer t0k3n");
     let e = bounded(Client::builder().connect_http(&u, opts))
         .await
         .expect_err("nothing there");
@@ -308,7 +302,7 @@ async fn http09_headers_on_the_wire_and_fallback_on_plain_404() {
 async fn bad_urls_are_argument_errors() {
     for u in ["https://127.0.0.1/mcp", "ftp://x", "not a url"] {
         let e = Client::builder()
-            .connect_http(u, HttpOptions::default())
+            .connect_http(u, HttpClientOptions::default())
             .await
             .expect_err("bad");
         assert!(matches!(e, ClientError::InvalidArgument(_)), "{u}: {e:?}");
@@ -324,7 +318,7 @@ async fn serve_with_extra_tools(
     injected: Arc<std::sync::atomic::AtomicUsize>,
 ) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     use http_body_util::{BodyExt, Either, Full};
-    let svc = mcpcore::transport::http::HttpService::new(server, ServerHttpOptions::default())
+    let svc = mcpcore::transport::http::HttpService::new(server, HttpOptions::default())
         .expect("service");
     let l = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -410,19 +404,17 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
     let injected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let (addr, task) = serve_with_extra_tools(server, bad, injected.clone()).await;
     let u = format!("http://{addr}/mcp");
-    let c = bounded(Client::builder().connect_http(&u, HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&u, HttpClientOptions::default()))
         .await
         .expect("connect");
-    let tools = bounded(c.list_all_tools(CallOptions::new()))
-        .await
-        .expect("tools");
+    let tools = bounded(c.list_all_tools()).await.expect("tools");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["good"]);
     assert!(
         injected.load(Ordering::SeqCst) >= 1,
         "the bad tools were listed"
     );
-    let r = bounded(c.call_tool("good", json!({"q": "x y"}), CallOptions::new()))
+    let r = bounded(c.call_tool("good", json!({"q": "x y"})))
         .await
         .expect("mirrored header accepted");
     assert_eq!(r.content[0]["text"], "ok");
@@ -435,17 +427,17 @@ async fn http14_tools_with_bad_x_mcp_header_are_dropped_from_the_http_view() {
 /// `Last-Event-ID`, and takes the response from the resumed stream.
 #[tokio::test]
 async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
-    let mut opts = ServerHttpOptions::default();
+    let mut opts = HttpOptions::default();
     opts.sse_retry_ms = 50;
     let f = Fixture::with(Limits::default(), opts).await;
     let c = bounded(
         Client::builder()
             .mode(ConnectMode::Legacy)
-            .connect_http(&url(&f), HttpOptions::default()),
+            .connect_http(&url(&f), HttpClientOptions::default()),
     )
     .await
     .expect("connect");
-    let r = bounded(c.call_tool("poll", json!({}), CallOptions::new()))
+    let r = bounded(c.call_tool("poll", json!({})))
         .await
         .expect("the response arrives on the resumed stream");
     assert_eq!(r.content[0]["text"], "closed=true");
@@ -457,10 +449,10 @@ async fn lhttp04_client_resumes_a_closed_stream_with_last_event_id() {
 /// callers.
 #[tokio::test]
 async fn lhttp02_404_on_the_session_reinitializes_and_resends() {
-    let mut opts = ServerHttpOptions::default();
+    let mut opts = HttpOptions::default();
     opts.session_idle_timeout = Duration::from_millis(200);
     let f = Fixture::with(Limits::default(), opts).await;
-    let mut http = HttpOptions::default();
+    let mut http = HttpClientOptions::default();
     // No GET stream: it would keep the session busy (never idle).
     http.listen_stream = false;
     let c = bounded(
@@ -470,15 +462,15 @@ async fn lhttp02_404_on_the_session_reinitializes_and_resends() {
     )
     .await
     .expect("connect");
-    bounded(c.call_tool("echo", json!({"text": "one"}), CallOptions::new()))
+    bounded(c.call_tool("echo", json!({"text": "one"})))
         .await
         .expect("first session");
     let svc = f.listener.service().clone();
     wait_until(|| svc.legacy_session_count() == 0, "the session was reaped").await;
     let (a, b) = bounded(async {
         tokio::join!(
-            c.call_tool("echo", json!({"text": "a"}), CallOptions::new()),
-            c.call_tool("echo", json!({"text": "b"}), CallOptions::new()),
+            c.call_tool("echo", json!({"text": "a"})),
+            c.call_tool("echo", json!({"text": "b"})),
         )
     })
     .await;
@@ -523,7 +515,7 @@ async fn cache05_modern_listen_notifications_invalidate() {
     let listener = mcpcore::transport::http::serve(
         server.clone(),
         "127.0.0.1:0".parse().expect("addr"),
-        ServerHttpOptions::default(),
+        HttpOptions::default(),
     )
     .await
     .expect("listen");
@@ -531,19 +523,16 @@ async fn cache05_modern_listen_notifications_invalidate() {
     let c = bounded(
         Client::builder()
             .configure(|o| o.cache = true)
-            .connect_http(&u, HttpOptions::default()),
+            .connect_http(&u, HttpClientOptions::default()),
     )
     .await
     .expect("connect");
     assert!(c.is_modern());
-    let mut sub = bounded(c.listen(
-        json!({"resourceSubscriptions": ["demo://counter"]}),
-        CallOptions::new(),
-    ))
-    .await
-    .expect("listen");
+    let mut sub = bounded(c.listen(json!({"resourceSubscriptions": ["demo://counter"]})))
+        .await
+        .expect("listen");
     let read = || async {
-        let r = bounded(c.read_resource("demo://counter", CallOptions::new()))
+        let r = bounded(c.read_resource("demo://counter"))
             .await
             .expect("read");
         assert_eq!(r.cache.ttl_ms, Some(60_000));

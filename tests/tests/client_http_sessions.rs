@@ -4,7 +4,7 @@
 //! concurrent callers, re-sending only calls the server never processed; a failed renewal is
 //! retried by the next call; -32022 on a call never loops.
 
-use mcpcore::client::{CallOptions, Client, ClientBuilder, ClientError, HttpOptions};
+use mcpcore::client::{Client, ClientBuilder, ClientError, HttpClientOptions};
 use mcpcore_tests::scripted::{json_resp, legacy, raw, rpc_error, rpc_result, sse, Req, Scripted};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -23,7 +23,7 @@ fn builder() -> ClientBuilder {
 }
 
 async fn echo_works(c: &Client) {
-    let r = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let r = bounded(c.call_tool("echo", json!({})))
         .await
         .expect("the connection still works");
     assert_eq!(r.content[0]["text"], "ok");
@@ -50,7 +50,7 @@ async fn lc02_counter_offer_is_spoken_in_the_version_header() {
         _ => legacy(r),
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.protocol_version().as_deref(), Some("2025-06-18"));
@@ -101,10 +101,10 @@ async fn ver01_call_refused_with_32022_surfaces_without_looping() {
         }
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
-    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("echo", json!({})))
         .await
         .expect_err("refused");
     assert_eq!(e.rpc_code(), Some(-32022));
@@ -165,10 +165,10 @@ async fn lhttp02_session_ended_while_resuming() {
         }
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
-    let e = bounded(c.call_tool("poll", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("poll", json!({})))
         .await
         .expect_err("the resumption met a 404");
     assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
@@ -224,7 +224,7 @@ async fn lhttp02_failed_renewal_is_retried_by_the_next_call() {
         legacy(r)
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     {
@@ -233,7 +233,7 @@ async fn lhttp02_failed_renewal_is_retried_by_the_next_call() {
         s.alive = None;
         s.refuse_init = true;
     }
-    let e = bounded(c.call_tool("echo", json!({}), CallOptions::new()))
+    let e = bounded(c.call_tool("echo", json!({})))
         .await
         .expect_err("renewal failed");
     assert!(matches!(e, ClientError::SessionExpired(_)), "{e:?}");
@@ -272,7 +272,7 @@ async fn lhttp05_connect_waits_for_the_get_stream_before_the_first_call() {
         _ => legacy(r),
     })
     .await;
-    let c = bounded(builder().connect_http(&srv.url, HttpOptions::default()))
+    let c = bounded(builder().connect_http(&srv.url, HttpClientOptions::default()))
         .await
         .expect("connect");
     echo_works(&c).await;

@@ -4,8 +4,7 @@
 //! schema through the `tap` recorder.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientBuilder, ClientError, ConnectMode, StderrMode,
-    StdioCommand,
+    client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, StderrMode, StdioCommand,
 };
 use mcpcore_tests::client::{tap_args, TapLog};
 use mcpcore_tests::Era as SchemaEra;
@@ -62,7 +61,7 @@ async fn server_requests_answered_by_handlers_legacy() {
         ("ping", json!({})),
     ] {
         let r = c
-            .call_tool("ask", json!({"kind": kind}), CallOptions::new())
+            .call_tool("ask", json!({"kind": kind}))
             .await
             .expect("ask");
         assert_ne!(r.is_error, Some(true), "{kind}: {:?}", r.content);
@@ -90,7 +89,7 @@ async fn unregistered_server_request_gets_32601() {
     let log = TapLog::new("s2c-none");
     let c = connect(Client::builder().mode(ConnectMode::Legacy), &log, &[]).await;
     let r = c
-        .call_tool("ask", json!({"kind": "unchecked"}), CallOptions::new())
+        .call_tool("ask", json!({"kind": "unchecked"}))
         .await
         .expect("ask");
     assert_eq!(r.is_error, Some(true));
@@ -112,7 +111,7 @@ async fn mrtr04_driver_fulfils_and_retries() {
     assert!(c.is_modern());
     for kind in ["elicit", "sample", "roots"] {
         let r = c
-            .call_tool("ask", json!({"kind": kind}), CallOptions::new())
+            .call_tool("ask", json!({"kind": kind}))
             .await
             .expect("ask");
         let sc = r.structured_content.expect("sc");
@@ -159,7 +158,7 @@ async fn mrtr_without_handlers_returns_input_required() {
     });
     let c = connect(b, &log, &[]).await;
     let e = c
-        .call_tool("rounds", json!({"n": 1}), CallOptions::new())
+        .call_tool("rounds", json!({"n": 1}))
         .await
         .expect_err("input required");
     let ClientError::InputRequired(raw) = e else {
@@ -171,7 +170,6 @@ async fn mrtr_without_handlers_returns_input_required() {
         .request(
             "tools/call",
             json!({"name": "rounds", "arguments": {"n": 1}}),
-            CallOptions::new(),
         )
         .await
         .expect("raw");
@@ -180,9 +178,7 @@ async fn mrtr_without_handlers_returns_input_required() {
     let done = c
         .request(
             "tools/call",
-            json!({"name": "rounds", "arguments": {"n": 1}, "requestState": raw["requestState"], "inputResponses": {"r0": {"action": "accept", "content": {}}}}),
-            CallOptions::new(),
-        )
+            json!({"name": "rounds", "arguments": {"n": 1}, "requestState": raw["requestState"], "inputResponses": {"r0": {"action": "accept", "content": {}}}}))
         .await
         .expect("done");
     assert_eq!(done["content"][0]["text"], "done after 1 rounds");
@@ -195,12 +191,12 @@ async fn mrtr_round_limit() {
     let log = TapLog::new("mrtr-limit");
     let c = connect(with_handlers(Client::builder()), &log, &[]).await;
     let r = c
-        .call_tool("rounds", json!({"n": 3}), CallOptions::new())
+        .call_tool("rounds", json!({"n": 3}))
         .await
         .expect("3 rounds");
     assert_eq!(r.content[0]["text"], "done after 3 rounds");
     let e = c
-        .call_tool("rounds", json!({"n": 50}), CallOptions::new())
+        .call_tool("rounds", json!({"n": 50}))
         .await
         .expect_err("limit");
     assert!(
@@ -217,7 +213,7 @@ async fn mrtr_round_limit() {
     )
     .await;
     let e = c
-        .call_tool("rounds", json!({"n": 3}), CallOptions::new())
+        .call_tool("rounds", json!({"n": 3}))
         .await
         .expect_err("limit 2");
     assert!(

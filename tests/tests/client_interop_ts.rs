@@ -17,7 +17,7 @@
 
 use mcpcore::client::{
     client_handler_fn, CallOptions, Client, ClientBuilder, ClientError, ConnectMode, Era,
-    HttpOptions, StderrMode, StdioCommand,
+    HttpClientOptions, StderrMode, StdioCommand,
 };
 use mcpcore::LoggingLevel;
 use mcpcore_tests::client::{tap_args, TapLog};
@@ -90,12 +90,12 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     assert_eq!(c.instructions().as_deref(), Some("interop fixture"));
     assert!(c.server_capabilities()["tools"].is_object());
     if !modern {
-        c.ping(CallOptions::new()).await.expect("ping");
-        c.set_log_level(LoggingLevel::Info, CallOptions::new())
+        c.ping().await.expect("ping");
+        c.set_log_level(LoggingLevel::Info)
             .await
             .expect("logging/setLevel");
     }
-    let tools = bounded("tools/list", c.list_all_tools(CallOptions::new()))
+    let tools = bounded("tools/list", c.list_all_tools())
         .await
         .expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -105,37 +105,23 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     let add = tools.iter().find(|t| t.name == "add").expect("add");
     assert!(add.output_schema.is_some(), "outputSchema exposed");
     // TOOL-06: the output schema is known now, and the TS server's answer conforms to it.
-    let r = bounded(
-        "add",
-        c.call_tool("add", json!({"a": 2, "b": 3}), CallOptions::new()),
-    )
-    .await
-    .expect("add");
+    let r = bounded("add", c.call_tool("add", json!({"a": 2, "b": 3})))
+        .await
+        .expect("add");
     assert_eq!(r.structured_content, Some(json!({"sum": 5})));
     assert_eq!(r.content[0]["text"], "5");
     // The TS server validates input against the schema: a tool-level error or -32602.
-    match bounded(
-        "bad add",
-        c.call_tool("add", json!({"a": "x"}), CallOptions::new()),
-    )
-    .await
-    {
+    match bounded("bad add", c.call_tool("add", json!({"a": "x"}))).await {
         Ok(r) => assert_eq!(r.is_error, Some(true), "{r:?}"),
         Err(e) => assert_eq!(e.rpc_code(), Some(-32602), "{e:?}"),
     }
-    let p = bounded(
-        "prompts/get",
-        c.get_prompt("greet", json!({"name": "Ada"}), CallOptions::new()),
-    )
-    .await
-    .expect("prompts/get");
+    let p = bounded("prompts/get", c.get_prompt("greet", json!({"name": "Ada"})))
+        .await
+        .expect("prompts/get");
     assert_eq!(p.messages[0]["content"]["text"], "Hello Ada");
-    let rr = bounded(
-        "resources/read",
-        c.read_resource("demo://readme", CallOptions::new()),
-    )
-    .await
-    .expect("resources/read");
+    let rr = bounded("resources/read", c.read_resource("demo://readme"))
+        .await
+        .expect("resources/read");
     assert_eq!(rr.contents[0]["text"], "readme text");
     // PROG-01 + logging: progress reaches the per-call callback, the log message the
     // notification callback (modern: asked for by the per-request log level).
@@ -144,7 +130,7 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     let opts = CallOptions::new()
         .on_progress(move |p, total, _| pr.lock().expect("lock").push((p, total)))
         .log_level(LoggingLevel::Info);
-    let r = bounded("work", c.call_tool("work", json!({"steps": 3}), opts))
+    let r = bounded("work", c.call_tool_with("work", json!({"steps": 3}), opts))
         .await
         .expect("work");
     assert_eq!(r.content[0]["text"], "did 3");
@@ -165,7 +151,7 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     if x.elicitation {
         let r = bounded(
             "confirm",
-            c.call_tool("confirm", json!({"question": "ok?"}), CallOptions::new()),
+            c.call_tool("confirm", json!({"question": "ok?"})),
         )
         .await
         .expect("confirm");
@@ -181,14 +167,11 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     // Item 9/10: list changes reach a modern listen stream (acknowledged first, demultiplexed
     // by subscription id) or, legacy, the notification callback.
     if modern {
-        let mut sub = bounded(
-            "listen",
-            c.listen(json!({"toolsListChanged": true}), CallOptions::new()),
-        )
-        .await
-        .expect("subscriptions/listen");
+        let mut sub = bounded("listen", c.listen(json!({"toolsListChanged": true})))
+            .await
+            .expect("subscriptions/listen");
         assert_eq!(sub.honored()["toolsListChanged"], true);
-        bounded("poke", c.call_tool("poke", json!({}), CallOptions::new()))
+        bounded("poke", c.call_tool("poke", json!({})))
             .await
             .expect("poke");
         let n = bounded("the listen notification", sub.next())
@@ -211,7 +194,7 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
                 tokio::time::Instant::now() < deadline,
                 "list_changed within {BOUND:?}"
             );
-            bounded("poke", c.call_tool("poke", json!({}), CallOptions::new()))
+            bounded("poke", c.call_tool("poke", json!({})))
                 .await
                 .expect("poke");
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -221,7 +204,7 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     // (notifications/cancelled, or the closed HTTP stream) and the connection keeps working.
     let e = bounded(
         "hang",
-        c.call_tool(
+        c.call_tool_with(
             "hang",
             json!({}),
             CallOptions::new().timeout(Duration::from_millis(500)),
@@ -235,7 +218,7 @@ async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     }
     let r = bounded(
         "add after cancel",
-        c.call_tool("add", json!({"a": 1, "b": 1}), CallOptions::new()),
+        c.call_tool("add", json!({"a": 1, "b": 1})),
     )
     .await
     .expect("add after the cancellation");
@@ -443,7 +426,7 @@ async fn ts_v2_http_auto_adopts_modern() {
     let seen = Seen::default();
     let c = bounded(
         "connect",
-        builder(&seen).connect_http(&srv.url, HttpOptions::default()),
+        builder(&seen).connect_http(&srv.url, HttpClientOptions::default()),
     )
     .await
     .expect("connect");
@@ -469,7 +452,7 @@ async fn ts_v2_http_legacy_mode_stateless() {
         "connect",
         builder(&seen)
             .mode(ConnectMode::Legacy)
-            .connect_http(&srv.url, HttpOptions::default()),
+            .connect_http(&srv.url, HttpClientOptions::default()),
     )
     .await
     .expect("connect");
@@ -494,7 +477,7 @@ async fn ts_v1_http_auto_falls_back_to_a_legacy_session() {
     let seen = Seen::default();
     let c = bounded(
         "connect",
-        builder(&seen).connect_http(&srv.url, HttpOptions::default()),
+        builder(&seen).connect_http(&srv.url, HttpClientOptions::default()),
     )
     .await
     .expect("connect");

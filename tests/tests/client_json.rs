@@ -4,9 +4,7 @@
 //! HTTP (the server refuses a missing one, so success proves the headers), output schemas
 //! validate `structuredContent`, and `logging/setLevel` on 2026-07-28 sets the per-request level.
 
-use mcpcore::client::{
-    CallOptions, Client, ClientError, Era, HttpOptions, StderrMode, StdioCommand,
-};
+use mcpcore::client::{Client, ClientError, Era, HttpClientOptions, StderrMode, StdioCommand};
 use mcpcore_tests::fixture::Fixture;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -22,7 +20,7 @@ async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
 
 async fn http_client(f: &Fixture) -> Client {
     let url = format!("http://{}/mcp", f.addr());
-    let c = bounded(Client::builder().connect_http(&url, HttpOptions::default()))
+    let c = bounded(Client::builder().connect_http(&url, HttpClientOptions::default()))
         .await
         .expect("connect");
     assert_eq!(c.era(), Some(Era::Modern));
@@ -30,7 +28,7 @@ async fn http_client(f: &Fixture) -> Client {
 }
 
 async fn request(c: &Client, method: &str, params: Value) -> Result<Value, ClientError> {
-    bounded(c.request(method, params, CallOptions::new())).await
+    bounded(c.request(method, params)).await
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@
 //! periods set far beyond the test's bound: a missing stage makes `close` overrun the bound.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientBuilder, ConnectMode, StderrMode, StdioCommand,
+    client_handler_fn, Client, ClientBuilder, ConnectMode, StderrMode, StdioCommand,
 };
 use mcpcore::LoggingLevel;
 use serde_json::{json, Value};
@@ -165,10 +165,10 @@ async fn deprecated_apis_warn_once_on_modern_only() {
         .expect("connect");
     assert!(c.is_modern());
     for _ in 0..3 {
-        c.set_log_level(LoggingLevel::Debug, CallOptions::new())
+        c.set_log_level(LoggingLevel::Debug)
             .await
             .expect("modern: becomes the per-request level");
-        bounded("call", c.call_tool("echo", json!({}), CallOptions::new()))
+        bounded("call", c.call_tool("echo", json!({})))
             .await
             .expect("call");
     }
@@ -193,7 +193,7 @@ async fn deprecated_apis_warn_once_on_modern_only() {
     )
     .await
     .expect("connect");
-    c.set_log_level(LoggingLevel::Debug, CallOptions::new())
+    c.set_log_level(LoggingLevel::Debug)
         .await
         .expect_err("the fake server has no logging/setLevel");
     c.close().await;

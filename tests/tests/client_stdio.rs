@@ -62,7 +62,7 @@ async fn disc02_auto_adopts_modern_with_readers() {
     );
     assert!(c.server_capabilities()["tools"].is_object());
     assert!(c.server_info_raw().expect("raw")["supportedVersions"].is_array());
-    c.call_tool("echo", json!({"text": "x"}), CallOptions::new())
+    c.call_tool("echo", json!({"text": "x"}))
         .await
         .expect("call");
     c.close().await;
@@ -89,7 +89,7 @@ async fn lc01_legacy_mode_handshake_and_readers() {
         c.instructions().as_deref(),
         Some("Test server for the client.")
     );
-    c.ping(CallOptions::new()).await.expect("ping");
+    c.ping().await.expect("ping");
     c.close().await;
     assert!(log.client_requests("server/discover").is_empty());
     let msgs = log.messages();
@@ -140,7 +140,7 @@ async fn meta01_envelope_on_every_request_never_on_notifications() {
     let b = Client::builder().configure(|o| o.log_level = Some(LoggingLevel::Warning));
     let c = connect(b, &log, &[]).await;
     let r = c
-        .call_tool("echo", json!({"text": "x"}), CallOptions::new())
+        .call_tool("echo", json!({"text": "x"}))
         .await
         .expect("call");
     let meta = &r.structured_content.expect("sc")["meta"];
@@ -156,7 +156,7 @@ async fn meta01_envelope_on_every_request_never_on_notifications() {
     assert_eq!(meta["io.modelcontextprotocol/logLevel"], "warning");
     // A cancelled call sends notifications/cancelled, which never carries the envelope.
     let e = c
-        .call_tool(
+        .call_tool_with(
             "slow",
             json!({"ms": 10000}),
             CallOptions::new().timeout(Duration::from_millis(100)),
@@ -164,9 +164,7 @@ async fn meta01_envelope_on_every_request_never_on_notifications() {
         .await
         .expect_err("timeout");
     assert!(matches!(e, ClientError::Timeout));
-    c.list_all_prompts(CallOptions::new())
-        .await
-        .expect("prompts");
+    c.list_all_prompts().await.expect("prompts");
     c.close().await;
     let msgs = log.messages();
     let client_reqs: Vec<_> = msgs
@@ -201,10 +199,7 @@ async fn meta02_client_info_can_be_turned_off() {
         &[],
     )
     .await;
-    let r = c
-        .call_tool("echo", json!({}), CallOptions::new())
-        .await
-        .expect("call");
+    let r = c.call_tool("echo", json!({})).await.expect("call");
     let meta = &r.structured_content.expect("sc")["meta"];
     assert!(meta.get("io.modelcontextprotocol/clientInfo").is_none());
     assert!(meta.get("io.modelcontextprotocol/logLevel").is_none());
@@ -214,56 +209,35 @@ async fn meta02_client_info_can_be_turned_off() {
 
 async fn exercise_calls(c: &Client) {
     // PAGE-01: one page with a cursor, then the whole collection.
-    let page = c.list_tools(None, CallOptions::new()).await.expect("page");
+    let page = c.list_tools(None).await.expect("page");
     assert_eq!(page.items.len(), 2);
     let next = page.next_cursor.clone().expect("next cursor");
-    let page2 = c
-        .list_tools(Some(&next), CallOptions::new())
-        .await
-        .expect("page 2");
+    let page2 = c.list_tools(Some(&next)).await.expect("page 2");
     assert_eq!(page2.items.len(), 2);
     assert_ne!(page.items[0].name, page2.items[0].name);
-    let all = c.list_all_tools(CallOptions::new()).await.expect("all");
+    let all = c.list_all_tools().await.expect("all");
     assert_eq!(all.len(), 12);
     // TOOL-06: structured output validated against the listed schema.
     let r = c
-        .call_tool("add", json!({"a": 2, "b": 3}), CallOptions::new())
+        .call_tool("add", json!({"a": 2, "b": 3}))
         .await
         .expect("add");
     assert_eq!(r.structured_content.expect("sc")["sum"], 5.0);
     let p = c
-        .get_prompt("greet", json!({"name": "Ada"}), CallOptions::new())
+        .get_prompt("greet", json!({"name": "Ada"}))
         .await
         .expect("prompt");
     assert_eq!(p.messages[0]["content"]["text"], "Hello Ada");
-    let e = c
-        .get_prompt("nope", json!({}), CallOptions::new())
-        .await
-        .expect_err("unknown");
+    let e = c.get_prompt("nope", json!({})).await.expect_err("unknown");
     assert_eq!(e.rpc_code(), Some(-32602));
-    assert_eq!(
-        c.list_all_prompts(CallOptions::new())
-            .await
-            .expect("prompts")
-            .len(),
-        1
-    );
-    assert_eq!(
-        c.list_all_resources(CallOptions::new())
-            .await
-            .expect("res")
-            .len(),
-        1
-    );
+    assert_eq!(c.list_all_prompts().await.expect("prompts").len(), 1);
+    assert_eq!(c.list_all_resources().await.expect("res").len(), 1);
     assert!(c
-        .list_all_resource_templates(CallOptions::new())
+        .list_all_resource_templates()
         .await
         .expect("tpl")
         .is_empty());
-    let rr = c
-        .read_resource("test://res", CallOptions::new())
-        .await
-        .expect("read");
+    let rr = c.read_resource("test://res").await.expect("read");
     assert_eq!(rr.contents[0]["text"], "content");
     let cr = c
         .complete(
@@ -271,18 +245,17 @@ async fn exercise_calls(c: &Client) {
             "name",
             "al",
             None,
-            CallOptions::new(),
         )
         .await
         .expect("complete");
     assert_eq!(cr.values, vec!["alice", "alina"]);
     let custom = c
-        .request("custom/echo", json!({"x": [1, 2]}), CallOptions::new())
+        .request("custom/echo", json!({"x": [1, 2]}))
         .await
         .expect("custom");
     assert_eq!(custom["echo"], json!({"x": [1, 2]}));
     let e = c
-        .request("custom/missing", json!({}), CallOptions::new())
+        .request("custom/missing", json!({}))
         .await
         .expect_err("missing");
     assert_eq!(e.rpc_code(), Some(-32601));
@@ -348,24 +321,16 @@ async fn log03_set_level_legacy_and_per_request_level_modern() {
         &[],
     )
     .await;
-    c.set_log_level(LoggingLevel::Error, CallOptions::new())
+    c.set_log_level(LoggingLevel::Error)
         .await
         .expect("setLevel");
     let r = c
-        .call_tool(
-            "log",
-            json!({"level": "info", "message": "m"}),
-            CallOptions::new(),
-        )
+        .call_tool("log", json!({"level": "info", "message": "m"}))
         .await
         .expect("log");
     assert_eq!(r.content[0]["text"], "filtered");
     let r = c
-        .call_tool(
-            "log",
-            json!({"level": "error", "message": "boom"}),
-            CallOptions::new(),
-        )
+        .call_tool("log", json!({"level": "error", "message": "boom"}))
         .await
         .expect("log");
     assert_eq!(r.content[0]["text"], "sent");
@@ -380,16 +345,12 @@ async fn log03_set_level_legacy_and_per_request_level_modern() {
     let (seen, cb) = collector();
     let c = connect(Client::builder().on_notification(cb), &log, &[]).await;
     let r = c
-        .call_tool(
-            "log",
-            json!({"level": "error", "message": "m"}),
-            CallOptions::new(),
-        )
+        .call_tool("log", json!({"level": "error", "message": "m"}))
         .await
         .expect("log");
     assert_eq!(r.content[0]["text"], "filtered", "no logLevel → no logs");
     let r = c
-        .call_tool(
+        .call_tool_with(
             "log",
             json!({"level": "error", "message": "per-request"}),
             CallOptions::new().log_level(LoggingLevel::Debug),
@@ -401,15 +362,11 @@ async fn log03_set_level_legacy_and_per_request_level_modern() {
         wait_for(&seen, "notifications/message").await["data"],
         "per-request"
     );
-    c.set_log_level(LoggingLevel::Info, CallOptions::new())
+    c.set_log_level(LoggingLevel::Info)
         .await
         .expect("modern set level");
     let r = c
-        .call_tool(
-            "log",
-            json!({"level": "info", "message": "m2"}),
-            CallOptions::new(),
-        )
+        .call_tool("log", json!({"level": "info", "message": "m2"}))
         .await
         .expect("log");
     assert_eq!(r.content[0]["text"], "sent");
@@ -423,25 +380,20 @@ async fn cache01_hints_exposed_and_cache_honours_them() {
     let log = TapLog::new("cache-modern");
     let b = Client::builder().configure(|o| o.cache = true);
     let c = connect(b, &log, &["--ttl", "60000"]).await;
-    let p = c.list_tools(None, CallOptions::new()).await.expect("list");
+    let p = c.list_tools(None).await.expect("list");
     assert_eq!(p.cache.ttl_ms, Some(60000));
     assert_eq!(p.cache.cache_scope.as_deref(), Some("private"));
-    c.list_tools(None, CallOptions::new())
-        .await
-        .expect("cached");
+    c.list_tools(None).await.expect("cached");
     assert_eq!(
         log.client_requests("tools/list").len(),
         1,
         "second list served from cache"
     );
-    c.list_tools(None, CallOptions::new().no_cache())
+    c.list_tools_with(None, CallOptions::new().no_cache())
         .await
         .expect("bypass");
     assert_eq!(log.client_requests("tools/list").len(), 2);
-    let r = c
-        .read_resource("test://res", CallOptions::new())
-        .await
-        .expect("read");
+    let r = c.read_resource("test://res").await.expect("read");
     assert_eq!(r.cache.ttl_ms, Some(60000));
     c.close().await;
     log.validate(SchemaEra::Modern);
@@ -456,36 +408,22 @@ async fn cache05_list_changed_and_updated_invalidate() {
         .configure(|o| o.cache = true)
         .on_notification(cb);
     let c = connect(b, &log, &["--ttl", "60000"]).await;
-    c.list_tools(None, CallOptions::new()).await.expect("list");
-    c.list_tools(None, CallOptions::new())
-        .await
-        .expect("cached");
-    c.read_resource("test://res", CallOptions::new())
-        .await
-        .expect("read");
-    c.read_resource("test://res", CallOptions::new())
-        .await
-        .expect("cached read");
+    c.list_tools(None).await.expect("list");
+    c.list_tools(None).await.expect("cached");
+    c.read_resource("test://res").await.expect("read");
+    c.read_resource("test://res").await.expect("cached read");
     assert_eq!(log.client_requests("tools/list").len(), 1);
     assert_eq!(log.client_requests("resources/read").len(), 1);
-    c.subscribe_resource("test://res", CallOptions::new())
-        .await
-        .expect("subscribe");
-    c.call_tool("poke", json!({}), CallOptions::new())
-        .await
-        .expect("poke");
+    c.subscribe_resource("test://res").await.expect("subscribe");
+    c.call_tool("poke", json!({})).await.expect("poke");
     // SUB-07 / notifications reach the callback.
     wait_for(&seen, "notifications/tools/list_changed").await;
     assert_eq!(
         wait_for(&seen, "notifications/resources/updated").await["uri"],
         "test://res"
     );
-    c.list_tools(None, CallOptions::new())
-        .await
-        .expect("refetched");
-    c.read_resource("test://res", CallOptions::new())
-        .await
-        .expect("refetched read");
+    c.list_tools(None).await.expect("refetched");
+    c.read_resource("test://res").await.expect("refetched read");
     assert_eq!(
         log.client_requests("tools/list").len(),
         2,
@@ -496,7 +434,7 @@ async fn cache05_list_changed_and_updated_invalidate() {
         2,
         "updated dropped the entry"
     );
-    c.unsubscribe_resource("test://res", CallOptions::new())
+    c.unsubscribe_resource("test://res")
         .await
         .expect("unsubscribe");
     c.close().await;
@@ -506,7 +444,7 @@ async fn cancel_and_timeout(c: &Client, log: &TapLog) {
     // CAN-04: timeout → cancelled on the wire, caller gets Timeout.
     let e = tokio::time::timeout(
         BOUND,
-        c.call_tool(
+        c.call_tool_with(
             "slow",
             json!({"ms": 30000}),
             CallOptions::new().timeout(Duration::from_millis(200)),
@@ -527,7 +465,7 @@ async fn cancel_and_timeout(c: &Client, log: &TapLog) {
             p2.lock().expect("lock").push(p);
             t2.cancel();
         });
-    let e = tokio::time::timeout(BOUND, c.call_tool("slow", json!({"ms": 20000}), opts))
+    let e = tokio::time::timeout(BOUND, c.call_tool_with("slow", json!({"ms": 20000}), opts))
         .await
         .expect("bounded")
         .expect_err("cancelled");
@@ -536,13 +474,13 @@ async fn cancel_and_timeout(c: &Client, log: &TapLog) {
     // A pre-cancelled token never reaches the wire.
     let before = log.client_requests("tools/call").len();
     let e = c
-        .call_tool("echo", json!({}), CallOptions::new().cancel(token))
+        .call_tool_with("echo", json!({}), CallOptions::new().cancel(token))
         .await
         .expect_err("pre");
     assert!(matches!(e, ClientError::Cancelled));
     assert_eq!(log.client_requests("tools/call").len(), before);
     // The connection is still fine afterwards.
-    c.call_tool("echo", json!({"text": "after"}), CallOptions::new())
+    c.call_tool("echo", json!({"text": "after"}))
         .await
         .expect("after");
     let cancels: Vec<_> = log
@@ -580,7 +518,7 @@ async fn prog01_progress_reaches_the_call_callback() {
         let opts =
             CallOptions::new().on_progress(move |p, t, m| s.lock().expect("lock").push((p, t, m)));
         let r = c
-            .call_tool("slow", json!({"ms": 40}), opts)
+            .call_tool_with("slow", json!({"ms": 40}), opts)
             .await
             .expect("slow");
         assert_eq!(r.content[0]["text"], "slept 40 ms");
@@ -636,10 +574,7 @@ async fn lc06_close_then_calls_fail_cleanly() {
     let c = connect(Client::builder(), &log, &[]).await;
     c.close().await;
     assert!(c.is_closed());
-    let e = c
-        .call_tool("echo", json!({}), CallOptions::new())
-        .await
-        .expect_err("closed");
+    let e = c.call_tool("echo", json!({})).await.expect_err("closed");
     assert!(matches!(e, ClientError::Closed(_)), "{e:?}");
 }
 
@@ -657,9 +592,7 @@ async fn ver02_cached_discovery_skips_the_probe() {
         c.server_implementation().expect("info").name,
         "client-test-server"
     );
-    c.call_tool("echo", json!({}), CallOptions::new())
-        .await
-        .expect("call");
+    c.call_tool("echo", json!({})).await.expect("call");
     c.close().await;
     assert!(log2.client_requests("server/discover").is_empty());
     log2.validate(SchemaEra::Modern);
@@ -673,13 +606,10 @@ async fn sub_listen_refused_reports_the_servers_error() {
     let c = connect(Client::builder(), &log, &[]).await;
     assert!(c.is_modern());
     for _ in 0..5 {
-        let e = tokio::time::timeout(
-            BOUND,
-            c.listen(json!({"toolsListChanged": true}), CallOptions::new()),
-        )
-        .await
-        .expect("bounded")
-        .expect_err("refused");
+        let e = tokio::time::timeout(BOUND, c.listen(json!({"toolsListChanged": true})))
+            .await
+            .expect("bounded")
+            .expect_err("refused");
         assert_eq!(e.rpc_code(), Some(-32601), "{e:?}");
     }
     c.close().await;

@@ -1,11 +1,9 @@
 //! input_required round trips on the 2026-07-28 wire and sealed requestState (SEP-2322;
 //! REQUIREMENTS MRTR-01…08, META-04, ELIC-01, SAMP-02, CACHE-01; issue 4 rules 8 and 9).
 
-use mcpcore::security::{Claims, KeyRing, SealKey, Sealer};
 use mcpcore_tests::era::with_envelope;
 use mcpcore_tests::{validate_def, Era, StdioPeer};
 use serde_json::{json, Value};
-use std::time::Duration;
 
 const KEY1: &str = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"; // 32 × 0x01
 const KEY2: &str = "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI"; // 32 × 0x02
@@ -223,99 +221,53 @@ async fn sealing_can_be_turned_off() {
     assert_eq!(text(&r), "state=state-ok:edited");
 }
 
-fn sealer(keys: &[(&str, &str)], audience: bool) -> (Sealer, bool) {
-    let mut it = keys.iter();
-    let (id, k) = it.next().expect("a key");
-    let mut ring = KeyRing::new(SealKey::from_base64(*id, k).expect("key"));
-    for (id, k) in it {
-        ring = ring
-            .with_previous(SealKey::from_base64(*id, k).expect("key"))
-            .expect("ring");
-    }
-    (Sealer::new(ring, Duration::from_secs(300)), audience)
+/// A state for `mrtr_state {q}` sealed by another worker: a separate server process started
+/// with `args` (its keys, its audience).
+async fn issued_by(args: &[&str], q: &str) -> String {
+    let mut worker = server(args);
+    first_state(&mut worker, q).await
 }
 
-fn seal(s: &(Sealer, bool), q: &str, state: &str) -> String {
-    let args = json!({"q": q});
-    let claims = Claims {
-        method: "tools/call",
-        target: "mrtr_state",
-        arguments: &args,
-        audience: s.1.then_some("deploy-a"),
-    };
-    s.0.seal(&claims, state).expect("seal")
+async fn retry_state(p: &mut StdioPeer, q: &str, state: &str) -> Value {
+    p.modern(
+        "tools/call",
+        retry("mrtr_state", json!({"q": q}), json!(state)),
+        ELICIT(),
+    )
+    .await
 }
 
 #[tokio::test]
 async fn mrtr06_shared_key_ring_rotation_and_wrong_keys() {
-    // A worker holding k1 accepts what another k1 worker sealed (here: the test itself).
-    let mut p = server(&["--key", &format!("k1={KEY1}")]);
-    let peer_worker = sealer(&[("k1", KEY1)], false);
-    let r = p
-        .modern(
-            "tools/call",
-            retry(
-                "mrtr_state",
-                json!({"q": "z"}),
-                json!(seal(&peer_worker, "z", "state-ok:from-peer")),
-            ),
-            ELICIT(),
-        )
-        .await;
-    assert_eq!(text(&r), "state=state-ok:from-peer");
+    let k1 = format!("k1={KEY1}");
+    let k2 = format!("k2={KEY2}");
+    // A worker holding k1 accepts what another k1 worker sealed.
+    let mut p = server(&["--key", &k1]);
+    let from_peer = issued_by(&["--key", &k1], "z").await;
+    assert_eq!(
+        text(&retry_state(&mut p, "z", &from_peer).await),
+        "state=state-ok:z"
+    );
     // Same key bytes under another id, or another key: refused.
-    for other in [
-        sealer(&[("k9", KEY1)], false),
-        sealer(&[("k1", KEY2)], false),
-    ] {
-        let r = p
-            .modern(
-                "tools/call",
-                retry(
-                    "mrtr_state",
-                    json!({"q": "z"}),
-                    json!(seal(&other, "z", "state-ok:forged")),
-                ),
-                ELICIT(),
-            )
-            .await;
-        assert_invalid_state(&r);
+    for other in [format!("k9={KEY1}"), format!("k1={KEY2}")] {
+        let forged = issued_by(&["--key", &other], "z").await;
+        assert_invalid_state(&retry_state(&mut p, "z", &forged).await);
     }
     // Rotation: current k2, previous k1. Old tokens still open; new tokens use k2 only.
-    let mut p = server(&[
-        "--key",
-        &format!("k2={KEY2}"),
-        "--key",
-        &format!("k1={KEY1}"),
-    ]);
-    let r = p
-        .modern(
-            "tools/call",
-            retry(
-                "mrtr_state",
-                json!({"q": "z"}),
-                json!(seal(&peer_worker, "z", "state-ok:old-key")),
-            ),
-            ELICIT(),
-        )
-        .await;
-    assert_eq!(text(&r), "state=state-ok:old-key");
-    let issued = first_state(&mut p, "w").await;
-    let args = json!({"q": "w"});
-    let claims = Claims {
-        method: "tools/call",
-        target: "mrtr_state",
-        arguments: &args,
-        audience: None,
-    };
+    let mut p = server(&["--key", &k2, "--key", &k1]);
+    let old = issued_by(&["--key", &k1], "z").await;
     assert_eq!(
-        sealer(&[("k2", KEY2)], false)
-            .0
-            .unseal(&issued, &claims)
-            .as_deref(),
-        Ok("state-ok:w")
+        text(&retry_state(&mut p, "z", &old).await),
+        "state=state-ok:z"
     );
-    assert!(peer_worker.0.unseal(&issued, &claims).is_err());
+    let issued = first_state(&mut p, "w").await;
+    let mut k2_only = server(&["--key", &k2]);
+    assert_eq!(
+        text(&retry_state(&mut k2_only, "w", &issued).await),
+        "state=state-ok:w"
+    );
+    let mut k1_only = server(&["--key", &k1]);
+    assert_invalid_state(&retry_state(&mut k1_only, "w", &issued).await);
 }
 
 #[tokio::test]
@@ -324,39 +276,16 @@ async fn mrtr06_audience_is_bound() {
     let mut a = server(&["--key", &key, "--audience", "deploy-a"]);
     let state = first_state(&mut a, "x").await;
     let mut b = server(&["--key", &key, "--audience", "deploy-b"]);
-    let r = b
-        .modern(
-            "tools/call",
-            retry("mrtr_state", json!({"q": "x"}), json!(state)),
-            ELICIT(),
-        )
-        .await;
-    assert_invalid_state(&r);
+    assert_invalid_state(&retry_state(&mut b, "x", &state).await);
     // Same key, no audience claimed: refused by the audience-bound server.
-    let r = a
-        .modern(
-            "tools/call",
-            retry(
-                "mrtr_state",
-                json!({"q": "x"}),
-                json!(seal(&sealer(&[("k1", KEY1)], false), "x", "state-ok:x")),
-            ),
-            ELICIT(),
-        )
-        .await;
-    assert_invalid_state(&r);
-    let r = a
-        .modern(
-            "tools/call",
-            retry(
-                "mrtr_state",
-                json!({"q": "x"}),
-                json!(seal(&sealer(&[("k1", KEY1)], true), "x", "state-ok:aud")),
-            ),
-            ELICIT(),
-        )
-        .await;
-    assert_eq!(text(&r), "state=state-ok:aud");
+    let unbound = issued_by(&["--key", &key], "x").await;
+    assert_invalid_state(&retry_state(&mut a, "x", &unbound).await);
+    // Another worker of the same deployment (same key and audience): accepted.
+    let same_deployment = issued_by(&["--key", &key, "--audience", "deploy-a"], "x").await;
+    assert_eq!(
+        text(&retry_state(&mut a, "x", &same_deployment).await),
+        "state=state-ok:x"
+    );
 }
 
 #[tokio::test]

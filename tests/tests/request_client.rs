@@ -4,8 +4,8 @@
 //! requests; 2026-07-28: `input_required` rounds that re-run the handler with the answers.
 
 use mcpcore::client::{
-    client_handler_fn, CallOptions, Client, ClientBuilder, ClientError, ConnectMode, Era,
-    HttpOptions, StderrMode, StdioCommand,
+    client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, Era, HttpClientOptions,
+    StderrMode, StdioCommand,
 };
 use mcpcore::transport::http::{serve, HttpListener, HttpOptions as ServerHttpOptions};
 use mcpcore_tests::http::{modern_headers, McpHttp};
@@ -57,7 +57,7 @@ async fn connect(
         Wire::Http => {
             let l = listen().await;
             let url = format!("http://{}/mcp", l.local_addr());
-            let c = bounded(b.connect_http(&url, HttpOptions::default()))
+            let c = bounded(b.connect_http(&url, HttpClientOptions::default()))
                 .await
                 .expect("connect");
             (c, Some(l))
@@ -101,7 +101,7 @@ async fn mrtr09_request_client_works_in_both_eras_over_stdio_and_http() {
             let asked = Asked::default();
             let (c, _l) = connect(wire, mode, handlers(true, &asked)).await;
             assert_eq!(c.era(), Some(era), "{wire:?}");
-            let r = bounded(c.call_tool("ask_both", json!({}), CallOptions::new()))
+            let r = bounded(c.call_tool("ask_both", json!({})))
                 .await
                 .unwrap_or_else(|e| panic!("{wire:?} {era:?}: {e}"));
             assert_ne!(r.is_error, Some(true), "{wire:?} {era:?}: {r:?}");
@@ -131,7 +131,7 @@ async fn meta04_a_client_without_the_capability_gets_the_precise_error() {
         for (mode, era) in ERAS {
             let asked = Asked::default();
             let (c, _l) = connect(wire, mode, handlers(false, &asked)).await;
-            let e = bounded(c.call_tool("ask_both", json!({}), CallOptions::new()))
+            let e = bounded(c.call_tool("ask_both", json!({})))
                 .await
                 .expect_err("refused");
             let ClientError::Rpc(e) = e else {
@@ -163,8 +163,8 @@ async fn mrtr01_methods_that_cannot_ask_get_the_precise_error() {
         for (mode, era) in ERAS {
             let asked = Asked::default();
             let (c, _l) = connect(wire, mode, handlers(true, &asked)).await;
-            let custom = bounded(c.request("custom/ask", json!({}), CallOptions::new())).await;
-            let ping = bounded(c.call_tool("ask_ping", json!({}), CallOptions::new())).await;
+            let custom = bounded(c.request("custom/ask", json!({}))).await;
+            let ping = bounded(c.call_tool("ask_ping", json!({}))).await;
             if era == Era::Legacy {
                 let r = custom.expect("legacy roots");
                 assert_eq!(r["roots"]["roots"][0]["uri"], "file:///tmp", "{wire:?}");

@@ -34,7 +34,16 @@ impl Client {
     ///
     /// # Errors
     /// [`ClientError::InvalidArgument`] on a modern connection; see [`ClientError`].
-    pub async fn ping(&self, opts: CallOptions) -> Result<(), ClientError> {
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        self.ping_with(CallOptions::default()).await
+    }
+
+    /// [`Client::ping`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::ping`].
+    pub async fn ping_with(&self, opts: CallOptions) -> Result<(), ClientError> {
         if self.is_modern() {
             return Err(ClientError::InvalidArgument(
                 "ping does not exist in the modern era".into(),
@@ -49,7 +58,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn discover(&self, opts: CallOptions) -> Result<Value, ClientError> {
+    pub async fn discover(&self) -> Result<Value, ClientError> {
+        self.discover_with(CallOptions::default()).await
+    }
+
+    /// [`Client::discover`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::discover`].
+    pub async fn discover_with(&self, opts: CallOptions) -> Result<Value, ClientError> {
         self.request_once("server/discover", Map::new(), &opts)
             .await
     }
@@ -103,7 +121,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn list_tools(
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListPage<Tool>, ClientError> {
+        self.list_tools_with(cursor, CallOptions::default()).await
+    }
+
+    /// [`Client::list_tools`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_tools`].
+    pub async fn list_tools_with(
         &self,
         cursor: Option<&str>,
         opts: CallOptions,
@@ -117,7 +144,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn list_all_tools(&self, opts: CallOptions) -> Result<Vec<Tool>, ClientError> {
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        self.list_all_tools_with(CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_tools`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_all_tools`].
+    pub async fn list_all_tools_with(&self, opts: CallOptions) -> Result<Vec<Tool>, ClientError> {
         let tools = self.list_all("tools/list", "tools", &opts).await?;
         Ok(self.learn_tools(tools))
     }
@@ -136,6 +172,20 @@ impl Client {
     /// [`ClientError::InputRequired`] when the server needs input no handler can give;
     /// [`ClientError::OutputValidation`]; see [`ClientError`].
     pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        self.call_tool_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::call_tool`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::call_tool`].
+    pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: Value,
@@ -161,6 +211,18 @@ impl Client {
     pub async fn list_prompts(
         &self,
         cursor: Option<&str>,
+    ) -> Result<ListPage<Prompt>, ClientError> {
+        self.list_prompts_with(cursor, CallOptions::default()).await
+    }
+
+    /// [`Client::list_prompts`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_prompts`].
+    pub async fn list_prompts_with(
+        &self,
+        cursor: Option<&str>,
         opts: CallOptions,
     ) -> Result<ListPage<Prompt>, ClientError> {
         self.list_page("prompts/list", "prompts", cursor, &opts)
@@ -171,7 +233,19 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn list_all_prompts(&self, opts: CallOptions) -> Result<Vec<Prompt>, ClientError> {
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.list_all_prompts_with(CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_prompts`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_all_prompts`].
+    pub async fn list_all_prompts_with(
+        &self,
+        opts: CallOptions,
+    ) -> Result<Vec<Prompt>, ClientError> {
         self.list_all("prompts/list", "prompts", &opts).await
     }
 
@@ -180,6 +254,20 @@ impl Client {
     /// # Errors
     /// See [`ClientError`].
     pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<PromptResult, ClientError> {
+        self.get_prompt_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::get_prompt`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::get_prompt`].
+    pub async fn get_prompt_with(
         &self,
         name: &str,
         arguments: Value,
@@ -212,6 +300,19 @@ impl Client {
     pub async fn list_resources(
         &self,
         cursor: Option<&str>,
+    ) -> Result<ListPage<Resource>, ClientError> {
+        self.list_resources_with(cursor, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::list_resources`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_resources`].
+    pub async fn list_resources_with(
+        &self,
+        cursor: Option<&str>,
         opts: CallOptions,
     ) -> Result<ListPage<Resource>, ClientError> {
         self.list_page("resources/list", "resources", cursor, &opts)
@@ -222,7 +323,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn list_all_resources(
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.list_all_resources_with(CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_resources`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_all_resources`].
+    pub async fn list_all_resources_with(
         &self,
         opts: CallOptions,
     ) -> Result<Vec<Resource>, ClientError> {
@@ -234,6 +344,19 @@ impl Client {
     /// # Errors
     /// See [`ClientError`].
     pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListPage<ResourceTemplate>, ClientError> {
+        self.list_resource_templates_with(cursor, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::list_resource_templates`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_resource_templates`].
+    pub async fn list_resource_templates_with(
         &self,
         cursor: Option<&str>,
         opts: CallOptions,
@@ -251,7 +374,17 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn list_all_resource_templates(
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.list_all_resource_templates_with(CallOptions::default())
+            .await
+    }
+
+    /// [`Client::list_all_resource_templates`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::list_all_resource_templates`].
+    pub async fn list_all_resource_templates_with(
         &self,
         opts: CallOptions,
     ) -> Result<Vec<ResourceTemplate>, ClientError> {
@@ -263,7 +396,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn read_resource(
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResult, ClientError> {
+        self.read_resource_with(uri, CallOptions::default()).await
+    }
+
+    /// [`Client::read_resource`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::read_resource`].
+    pub async fn read_resource_with(
         &self,
         uri: &str,
         opts: CallOptions,
@@ -277,7 +419,7 @@ impl Client {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
-            cache: super::types::CacheHints::of(&raw),
+            cache: super::types::ResultCacheHints::of(&raw),
             raw,
         })
     }
@@ -289,6 +431,28 @@ impl Client {
     /// # Errors
     /// See [`ClientError`].
     pub async fn complete(
+        &self,
+        reference: Value,
+        argument_name: &str,
+        argument_value: &str,
+        context: Option<Value>,
+    ) -> Result<CompleteResult, ClientError> {
+        self.complete_with(
+            reference,
+            argument_name,
+            argument_value,
+            context,
+            CallOptions::default(),
+        )
+        .await
+    }
+
+    /// [`Client::complete`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::complete`].
+    pub async fn complete_with(
         &self,
         reference: Value,
         argument_name: &str,
@@ -327,7 +491,16 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn set_log_level(
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        self.set_log_level_with(level, CallOptions::default()).await
+    }
+
+    /// [`Client::set_log_level`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::set_log_level`].
+    pub async fn set_log_level_with(
         &self,
         level: LoggingLevel,
         opts: CallOptions,
@@ -345,7 +518,17 @@ impl Client {
     ///
     /// # Errors
     /// [`ClientError::InvalidArgument`] on a modern connection; see [`ClientError`].
-    pub async fn subscribe_resource(
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.subscribe_resource_with(uri, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::subscribe_resource`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::subscribe_resource`].
+    pub async fn subscribe_resource_with(
         &self,
         uri: &str,
         opts: CallOptions,
@@ -357,7 +540,17 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::subscribe_resource`].
-    pub async fn unsubscribe_resource(
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.unsubscribe_resource_with(uri, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::unsubscribe_resource`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::unsubscribe_resource`].
+    pub async fn unsubscribe_resource_with(
         &self,
         uri: &str,
         opts: CallOptions,

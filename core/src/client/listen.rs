@@ -77,7 +77,16 @@ impl Client {
     /// # Errors
     /// [`ClientError::InvalidArgument`] on a legacy connection; the server's error; a protocol
     /// error when the first message is not the acknowledgement.
-    pub async fn listen(
+    pub async fn listen(&self, filter: Value) -> Result<Subscription, ClientError> {
+        self.listen_with(filter, CallOptions::default()).await
+    }
+
+    /// [`Client::listen`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::listen`].
+    pub async fn listen_with(
         &self,
         filter: Value,
         opts: CallOptions,

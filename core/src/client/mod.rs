@@ -4,19 +4,24 @@
 //!
 //! The seam is JSON-level ([`Client::request`] takes and returns `serde_json::Value`), so the C,
 //! Python and Node bindings expose it directly; typed calls ([`Client::call_tool`], …) sit on top.
+//! Every call has a `_with` twin taking [`CallOptions`] (timeout, cancellation, progress, log
+//! level, extra `_meta`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcpcore::client::ClientError> {
-//! use mcpcore::client::{Client, StdioCommand, CallOptions};
+//! use mcpcore::client::{CallOptions, Client, StdioCommand};
+//! use std::time::Duration;
 //! let client = Client::builder().connect_stdio(StdioCommand::new("demo-server")).await?;
-//! let tools = client.list_all_tools(CallOptions::new()).await?;
-//! let out = client.call_tool("echo", serde_json::json!({"text": "hi"}), CallOptions::new()).await?;
+//! let tools = client.list_all_tools().await?;
+//! let out = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+//! let opts = CallOptions::new().timeout(Duration::from_secs(2));
+//! let out = client.call_tool_with("slow", serde_json::json!({"ms": 10}), opts).await?;
 //! client.close().await;
 //! # Ok(()) }
 //! ```
 
 mod cache;
-pub mod callbacks;
+mod callbacks;
 mod calls;
 mod error;
 mod json;
@@ -25,7 +30,7 @@ mod mrtr;
 mod negotiate;
 mod options;
 mod peer;
-pub mod transport;
+mod transport;
 mod types;
 
 pub use callbacks::{client_handler_fn, ClientHandler, NotificationFn};
@@ -36,9 +41,16 @@ pub use options::{
     DEFAULT_PROBE_TIMEOUT,
 };
 #[cfg(feature = "http-client")]
-pub use transport::http::HttpOptions;
+pub use transport::http::HttpClientOptions;
+/// The former name of [`HttpClientOptions`] (the server's options are
+/// [`crate::transport::http::HttpOptions`]).
+#[cfg(feature = "http-client")]
+#[deprecated(note = "renamed HttpClientOptions")]
+pub type HttpOptions = HttpClientOptions;
 pub use transport::stdio::{StderrMode, StdioCommand};
-pub use types::{CacheHints, CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult};
+pub use types::{
+    CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult, ResultCacheHints,
+};
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -148,7 +160,11 @@ impl ClientBuilder {
     /// # Errors
     /// An argument error (bad URL or header) or a negotiation failure.
     #[cfg(feature = "http-client")]
-    pub async fn connect_http(self, url: &str, http: HttpOptions) -> Result<Client, ClientError> {
+    pub async fn connect_http(
+        self,
+        url: &str,
+        http: HttpClientOptions,
+    ) -> Result<Client, ClientError> {
         negotiate::validate(&self.options)?;
         let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
         let t = transport::http::HttpTransport::new(url, http, &self.options, tx)?;
@@ -303,7 +319,17 @@ impl Client {
     ///
     /// # Errors
     /// See [`ClientError`].
-    pub async fn request(
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_with(method, params, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::request`] with per-call options: timeout, cancellation, progress, log level,
+    /// extra `_meta`.
+    ///
+    /// # Errors
+    /// As [`Client::request`].
+    pub async fn request_with(
         &self,
         method: &str,
         params: Value,

@@ -17,16 +17,17 @@ pub struct Negotiated {
     pub raw: Value,
 }
 
-/// Cache hints of a result (CACHE-01): `ttlMs` and `cacheScope` as sent.
+/// Cache hints a result carried (CACHE-01): `ttlMs` and `cacheScope` as sent. (The hints a
+/// server stamps are configured with [`crate::ServerBuilder::cache_hints`].)
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CacheHints {
+pub struct ResultCacheHints {
     /// Freshness lifetime in milliseconds.
     pub ttl_ms: Option<i64>,
     /// `"public"` or `"private"`.
     pub cache_scope: Option<String>,
 }
 
-impl CacheHints {
+impl ResultCacheHints {
     pub(crate) fn of(v: &Value) -> Self {
         Self {
             ttl_ms: v.get("ttlMs").and_then(Value::as_i64),
@@ -46,7 +47,7 @@ pub struct ListPage<T> {
     /// The cursor of the next page; `None` at the end.
     pub next_cursor: Option<String>,
     /// Cache hints.
-    pub cache: CacheHints,
+    pub cache: ResultCacheHints,
     /// The result's `_meta`.
     pub meta: Option<Value>,
     /// The raw result.
@@ -76,7 +77,7 @@ impl<T: DeserializeOwned> ListPage<T> {
                 .get("nextCursor")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-            cache: CacheHints::of(&raw),
+            cache: ResultCacheHints::of(&raw),
             meta: raw.get("_meta").cloned(),
             raw,
         }
@@ -100,7 +101,7 @@ pub struct ReadResult {
     /// Text or blob contents.
     pub contents: Vec<Value>,
     /// Cache hints.
-    pub cache: CacheHints,
+    pub cache: ResultCacheHints,
     /// The raw result.
     pub raw: Value,
 }

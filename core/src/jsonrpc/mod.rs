@@ -7,6 +7,6 @@ pub mod codec;
 mod message;
 
 pub use message::{
-    classify, encode_error, encode_notification, encode_request, encode_result, json_depth_exceeds,
-    parse_frame, Id, Incoming, ParsedFrame,
+    classify, encode_error, encode_notification, encode_request, encode_result, parse_frame, Id,
+    Incoming, ParsedFrame,
 };

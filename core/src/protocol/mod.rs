@@ -7,10 +7,12 @@
 mod content;
 pub mod envelope;
 pub mod mcp_header;
+mod results;
 mod types;
 pub mod version;
 
 pub use content::{CallToolResult, Content};
+pub use results::{GetPromptResult, PromptMessage, ReadResourceResult, Role};
 pub use types::{
     Implementation, LoggingLevel, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
 };

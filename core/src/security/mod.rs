@@ -1,7 +1,8 @@
 //! Security building blocks: sealing of `requestState` and its single use (REQUIREMENTS MRTR-06).
 
-pub mod replay;
-pub mod sealing;
+pub(crate) mod replay;
+pub(crate) mod sealing;
 
 pub use replay::{Claim, MemoryReplayGuard, ReplayGuard};
-pub use sealing::{Claims, KeyError, KeyRing, Opened, SealError, SealKey, Sealer};
+pub(crate) use sealing::Sealer;
+pub use sealing::{KeyError, KeyRing, SealKey, MAX_KEYS};

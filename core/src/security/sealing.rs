@@ -259,11 +259,6 @@ impl Sealer {
         Self { ring, ttl }
     }
 
-    /// The key ring.
-    pub fn ring(&self) -> &KeyRing {
-        &self.ring
-    }
-
     /// Seal `state` for the call described by `claims`.
     ///
     /// # Errors
@@ -273,14 +268,13 @@ impl Sealer {
     }
 
     /// Open `token` for the call described by `claims` and return the handler's state.
-    ///
-    /// # Errors
-    /// See [`SealError`].
-    pub fn unseal(&self, token: &str, claims: &Claims<'_>) -> Result<String, SealError> {
+    #[cfg(test)]
+    fn unseal(&self, token: &str, claims: &Claims<'_>) -> Result<String, SealError> {
         self.open(token, claims).map(|o| o.state)
     }
 
-    /// Like [`Sealer::unseal`], also returning the nonce and expiry that single use needs.
+    /// Open `token` for the call described by `claims`: the handler's state, with the nonce and
+    /// expiry that single use needs.
     ///
     /// # Errors
     /// See [`SealError`].
@@ -546,7 +540,7 @@ mod tests {
             old.unseal(&tok_new, &claims(&args)),
             Err(SealError::Unauthentic)
         );
-        assert_eq!(rotated.ring().ids().collect::<Vec<_>>(), ["k2", "k1"]);
+        assert_eq!(rotated.ring.ids().collect::<Vec<_>>(), ["k2", "k1"]);
         // Dropping the old key retires its tokens.
         let retired = Sealer::new(KeyRing::new(key("k2", 2)), DEFAULT_TTL);
         assert_eq!(

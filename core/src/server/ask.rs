@@ -362,7 +362,7 @@ mod tests {
         let server = crate::Server::builder("t", "1").build().expect("server");
         let sink: Arc<dyn crate::transport::Outbound> = Arc::new(crate::transport::NullOutbound);
         let session = server.new_session(super::super::SessionKind::Stdio, sink.clone());
-        let envelope = super::super::Envelope {
+        let envelope = crate::server::era::Envelope {
             protocol_version: "2026-07-28".into(),
             client_capabilities: json!({"elicitation": {}, "roots": {}}),
             client_info: None,

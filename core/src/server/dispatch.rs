@@ -84,7 +84,7 @@ impl Session {
     /// -32600 while the first keeps its routing). `Err` is an immediate answer; `Ok` is the future
     /// that serves the request and yields `None` when it was cancelled (no response is sent).
     /// `sink` receives request-related messages (progress, logs, server→client requests).
-    pub fn start_request(
+    pub(crate) fn start_request(
         self: &Arc<Self>,
         id: Id,
         method: String,
@@ -147,7 +147,10 @@ impl Session {
         })
     }
 
-    /// Start and run one request (see [`Session::start_request`]).
+    /// Run one request and return its answer; `None` when it was cancelled (no response is sent,
+    /// CAN-01). A notification method sent with an id is refused (-32601), and an id already in
+    /// flight gets -32600 while the first keeps its routing. `sink` receives request-related
+    /// messages (progress, logs, server→client requests).
     pub async fn handle_request(
         self: &Arc<Self>,
         id: Id,
@@ -386,5 +389,35 @@ impl Session {
             }
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::NullOutbound;
+    use serde_json::json;
+
+    /// LC-05, deterministic: a cancel processed after `initialize` was claimed but before it ran
+    /// still lets it answer.
+    #[tokio::test]
+    async fn lc05_initialize_cancelled_before_running_still_answers() {
+        let server = crate::Server::builder("s", "1").build().expect("build");
+        let session = server.new_session(super::super::SessionKind::Stdio, Arc::new(NullOutbound));
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}});
+        let fut = session
+            .start_request(
+                Id::Num(1),
+                "initialize".into(),
+                params.as_object().cloned(),
+                Arc::new(NullOutbound),
+            )
+            .unwrap_or_else(|_| panic!("initialize refused"));
+        let cancel = json!({"requestId": 1});
+        session.handle_notification("notifications/cancelled", cancel.as_object());
+        let reply = fut.await.expect("initialize is never cancelled");
+        assert_eq!(reply.result.expect("ok")["protocolVersion"], "2025-11-25");
+        assert!(session.is_legacy_initialized());
     }
 }

@@ -13,12 +13,10 @@ use crate::error::{codes, ErrorObject};
 use crate::protocol::version::{is_modern, MODERN_VERSIONS};
 use crate::protocol::LoggingLevel;
 
-// The envelope's key names are wire vocabulary (protocol/envelope.rs); re-exported here, where
-// they were first published.
+// The envelope's key names are wire vocabulary (protocol/envelope.rs).
 pub(crate) use crate::protocol::envelope::has_claim;
-pub use crate::protocol::envelope::{
+pub(crate) use crate::protocol::envelope::{
     KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL, KEY_PROTOCOL_VERSION, KEY_SERVER_INFO,
-    KEY_SUBSCRIPTION_ID,
 };
 
 /// What a modern request says about its client. Handlers read the client ONLY from here.

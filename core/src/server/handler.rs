@@ -109,7 +109,11 @@ where
     }
 }
 
-/// Wrap an async closure as a [`Handler`].
+/// Wrap an async closure as a [`Handler`]. The closure returns `Result<R, HandlerError>` for any
+/// `R: Into<Outcome>` ([`crate::CallToolResult`], [`crate::GetPromptResult`],
+/// [`crate::ReadResourceResult`], a JSON [`Value`], [`InputRequired`], [`Outcome`]), so
+/// `Ok(CallToolResult::text("x"))` needs no type annotation. For typed arguments see
+/// [`crate::tool_fn`] and [`crate::prompt_fn`].
 pub fn handler_fn<F, Fut, R>(f: F) -> impl Handler
 where
     F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
@@ -117,4 +121,42 @@ where
     R: Into<Outcome>,
 {
     FnHandler(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::CallToolResult;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn register(h: impl Handler) -> Arc<dyn Handler> {
+        Arc::new(h)
+    }
+
+    /// The forms the README shows compile with no `Ok::<_, HandlerError>` annotation.
+    #[test]
+    fn closures_need_no_turbofish() {
+        register(handler_fn(|_ctx, _args| async move {
+            Ok(CallToolResult::text("x"))
+        }));
+        register(handler_fn(|_ctx, args: Value| async move {
+            let n: u64 = serde_json::from_value(args["n"].clone())?;
+            if n == 0 {
+                return Err(HandlerError::invalid_params("n must be positive"));
+            }
+            Ok(json!({"n": n}))
+        }));
+        register(handler_fn(|ctx, _args| async move {
+            ctx.cancelled().await;
+            Err::<Value, _>(HandlerError::cancelled())
+        }));
+    }
+
+    #[test]
+    fn cancelled_is_not_an_internal_failure() {
+        let e = HandlerError::cancelled().into_wire("tools/call");
+        assert_eq!(e.code, crate::error::codes::INTERNAL_ERROR);
+        assert_eq!(e.message, "Request cancelled");
+    }
 }

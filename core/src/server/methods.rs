@@ -229,10 +229,7 @@ pub(crate) async fn call_tool(
         Some(_) => return Err(ErrorObject::invalid_params("arguments must be an object")),
     };
     if let Err(msg) = tool.input.validate(&args) {
-        return Ok(Outcome::Complete(json!({
-            "content": [{"type": "text", "text": format!("Invalid arguments for tool {name}: {msg}")}],
-            "isError": true,
-        })));
+        return Ok(super::typed::invalid_arguments(name, &msg));
     }
     let outcome = ask::settle(
         &ctx,

@@ -11,7 +11,7 @@ mod ask;
 mod builder;
 mod context;
 mod dispatch;
-pub mod era;
+pub(crate) mod era;
 mod handler;
 pub(crate) mod listen;
 mod methods;
@@ -20,20 +20,21 @@ mod outbound;
 mod pagination;
 mod peer;
 mod registry;
+mod serve;
 mod session;
+mod typed;
 mod uri_template;
 
 pub use builder::{BuildError, CacheHints, ServerBuilder, ServerOptions};
 pub use context::RequestContext;
 pub use dispatch::{encode_reply, Reply};
-pub use era::Envelope;
 pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
-pub use mrtr::{RequestStateOptions, INVALID_STATE_MESSAGE};
+pub use mrtr::RequestStateOptions;
 pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
-pub use uri_template::UriTemplate;
+pub use typed::{prompt_fn, schema_for, tool_fn, ToolOutput};
 
 use std::sync::{Arc, Weak};
 
@@ -41,7 +42,7 @@ use std::sync::{Arc, Weak};
 /// `subscriptions/listen`, SUB-04) receive every change through a [`ChangeSink`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ServerChange<'a> {
+pub(crate) enum ServerChange<'a> {
     /// `notifications/tools/list_changed`.
     ToolsListChanged,
     /// `notifications/prompts/list_changed`.
@@ -54,7 +55,7 @@ pub enum ServerChange<'a> {
 
 /// Receives server changes (see [`Server::add_change_sink`]). Implementations must not block:
 /// they queue or drop, and report how many peers were told.
-pub trait ChangeSink: Send + Sync + 'static {
+pub(crate) trait ChangeSink: Send + Sync + 'static {
     /// Deliver one change; returns how many peers it was queued for.
     fn on_change(&self, change: ServerChange<'_>) -> usize;
 }
@@ -92,7 +93,7 @@ impl Server {
     }
     /// Register a receiver of server changes (list changes, resource updates), held weakly:
     /// dropping the receiver unregisters it.
-    pub fn add_change_sink(&self, sink: Weak<dyn ChangeSink>) {
+    pub(crate) fn add_change_sink(&self, sink: Weak<dyn ChangeSink>) {
         let mut sinks = session::lock(&self.inner.change_sinks);
         sinks.retain(|s| s.strong_count() > 0);
         sinks.push(sink);

@@ -65,6 +65,7 @@ impl From<PeerError> for HandlerError {
                 format!("Client does not support {c}"),
             ),
             PeerError::Unavailable(e) => HandlerError::Rpc(e),
+            PeerError::Cancelled => HandlerError::Cancelled,
             other => HandlerError::Internal(other.to_string()),
         }
     }

@@ -82,6 +82,13 @@ pub(crate) struct LegacyState {
 type PendingTx = oneshot::Sender<Result<Value, ErrorObject>>;
 
 /// One connection's state. Created by a transport through [`Server::new_session`].
+///
+/// Its public methods are the in-process transport seam, for a transport of your own (or a test
+/// that skips framing): [`Session::handle_request`] and [`Session::handle_notification`] for what
+/// the peer sends, [`Session::deliver_response`] for the peer's answers to server→client
+/// requests, and [`Session::cancel_all`] when the connection ends. Encode answers with
+/// [`super::encode_reply`]. Everything else (era lock, in-flight bookkeeping, subscriptions) is
+/// the engine's.
 pub struct Session {
     pub(crate) server: Server,
     kind: SessionKind,
@@ -145,7 +152,7 @@ impl Session {
     }
 
     /// True once `initialize` succeeded.
-    pub fn is_legacy_initialized(&self) -> bool {
+    pub(crate) fn is_legacy_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
     }
 
@@ -165,12 +172,12 @@ impl Session {
     }
 
     /// The negotiated legacy version, once initialized.
-    pub fn negotiated_version(&self) -> Option<String> {
+    pub(crate) fn negotiated_version(&self) -> Option<String> {
         lock(&self.legacy).protocol_version.clone()
     }
 
     /// True when the negotiated version allows JSON-RPC batches (2025-03-26 only, JR-06).
-    pub fn allows_batch(&self) -> bool {
+    pub(crate) fn allows_batch(&self) -> bool {
         lock(&self.legacy).protocol_version.as_deref()
             == Some(crate::protocol::version::BATCH_VERSION)
     }
@@ -202,12 +209,12 @@ impl Session {
     }
 
     /// True when a request with this id is in flight.
-    pub fn is_inflight(&self, id: &Id) -> bool {
+    pub(crate) fn is_inflight(&self, id: &Id) -> bool {
         lock(&self.inflight).contains_key(id)
     }
 
     /// Cooperatively cancel the in-flight request `id`; unknown ids are ignored.
-    pub fn cancel_request(&self, id: &Id) -> bool {
+    pub(crate) fn cancel_request(&self, id: &Id) -> bool {
         let token = lock(&self.inflight).get(id).map(|(_, t)| t.clone());
         token.map(|t| t.cancel()).is_some()
     }
@@ -224,7 +231,7 @@ impl Session {
     }
 
     /// How many requests are in flight.
-    pub fn inflight_count(&self) -> usize {
+    pub(crate) fn inflight_count(&self) -> usize {
         lock(&self.inflight).len()
     }
 
@@ -253,7 +260,7 @@ impl Session {
     }
 
     /// Send a notification on the session's own channel (not tied to a request).
-    pub fn notify(&self, method: &str, params: Option<&Value>) -> bool {
+    pub(crate) fn notify(&self, method: &str, params: Option<&Value>) -> bool {
         self.sink.try_send(encode_notification(method, params))
     }
 
@@ -266,7 +273,7 @@ impl Session {
     }
 
     /// True when the session subscribed to `uri`.
-    pub fn is_subscribed(&self, uri: &str) -> bool {
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
     }
 

@@ -22,7 +22,6 @@ struct Var {
 pub struct UriTemplate {
     literals: Vec<String>,
     vars: Vec<Var>,
-    names: Vec<String>,
 }
 
 impl UriTemplate {
@@ -75,17 +74,13 @@ impl UriTemplate {
         if let Some(last) = literals.last_mut() {
             last.push_str(rest);
         }
-        let names = vars.iter().map(|v| v.name.clone()).collect();
-        Ok(Self {
-            literals,
-            vars,
-            names,
-        })
+        Ok(Self { literals, vars })
     }
 
     /// The variable names (without operators).
-    pub fn variables(&self) -> &[String] {
-        &self.names
+    #[cfg(test)]
+    fn variables(&self) -> Vec<&str> {
+        self.vars.iter().map(|v| v.name.as_str()).collect()
     }
 
     /// Match a URI and return the percent-decoded variables. A `{var}` matches non-empty text

@@ -37,7 +37,8 @@ pub enum StdioError {
     Limit(#[from] crate::limits::LimitError),
 }
 
-/// Serve `server` on this process's stdin/stdout until EOF.
+/// Serve `server` on this process's stdin/stdout until EOF ([`Server::serve_stdio`] is the
+/// usual way to call it).
 ///
 /// When stdin/stdout are pipes (the way MCP clients launch servers) they are driven by the
 /// runtime's I/O reactor (see [`stdio_streams`]); the connection runs as a spawned task, so

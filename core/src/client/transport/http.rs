@@ -39,10 +39,11 @@ use crate::jsonrpc::{parse_frame, Id, ParsedFrame};
 use crate::protocol::envelope::claimed_version;
 use crate::protocol::mcp_header::{self, ParamHeader};
 
-/// HTTP-specific options.
+/// Options of the Streamable HTTP client transport ([`crate::client::ClientBuilder::connect_http`]);
+/// the server side's are [`crate::transport::http::HttpOptions`].
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct HttpOptions {
+pub struct HttpClientOptions {
     /// Extra headers on every request (e.g. `Authorization: Bearer …`).
     pub headers: Vec<(String, String)>,
     /// Open the legacy GET listening stream after the handshake (default on).
@@ -51,7 +52,7 @@ pub struct HttpOptions {
     pub post_timeout: Duration,
 }
 
-impl Default for HttpOptions {
+impl Default for HttpClientOptions {
     fn default() -> Self {
         Self {
             headers: Vec::new(),
@@ -61,7 +62,7 @@ impl Default for HttpOptions {
     }
 }
 
-impl HttpOptions {
+impl HttpClientOptions {
     /// Add a header.
     #[must_use]
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -86,7 +87,7 @@ pub(crate) struct HttpTransport {
     client: Hyper,
     uri: Uri,
     headers: Vec<(HeaderName, HeaderValue)>,
-    opts: HttpOptions,
+    opts: HttpClientOptions,
     state: Mutex<WireState>,
     session: Mutex<Option<String>>,
     inbound: InboundTx,
@@ -103,7 +104,7 @@ pub(crate) struct HttpTransport {
 impl HttpTransport {
     pub fn new(
         url: &str,
-        opts: HttpOptions,
+        opts: HttpClientOptions,
         options: &ClientOptions,
         inbound: InboundTx,
     ) -> Result<Arc<Self>, ClientError> {

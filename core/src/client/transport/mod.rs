@@ -14,7 +14,6 @@ use crate::jsonrpc::Id;
 pub(crate) type BoxFut<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 #[cfg(feature = "http-client")]
-pub mod headers;
 #[cfg(feature = "http-client")]
 pub mod http;
 #[cfg(feature = "http-client")]

@@ -95,7 +95,7 @@ pub struct HttpService {
 }
 
 impl HttpService {
-    /// A service for `server`.
+    /// A service for `server` ([`Server::http_service`] is the usual way to make one).
     ///
     /// # Errors
     /// An option out of range.
@@ -358,7 +358,8 @@ impl HttpListener {
     }
 }
 
-/// Bind `addr` and serve `server` on it until [`HttpListener::shutdown`].
+/// Bind `addr` and serve `server` on it until [`HttpListener::shutdown`] ([`Server::serve_http`]
+/// is the usual way to call it).
 ///
 /// # Errors
 /// Binding failed, or an option is out of range (including default [`super::AllowList::Auto`]
