@@ -177,18 +177,6 @@ impl ReadResourceResult {
     }
 }
 
-impl From<GetPromptResult> for crate::server::Outcome {
-    fn from(r: GetPromptResult) -> Self {
-        crate::server::Outcome::Complete(r.into_value())
-    }
-}
-
-impl From<ReadResourceResult> for crate::server::Outcome {
-    fn from(r: ReadResourceResult) -> Self {
-        crate::server::Outcome::Complete(r.into_value())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,6 +123,20 @@ where
     FnHandler(f)
 }
 
+// The prompt and resource result builders are wire types (protocol/results.rs); their
+// conversion into a handler outcome lives here so `protocol` never depends on `server`.
+impl From<crate::protocol::GetPromptResult> for Outcome {
+    fn from(r: crate::protocol::GetPromptResult) -> Self {
+        Outcome::Complete(r.into_value())
+    }
+}
+
+impl From<crate::protocol::ReadResourceResult> for Outcome {
+    fn from(r: crate::protocol::ReadResourceResult) -> Self {
+        Outcome::Complete(r.into_value())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,6 @@ mod outbound;
 mod pagination;
 mod peer;
 mod registry;
-mod serve;
 mod session;
 mod typed;
 mod uri_template;

@@ -6,6 +6,7 @@
 
 pub mod http;
 mod outq;
+mod serve;
 mod spin;
 pub mod stdio;
 

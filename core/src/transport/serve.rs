@@ -1,12 +1,12 @@
 //! Serving a built [`Server`]: one method per transport (stdio with the era lock of REQUIREMENTS
 //! §0.2, Streamable HTTP on one endpoint, HTTP-01, and the same endpoint as a mountable hyper
 //! service). The free functions in [`crate::transport`] do the work; these are the documented way
-//! in.
+//! in. They live with the transports so the server module never depends on a transport.
 
 use std::net::SocketAddr;
 
-use super::Server;
 use crate::limits::LimitError;
+use crate::server::Server;
 use crate::transport::http::{HttpListener, HttpOptions, HttpService};
 use crate::transport::stdio::StdioError;
 
