@@ -15,16 +15,18 @@
 
 pub mod client;
 pub mod error;
+mod error_kind;
 pub mod jsonrpc;
 pub mod limits;
 pub mod options;
 pub mod protocol;
+pub mod runtime;
 pub mod schema;
 pub mod security;
 pub mod server;
 pub mod transport;
 
-pub use error::{ErrorObject, HandlerError};
+pub use error::{ErrorKind, ErrorObject, HandlerError};
 pub use jsonrpc::Id;
 pub use limits::Limits;
 pub use protocol::{
