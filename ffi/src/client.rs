@@ -13,7 +13,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpcore::client::{Client, ClientError, HttpOptions, StderrMode, StdioCommand};
+use mcpcore::client::{Client, HttpOptions, StderrMode, StdioCommand};
 
 use crate::client_builder::mcp_client_builder_t;
 use crate::error::{mcp_error_t, FfiError};
@@ -28,28 +28,6 @@ use crate::string::{json_object_arg, owned_json, str_arg};
 pub struct mcp_client_t {
     pub(crate) client: Client,
     pub(crate) runtime: Arc<RuntimeInner>,
-}
-
-impl From<ClientError> for FfiError {
-    fn from(e: ClientError) -> Self {
-        match e {
-            ClientError::Rpc(o) => FfiError::rpc(o),
-            ClientError::Timeout => FfiError::new(mcp_status_t::Timeout, e.to_string()),
-            ClientError::Cancelled => FfiError::new(mcp_status_t::Cancelled, e.to_string()),
-            ClientError::Closed(_) => FfiError::new(mcp_status_t::Closed, e.to_string()),
-            ClientError::Transport(_) => FfiError::new(mcp_status_t::Transport, e.to_string()),
-            ClientError::InvalidArgument(m) => FfiError::invalid(m),
-            ClientError::InputRequired(raw) => {
-                let mut f = FfiError::new(
-                    mcp_status_t::InputRequired,
-                    "the server requires input no registered handler can give",
-                );
-                f.data = Some(raw);
-                f
-            }
-            other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
-        }
-    }
 }
 
 /// Spawn options of `mcp_client_connect_stdio` (camelCase, unknown keys refused).

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-use mcpcore::server::PeerError;
 use mcpcore::{ErrorObject, HandlerError, InputRequired, LoggingLevel, Outcome, RequestContext};
 
 use crate::error::{mcp_error_t, FfiError};
@@ -409,18 +408,7 @@ async fn client_request(
         "ping" => ctx.ping_client(timeout).await,
         _ => ctx.peer_request(&method, params, timeout).await,
     };
-    r.map_err(|e| match e {
-        PeerError::Timeout => {
-            FfiError::new(mcp_status_t::Timeout, "the client did not answer in time")
-        }
-        PeerError::Cancelled => FfiError::new(mcp_status_t::Cancelled, "the request was cancelled"),
-        PeerError::Closed => FfiError::new(mcp_status_t::Closed, "the connection is closed"),
-        PeerError::Rpc(e) => FfiError::rpc(e),
-        other @ (PeerError::MissingCapability(_) | PeerError::NotAllowed) => {
-            FfiError::new(mcp_status_t::Unsupported, other.to_string())
-        }
-        other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
-    })
+    r.map_err(FfiError::from)
 }
 
 /// Validated inputs of a server→client request.
