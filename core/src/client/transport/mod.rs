@@ -18,6 +18,10 @@ pub mod headers;
 #[cfg(feature = "http-client")]
 pub mod http;
 #[cfg(feature = "http-client")]
+mod http_options;
+#[cfg(feature = "http-client")]
+mod pool;
+#[cfg(feature = "http-client")]
 pub mod sse;
 pub mod stdio;
 
