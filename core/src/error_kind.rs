@@ -173,7 +173,10 @@ mod tests {
             (ClientError::Transport("x".into()), K::Transport),
             (ClientError::Protocol("x".into()), K::Protocol),
             (ClientError::InvalidArgument("x".into()), K::InvalidArgument),
-            (ClientError::InputRequired(serde_json::json!({})), K::InputRequired),
+            (
+                ClientError::InputRequired(serde_json::json!({})),
+                K::InputRequired,
+            ),
             (ClientError::SessionExpired("x".into()), K::Transport),
             (ClientError::OutputValidation("x".into()), K::Protocol),
         ];
@@ -189,7 +192,10 @@ mod tests {
             (PeerError::Cancelled, K::Cancelled),
             (PeerError::Closed, K::Closed),
             (PeerError::Rpc(ErrorObject::internal()), K::Rpc),
-            (PeerError::MissingCapability("sampling".into()), K::Unsupported),
+            (
+                PeerError::MissingCapability("sampling".into()),
+                K::Unsupported,
+            ),
             (PeerError::NotAllowed, K::Unsupported),
         ];
         for (e, k) in peer {

@@ -44,7 +44,9 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum RuntimeError {
     /// Called on a runtime thread (inside a callback or a task), where waiting would stall or
     /// deadlock the engine. Nothing was done.
-    #[error("blocking is not allowed on a runtime thread (e.g. inside a callback): it would deadlock")]
+    #[error(
+        "blocking is not allowed on a runtime thread (e.g. inside a callback): it would deadlock"
+    )]
     WouldDeadlock,
     /// The runtime stopped before the work finished.
     #[error("the runtime shut down before the work finished")]
@@ -197,7 +199,11 @@ mod tests {
         let name = rt
             .run(async { std::thread::current().name().map(str::to_owned) })
             .expect("run");
-        assert_eq!(name.as_deref(), Some("mcpcore-worker"), "run executes on a worker");
+        assert_eq!(
+            name.as_deref(),
+            Some("mcpcore-worker"),
+            "run executes on a worker"
+        );
     }
 
     /// Waiting on a worker thread is refused, not deadlocked (a 1-worker runtime would hang
@@ -232,7 +238,10 @@ mod tests {
     #[test]
     fn shutdown_is_bounded_by_its_timeout() {
         let rt = Runtime::new(1).expect("runtime");
-        drop(rt.handle().spawn_blocking(|| std::thread::sleep(Duration::from_secs(10))));
+        drop(
+            rt.handle()
+                .spawn_blocking(|| std::thread::sleep(Duration::from_secs(10))),
+        );
         let t = Instant::now();
         rt.shutdown(Duration::from_millis(100));
         assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());

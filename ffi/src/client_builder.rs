@@ -206,7 +206,8 @@ pub extern "C" fn mcp_client_builder_options_json(
     with_builder(builder, error_out, |b| {
         // SAFETY: json is NULL or valid for json_len bytes.
         let obj = unsafe { json_object_arg(json, json_len, "options") }?;
-        apply_json(&mut b.options, &Value::Object(obj)).map_err(|e| FfiError::options("options", &e))
+        apply_json(&mut b.options, &Value::Object(obj))
+            .map_err(|e| FfiError::options("options", &e))
     })
 }
 

@@ -297,7 +297,11 @@ mod tests {
             (K::WouldDeadlock, S::WouldDeadlock),
             (K::Internal, S::Transport),
         ];
-        assert_eq!(expected.len(), K::ALL.len(), "a new kind needs a decided status");
+        assert_eq!(
+            expected.len(),
+            K::ALL.len(),
+            "a new kind needs a decided status"
+        );
         for (k, s) in expected {
             assert_eq!(status_of(k), s, "{k}");
         }

@@ -45,7 +45,9 @@ impl RuntimeInner {
     /// # Errors
     /// `MCP_STATUS_WOULD_DEADLOCK` on a runtime thread.
     pub(crate) fn block_on<F: Future>(&self, what: &str, fut: F) -> Result<F::Output, FfiError> {
-        self.rt.block_on(fut).map_err(|e| FfiError::runtime(what, &e))
+        self.rt
+            .block_on(fut)
+            .map_err(|e| FfiError::runtime(what, &e))
     }
 }
 

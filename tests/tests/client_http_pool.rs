@@ -103,7 +103,10 @@ async fn five_hundred_concurrent_calls_share_eight_connections() {
     let max = seen.max.load(Ordering::SeqCst);
     assert!(max <= 8, "the server saw {max} connections at once");
     let accepted = seen.accepted.load(Ordering::SeqCst);
-    assert!(accepted < 100, "{accepted} connections for 500 calls: not reused");
+    assert!(
+        accepted < 100,
+        "{accepted} connections for 500 calls: not reused"
+    );
     assert!(f.listener.open_connections() <= 8);
     c.close().await;
     f.listener.shutdown().await;
@@ -201,10 +204,9 @@ async fn connect_errors_name_the_os_error() {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = l.local_addr().expect("addr");
     drop(l);
-    let e = bounded(Client::builder().connect_http(
-        &format!("http://{addr}/mcp"),
-        HttpOptions::default(),
-    ))
+    let e = bounded(
+        Client::builder().connect_http(&format!("http://{addr}/mcp"), HttpOptions::default()),
+    )
     .await
     .expect_err("nothing listens there");
     assert!(matches!(e, ClientError::Transport(_)), "{e:?}");

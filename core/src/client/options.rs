@@ -104,7 +104,8 @@ impl Default for ClientOptions {
 
 impl crate::options::JsonOptions for ClientOptions {
     fn check(&self) -> Result<(), crate::options::OptionsError> {
-        self.check_ranges().map_err(crate::options::OptionsError::Range)
+        self.check_ranges()
+            .map_err(crate::options::OptionsError::Range)
     }
 }
 
@@ -245,7 +246,11 @@ mod tests {
         assert_eq!(serde_json::to_value(&again).expect("serialize"), all);
         apply_json(&mut o, &json!({"requestTimeoutMs": 0})).expect("0 = none");
         assert_eq!(o.request_timeout, None);
-        assert_eq!(o.mode, ConnectMode::Legacy, "a patch keeps what it does not name");
+        assert_eq!(
+            o.mode,
+            ConnectMode::Legacy,
+            "a patch keeps what it does not name"
+        );
         for (bad, shape) in [
             (json!({"nope": 1}), true),
             (json!({"requestTimeout": 1}), true),
@@ -280,7 +285,10 @@ mod tests {
         assert!(o.no_cache);
         assert!(o.on_progress.is_some(), "the callback is kept");
         token.cancel();
-        assert!(o.cancel.as_ref().is_some_and(CancellationToken::is_cancelled));
+        assert!(o
+            .cancel
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled));
         let all = serde_json::to_value(&o).expect("serialize");
         assert_eq!(
             all,

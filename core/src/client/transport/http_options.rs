@@ -93,7 +93,10 @@ mod header_map {
     use serde::Deserialize;
     use std::collections::BTreeMap;
 
-    pub(super) fn serialize<S: Serializer>(h: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(
+        h: &[(String, String)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         let mut merged: BTreeMap<String, (&str, String)> = BTreeMap::new();
         for (k, v) in h {
             merged

@@ -304,8 +304,10 @@ mod tests {
     #[test]
     fn the_cap_must_leave_a_connection_for_short_exchanges() {
         let uri: Uri = "http://127.0.0.1:1/mcp".parse().expect("uri");
-        let mut o = HttpOptions::default();
-        o.max_connections = 2;
+        let mut o = HttpOptions {
+            max_connections: 2,
+            ..HttpOptions::default()
+        };
         assert!(Pool::new(&uri, &o).is_err(), "the GET stream needs a third");
         o.listen_stream = false;
         assert!(Pool::new(&uri, &o).is_ok());
