@@ -6,7 +6,10 @@
 //! * the **modern** stateless era (2026-07-28: `server/discover`, the per-request `_meta` envelope).
 //!
 //! All protocol behaviour lives here. Foreign bindings (C, Python, Node) implement one JSON-level
-//! seam, [`Handler`], and never re-implement protocol logic.
+//! seam, [`Handler`], and never re-implement protocol logic. They share the rest of their
+//! plumbing too: options as JSON in one shape ([`options`]), one error classification
+//! ([`ErrorKind`], from every error type's `kind()`), and one owned runtime
+//! ([`runtime::Runtime`]).
 //!
 //! The main entry points are [`ServerBuilder`] (register tools, prompts, resources, completion and
 //! custom methods) and the transports in [`transport`].
