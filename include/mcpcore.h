@@ -608,10 +608,12 @@ void mcp_server_builder_free(mcp_server_builder_t *builder);
  * @param arg_lens      the length of each argument, or NULL when every argument is a
  *                      NUL-terminated string.
  * @param argc          number of arguments.
- * @param spawn_json    optional JSON object (NULL for defaults): `env` (`{"NAME": "value"}`
- *                      added to the inherited environment), `envClear`, `cwd`, `stderr`
+ * @param spawn_json    optional JSON object (NULL for defaults; camelCase, unknown keys
+ *                      refused): `env` (`{"NAME": "value"}` added to the inherited
+ *                      environment), `envClear` (default false), `cwd`, `stderr`
  *                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
- *                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL).
+ *                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL;
+ *                      default 2000 each).
  * @param spawn_len     length of `spawn_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -621,8 +623,9 @@ void mcp_server_builder_free(mcp_server_builder_t *builder);
  *
  * **Thread safety**: any non-runtime thread; the client is thread-safe.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
- * `MCP_STATUS_INVALID_ARGUMENT` (inconsistent options, before anything is spawned),
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (an unknown `stderr`
+ * mode, inconsistent options, before anything is spawned),
  * `MCP_STATUS_TRANSPORT` (spawn failed), `MCP_STATUS_CLOSED` (the process exited),
  * `MCP_STATUS_PROTOCOL` (negotiation failed; a JSON-RPC code when the server refused),
  * `MCP_STATUS_TIMEOUT`, `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
@@ -637,10 +640,17 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  * @param builder       optional client builder (NULL = defaults); consumed in every case.
  * @param url           UTF-8 URL (`http://` only).
  * @param url_len       length of `url`.
- * @param options_json  optional JSON object (NULL for defaults): `headers`
- *                      (`{"Authorization": "Bearer ..."}`, sent on every request),
- *                      `listenStream` (open the legacy GET stream; default true),
- *                      `postTimeoutMs`.
+ * @param options_json  optional JSON object (NULL for defaults; camelCase, unknown keys
+ *                      refused): `headers` (`{"Authorization": "Bearer ..."}`, sent on every
+ *                      request), `listenStream` (open the legacy GET stream; default true),
+ *                      `postTimeoutMs` (a notification or answer POST, including the wait
+ *                      for a connection; default 30000), `maxConnections` (most TCP
+ *                      connections open to the server, default 64: connections are kept
+ *                      alive and reused, and a call that finds them all busy waits for one
+ *                      within its timeout; a request's answer stream and the GET stream
+ *                      each hold one while open, and one is always kept for answers to the
+ *                      server; at least 2, 3 with `listenStream`), `poolIdleTimeoutMs` (an
+ *                      unused kept-alive connection is closed, default 90000).
  * @param options_len   length of `options_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -650,9 +660,10 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *
  * **Thread safety**: any non-runtime thread; the client is thread-safe.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
- * `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header), `MCP_STATUS_TRANSPORT` (connection
- * refused, HTTP failure), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header, a
+ * value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure; the message
+ * names the OS error), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
  * `MCP_STATUS_WOULD_DEADLOCK`.
  */
 mcp_status_t mcp_client_connect_http(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const char *url, size_t url_len, const char *options_json, size_t options_len, mcp_client_t **client_out, mcp_error_t **error_out);
@@ -845,14 +856,16 @@ mcp_status_t mcp_client_builder_mode(mcp_client_builder_t *builder, int32_t mode
 mcp_status_t mcp_client_builder_request_timeout_ms(mcp_client_builder_t *builder, uint64_t timeout_ms);
 
 /**
- * Set options from a JSON object (camelCase; unknown keys are refused). Keys: `mode`
- * (`"auto"`, `"legacy"`, `"modern"`), `protocolVersion` (pin a version), `clientInfo`
- * (`{"name","version",...}`), `extraCapabilities` (merged into the declared capabilities),
- * `sendClientInfo`, `logLevel` (default per-request level on modern requests),
- * `requestTimeoutMs` (0 = none), `probeTimeoutMs`, `maxMessageBytes`, `maxJsonDepth`,
- * `maxMrtrRounds`, `cachedDiscovery` (an earlier `server/discover` result), `cache`,
- * `validateStructuredContent`, `elicitationModes`. Inconsistent values (e.g. a modern version
- * with legacy mode) are reported when connecting.
+ * Set options from a JSON object (camelCase; unknown keys are refused; keys not named keep
+ * their values). Keys: `mode` (`"auto"` (default), `"legacy"`, `"modern"`), `protocolVersion`
+ * (pin a version), `clientInfo` (`{"name","version",...}`), `extraCapabilities` (merged into
+ * the declared capabilities), `sendClientInfo` (default true), `logLevel` (default
+ * per-request level on modern requests), `requestTimeoutMs` (0 or null = none, the default),
+ * `probeTimeoutMs` (default 5000), `maxMessageBytes` (default 4 MiB), `maxJsonDepth`
+ * (default 64), `maxMrtrRounds` (default 10), `cachedDiscovery` (an earlier
+ * `server/discover` result), `cache` (default false), `validateStructuredContent` (default
+ * true), `elicitationModes` (default `["form","url"]`). Inconsistent values (e.g. a modern
+ * version with legacy mode) are reported when connecting.
  *
  * @param builder    the builder.
  * @param json       UTF-8 JSON object.
@@ -865,7 +878,8 @@ mcp_status_t mcp_client_builder_request_timeout_ms(mcp_client_builder_t *builder
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
  * (unparsable, not an object, unknown key or wrong type), `MCP_STATUS_INVALID_ARGUMENT`
- * (unknown mode or log level). Nothing is changed on failure.
+ * (unknown mode or log level, a zero `maxMessageBytes`, `maxJsonDepth` or `probeTimeoutMs`).
+ * Nothing is changed on failure.
  */
 mcp_status_t mcp_client_builder_options_json(mcp_client_builder_t *builder, const char *json, size_t json_len, mcp_error_t **error_out);
 
@@ -1079,6 +1093,28 @@ mcp_status_t mcp_call_options_log_level(mcp_call_options_t *options, int32_t lev
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
  */
 mcp_status_t mcp_call_options_meta_json(mcp_call_options_t *options, const char *json, size_t json_len, mcp_error_t **error_out);
+
+/**
+ * Set call options from a JSON object (core's options shape: camelCase, unknown keys refused,
+ * keys not named keep their values). Keys: `timeoutMs` (0 or null = the client's default),
+ * `logLevel` (`"debug"` … `"emergency"`; modern connections), `meta` (extra `_meta` entries,
+ * an object, replacing earlier ones), `noCache` (bypass the client's cache). The cancellation
+ * token and the progress callback have no JSON form and are kept.
+ *
+ * @param options    the options.
+ * @param json       UTF-8 JSON object.
+ * @param json_len   length of `json`.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `options`; `json` is copied.
+ *
+ * **Thread safety**: the options' thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (unparsable, not an object, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT`
+ * (unknown log level, a negative timeout). Nothing is changed on failure.
+ */
+mcp_status_t mcp_call_options_json(mcp_call_options_t *options, const char *json, size_t json_len, mcp_error_t **error_out);
 
 /**
  * Free call options. NULL is a no-op. Calls already made with them are not affected.

@@ -1,4 +1,5 @@
-//! Errors that cross the wire (JSON-RPC error objects) and errors that handlers raise.
+//! Errors that cross the wire (JSON-RPC error objects) and errors that handlers raise, and the
+//! one classification of every public error type, [`ErrorKind`].
 //!
 //! REQUIREMENTS JR-02, JR-08, §0.5. An internal failure never reaches the peer with its detail
 //! (CWE-209): it is logged locally and answered with a generic -32603.
@@ -30,6 +31,99 @@ pub mod codes {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
     /// Legacy 2025-11-25: a URL elicitation must complete first.
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+}
+
+/// What kind of failure an error is: the one classification bindings map to their own error
+/// types (the C ABI's `mcp_status_t`, Python exception classes, Node error codes), so none of
+/// them matches on the variants of each error type by hand.
+///
+/// Every public error type of the crate has a `kind()`: [`HandlerError`],
+/// [`crate::client::ClientError`], [`crate::server::PeerError`],
+/// [`crate::transport::stdio::StdioError`], [`crate::options::OptionsError`],
+/// [`crate::server::BuildError`], [`crate::limits::LimitError`],
+/// [`crate::runtime::RuntimeError`], [`crate::security::sealing::SealError`] and the smaller
+/// ones. New kinds may be added; map unknown
+/// ones to a generic failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The peer answered with a JSON-RPC error; its code, message and data are in the error
+    /// (e.g. [`crate::client::ClientError::Rpc`]). A busy server's refusal is one of these
+    /// (`data.reason = "busy"`, see [`ErrorObject::server_busy`]).
+    Rpc,
+    /// A timeout expired (the request was cancelled on the wire where the era allows it).
+    Timeout,
+    /// The caller, or the request the work belonged to, cancelled it.
+    Cancelled,
+    /// The connection, client, server or runtime is closed; nothing more can be sent on it.
+    Closed,
+    /// An I/O, connection or operating-system failure (spawn, socket, HTTP status without a
+    /// JSON-RPC body, the OS refusing threads or file descriptors).
+    Transport,
+    /// An argument or option value was refused before anything was done.
+    InvalidArgument,
+    /// A JSON argument has the wrong shape: not an object, an unknown key, a wrong type.
+    InvalidJson,
+    /// The server answered `input_required` and no registered handler could supply the input;
+    /// the raw result travels with the error (MRTR-04).
+    InputRequired,
+    /// A configured limit was crossed (frame size, event size).
+    LimitExceeded,
+    /// The peer or the era does not support what was asked (a missing client capability, a
+    /// server→client request on a 2026-07-28 request).
+    Unsupported,
+    /// The peer broke the protocol (an invalid response, `structuredContent` that does not
+    /// match the tool's output schema).
+    Protocol,
+    /// A blocking call was made on a runtime thread, where it would deadlock; nothing was done.
+    WouldDeadlock,
+    /// A failure inside the engine (or a handler's internal failure); no detail reaches a peer.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 13] = [
+        Self::Rpc,
+        Self::Timeout,
+        Self::Cancelled,
+        Self::Closed,
+        Self::Transport,
+        Self::InvalidArgument,
+        Self::InvalidJson,
+        Self::InputRequired,
+        Self::LimitExceeded,
+        Self::Unsupported,
+        Self::Protocol,
+        Self::WouldDeadlock,
+        Self::Internal,
+    ];
+
+    /// A stable snake_case name (`"rpc"`, `"timeout"`, `"invalid_argument"`, …) for bindings
+    /// that expose the kind as a string (an error's `code` in Node, an attribute in Python).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Rpc => "rpc",
+            Self::Timeout => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::Closed => "closed",
+            Self::Transport => "transport",
+            Self::InvalidArgument => "invalid_argument",
+            Self::InvalidJson => "invalid_json",
+            Self::InputRequired => "input_required",
+            Self::LimitExceeded => "limit_exceeded",
+            Self::Unsupported => "unsupported",
+            Self::Protocol => "protocol",
+            Self::WouldDeadlock => "would_deadlock",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A JSON-RPC error object as it appears on the wire.
@@ -162,5 +256,19 @@ impl From<ErrorObject> for HandlerError {
 impl From<serde_json::Error> for HandlerError {
     fn from(e: serde_json::Error) -> Self {
         HandlerError::Internal(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_names_are_distinct_and_stable() {
+        let names: std::collections::HashSet<_> =
+            ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), ErrorKind::ALL.len());
+        assert_eq!(ErrorKind::InvalidArgument.to_string(), "invalid_argument");
+        assert_eq!(ErrorKind::WouldDeadlock.as_str(), "would_deadlock");
     }
 }

@@ -6,7 +6,10 @@
 //! * the **modern** stateless era (2026-07-28: `server/discover`, the per-request `_meta` envelope).
 //!
 //! All protocol behaviour lives here. Foreign bindings (C, Python, Node) implement one JSON-level
-//! seam, [`Handler`], and never re-implement protocol logic.
+//! seam, [`Handler`], and never re-implement protocol logic. They share the rest of their
+//! plumbing too: options as JSON in one shape ([`options`]), one error classification
+//! ([`ErrorKind`], from every error type's `kind()`), and one owned runtime
+//! ([`runtime::Runtime`]).
 //!
 //! The main entry points are [`ServerBuilder`] (register tools, prompts, resources, completion and
 //! custom methods), the serving methods of [`Server`] ([`Server::serve_stdio`],
@@ -40,17 +43,19 @@
 
 pub mod client;
 pub mod error;
+mod error_kind;
 mod future;
 pub(crate) mod jsonrpc;
 pub mod limits;
 pub mod options;
 pub mod protocol;
+pub mod runtime;
 pub(crate) mod schema;
 pub mod security;
 pub mod server;
 pub mod transport;
 
-pub use error::{ErrorObject, HandlerError};
+pub use error::{ErrorKind, ErrorObject, HandlerError};
 pub use future::BoxFuture;
 pub use jsonrpc::Id;
 pub use limits::Limits;

@@ -608,7 +608,7 @@ pub extern "C" fn mcp_server_builder_build(
             max_concurrency,
         } = *b;
         let sb = builder.ok_or_else(|| FfiError::invalid("builder already used"))?;
-        let server = sb.build().map_err(|e| FfiError::invalid(e.to_string()))?;
+        let server = sb.build().map_err(FfiError::from)?;
         if max_concurrency > 0 {
             let _ = limit.set(Arc::new(tokio::sync::Semaphore::new(max_concurrency)));
         }

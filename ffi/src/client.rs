@@ -1,19 +1,17 @@
 //! `mcp_client_t`: a connected MCP client driven from C. Connect over stdio (a child process) or
-//! Streamable HTTP in auto/legacy/modern mode, read what was negotiated, close, free (issue 8 §3;
-//! REQUIREMENTS 0.8, DISC-02, LC-01, STDIO-*, HTTP-09…18). The calls themselves live in
+//! Streamable HTTP in auto/legacy/modern mode, read what was negotiated, close, free
+//! (REQUIREMENTS 0.8, DISC-02, LC-01, STDIO-*, HTTP-09…18). The calls themselves live in
 //! [`crate::client_calls`].
 //!
 //! All protocol work (negotiation, envelope, MRTR driving, server→client requests) is core's
 //! [`mcpcore::client::Client`]; this module only marshals.
 
-use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::ffi::{c_char, CStr};
 use std::sync::Arc;
-use std::time::Duration;
 
-use mcpcore::client::{Client, ClientError, HttpClientOptions, StderrMode, StdioCommand};
+use mcpcore::client::{Client, HttpClientOptions, StdioCommand};
+use mcpcore::options::{apply_json, JsonOptions};
 
 use crate::client_builder::mcp_client_builder_t;
 use crate::error::{mcp_error_t, FfiError};
@@ -30,61 +28,23 @@ pub struct mcp_client_t {
     pub(crate) runtime: Arc<RuntimeInner>,
 }
 
-impl From<ClientError> for FfiError {
-    fn from(e: ClientError) -> Self {
-        match e {
-            ClientError::Rpc(o) => FfiError::rpc(o),
-            ClientError::Timeout => FfiError::new(mcp_status_t::Timeout, e.to_string()),
-            ClientError::Cancelled => FfiError::new(mcp_status_t::Cancelled, e.to_string()),
-            ClientError::Closed(_) => FfiError::new(mcp_status_t::Closed, e.to_string()),
-            ClientError::Transport(_) => FfiError::new(mcp_status_t::Transport, e.to_string()),
-            ClientError::InvalidArgument(m) => FfiError::invalid(m),
-            ClientError::InputRequired(raw) => {
-                let mut f = FfiError::new(
-                    mcp_status_t::InputRequired,
-                    "the server requires input no registered handler can give",
-                );
-                f.data = Some(raw);
-                f
-            }
-            other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
-        }
-    }
-}
-
-/// Spawn options of `mcp_client_connect_stdio` (camelCase, unknown keys refused).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SpawnJson {
-    env: Option<BTreeMap<String, String>>,
-    env_clear: Option<bool>,
-    cwd: Option<String>,
-    stderr: Option<String>,
-    close_grace_ms: Option<u64>,
-    term_grace_ms: Option<u64>,
-}
-
-/// HTTP options of `mcp_client_connect_http` (camelCase, unknown keys refused).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct HttpJson {
-    headers: Option<BTreeMap<String, String>>,
-    listen_stream: Option<bool>,
-    post_timeout_ms: Option<u64>,
-}
-
-fn parse_options<T: serde::de::DeserializeOwned + Default>(
+/// Apply the optional JSON object `json` (NULL = none) to `target` with core's options shape:
+/// a shape error is `INVALID_JSON`, a value out of range `INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `json` is NULL or valid for `len` bytes.
+unsafe fn apply_options<T: JsonOptions>(
+    target: &mut T,
     json: *const c_char,
     len: usize,
     what: &str,
-) -> Result<T, FfiError> {
+) -> Result<(), FfiError> {
     if json.is_null() {
-        return Ok(T::default());
+        return Ok(());
     }
-    // SAFETY: json is valid for len bytes (contract).
+    // SAFETY: forwarded contract.
     let obj = unsafe { json_object_arg(json, len, what) }?;
-    serde_json::from_value(Value::Object(obj))
-        .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
+    apply_json(target, &Value::Object(obj)).map_err(|e| FfiError::options(what, &e))
 }
 
 /// Arguments as UTF-8 strings. `lens` NULL means every argument is NUL-terminated.
@@ -135,36 +95,6 @@ unsafe fn arg_list(
     Ok(out)
 }
 
-fn stdio_command(program: &str, args: Vec<String>, o: SpawnJson) -> Result<StdioCommand, FfiError> {
-    let mut cmd = StdioCommand::new(program).args(args);
-    for (k, v) in o.env.unwrap_or_default() {
-        cmd = cmd.env(k, v);
-    }
-    cmd.env_clear = o.env_clear.unwrap_or(false);
-    if let Some(d) = o.cwd {
-        cmd = cmd.cwd(d);
-    }
-    if let Some(s) = o.stderr {
-        cmd = cmd.stderr(match s.as_str() {
-            "inherit" => StderrMode::Inherit,
-            "null" => StderrMode::Null,
-            "capture" => StderrMode::Capture,
-            other => {
-                return Err(FfiError::invalid(format!(
-                    "stderr must be \"inherit\", \"null\" or \"capture\", got {other:?}"
-                )))
-            }
-        });
-    }
-    if let Some(ms) = o.close_grace_ms {
-        cmd.close_grace = Duration::from_millis(ms);
-    }
-    if let Some(ms) = o.term_grace_ms {
-        cmd.term_grace = Duration::from_millis(ms);
-    }
-    Ok(cmd)
-}
-
 /// Take the (optional) builder first so it is consumed on every path.
 fn take_builder(builder: *mut mcp_client_builder_t) -> mcp_client_builder_t {
     // SAFETY: builder is NULL or owned by the caller and consumed here (contract).
@@ -205,10 +135,12 @@ fn finish_connect(
 /// @param arg_lens      the length of each argument, or NULL when every argument is a
 ///                      NUL-terminated string.
 /// @param argc          number of arguments.
-/// @param spawn_json    optional JSON object (NULL for defaults): `env` (`{"NAME": "value"}`
-///                      added to the inherited environment), `envClear`, `cwd`, `stderr`
+/// @param spawn_json    optional JSON object (NULL for defaults; camelCase, unknown keys
+///                      refused): `env` (`{"NAME": "value"}` added to the inherited
+///                      environment), `envClear` (default false), `cwd`, `stderr`
 ///                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
-///                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL).
+///                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL;
+///                      default 2000 each).
 /// @param spawn_len     length of `spawn_json`.
 /// @param client_out    receives the client on success.
 /// @param error_out     optional detailed error.
@@ -218,8 +150,9 @@ fn finish_connect(
 ///
 /// **Thread safety**: any non-runtime thread; the client is thread-safe.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
-/// `MCP_STATUS_INVALID_ARGUMENT` (inconsistent options, before anything is spawned),
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+/// (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (an unknown `stderr`
+/// mode, inconsistent options, before anything is spawned),
 /// `MCP_STATUS_TRANSPORT` (spawn failed), `MCP_STATUS_CLOSED` (the process exited),
 /// `MCP_STATUS_PROTOCOL` (negotiation failed; a JSON-RPC code when the server refused),
 /// `MCP_STATUS_TIMEOUT`, `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
@@ -246,8 +179,9 @@ pub extern "C" fn mcp_client_connect_stdio(
         let program = unsafe { str_arg(command, command_len, "command") }?;
         // SAFETY: per the documented contract of args / arg_lens / argc.
         let args = unsafe { arg_list(args, arg_lens, argc) }?;
-        let o: SpawnJson = parse_options(spawn_json, spawn_len, "spawn_json")?;
-        let cmd = stdio_command(program, args, o)?;
+        let mut cmd = StdioCommand::new(program).args(args);
+        // SAFETY: spawn_json is NULL or valid for spawn_len bytes.
+        unsafe { apply_options(&mut cmd, spawn_json, spawn_len, "spawn_json") }?;
         let client = rt
             .inner
             .run("mcp_client_connect_stdio", b.into_core().connect_stdio(cmd))??;
@@ -262,10 +196,17 @@ pub extern "C" fn mcp_client_connect_stdio(
 /// @param builder       optional client builder (NULL = defaults); consumed in every case.
 /// @param url           UTF-8 URL (`http://` only).
 /// @param url_len       length of `url`.
-/// @param options_json  optional JSON object (NULL for defaults): `headers`
-///                      (`{"Authorization": "Bearer ..."}`, sent on every request),
-///                      `listenStream` (open the legacy GET stream; default true),
-///                      `postTimeoutMs`.
+/// @param options_json  optional JSON object (NULL for defaults; camelCase, unknown keys
+///                      refused): `headers` (`{"Authorization": "Bearer ..."}`, sent on every
+///                      request), `listenStream` (open the legacy GET stream; default true),
+///                      `postTimeoutMs` (a notification or answer POST, including the wait
+///                      for a connection; default 30000), `maxConnections` (most TCP
+///                      connections open to the server, default 64: connections are kept
+///                      alive and reused, and a call that finds them all busy waits for one
+///                      within its timeout; a request's answer stream and the GET stream
+///                      each hold one while open, and one is always kept for answers to the
+///                      server; at least 2, 3 with `listenStream`), `poolIdleTimeoutMs` (an
+///                      unused kept-alive connection is closed, default 90000).
 /// @param options_len   length of `options_json`.
 /// @param client_out    receives the client on success.
 /// @param error_out     optional detailed error.
@@ -275,9 +216,10 @@ pub extern "C" fn mcp_client_connect_stdio(
 ///
 /// **Thread safety**: any non-runtime thread; the client is thread-safe.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
-/// `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header), `MCP_STATUS_TRANSPORT` (connection
-/// refused, HTTP failure), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+/// (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header, a
+/// value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure; the message
+/// names the OS error), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
 /// `MCP_STATUS_WOULD_DEADLOCK`.
 #[no_mangle]
 pub extern "C" fn mcp_client_connect_http(
@@ -297,15 +239,9 @@ pub extern "C" fn mcp_client_connect_http(
         handle::require_out(client_out, "client_out")?;
         // SAFETY: url is NULL or valid for url_len bytes.
         let url = unsafe { str_arg(url, url_len, "url") }?;
-        let o: HttpJson = parse_options(options_json, options_len, "options_json")?;
         let mut h = HttpClientOptions::default();
-        for (k, v) in o.headers.unwrap_or_default() {
-            h = h.header(k, v);
-        }
-        h.listen_stream = o.listen_stream.unwrap_or(h.listen_stream);
-        if let Some(ms) = o.post_timeout_ms {
-            h.post_timeout = Duration::from_millis(ms);
-        }
+        // SAFETY: options_json is NULL or valid for options_len bytes.
+        unsafe { apply_options(&mut h, options_json, options_len, "options_json") }?;
         let url = url.to_owned();
         let client = rt.inner.run("mcp_client_connect_http", async move {
             b.into_core().connect_http(&url, h).await

@@ -1,20 +1,20 @@
 //! `mcp_client_builder_t`: client options (JSON or typed setters), C handlers for server→client
-//! requests and notification callbacks, before connecting (issue 8 §3; REQUIREMENTS 0.8,
-//! DISC-02, LC-07, SAMP-*, ELIC-*, ROOT-01).
+//! requests and notification callbacks, before connecting (REQUIREMENTS 0.8, DISC-02, LC-07,
+//! SAMP-*, ELIC-*, ROOT-01). The options JSON is core's shape ([`mcpcore::options`]).
 //!
 //! Registrations take `user_data` plus an optional `free_user_data`; ownership of `user_data`
 //! passes to the library in every case, so on any failure `free_user_data` has already run when
 //! the function returns. The finalizer of a connected client's handler runs once the client and
 //! every outstanding responder are gone.
 
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcpcore::client::{ClientBuilder, ClientHandler, ClientOptions, ConnectMode};
-use mcpcore::{Implementation, LoggingLevel};
+use mcpcore::options::apply_json;
+use mcpcore::Implementation;
 
 use crate::error::{mcp_error_t, FfiError};
 use crate::guard::{ffi_guard, status_guard};
@@ -65,27 +65,6 @@ impl mcp_client_builder_t {
     }
 }
 
-/// Options accepted by `mcp_client_builder_options_json` (camelCase, unknown keys refused).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct OptionsJson {
-    mode: Option<String>,
-    protocol_version: Option<String>,
-    client_info: Option<Implementation>,
-    extra_capabilities: Option<Map<String, Value>>,
-    send_client_info: Option<bool>,
-    log_level: Option<String>,
-    request_timeout_ms: Option<u64>,
-    probe_timeout_ms: Option<u64>,
-    max_message_bytes: Option<usize>,
-    max_json_depth: Option<usize>,
-    max_mrtr_rounds: Option<usize>,
-    cached_discovery: Option<Value>,
-    cache: Option<bool>,
-    validate_structured_content: Option<bool>,
-    elicitation_modes: Option<Vec<String>>,
-}
-
 fn mode(v: i32) -> Result<ConnectMode, FfiError> {
     Ok(match v {
         0 => ConnectMode::Auto,
@@ -93,64 +72,6 @@ fn mode(v: i32) -> Result<ConnectMode, FfiError> {
         2 => ConnectMode::Modern,
         _ => return Err(FfiError::invalid(format!("unknown connect mode {v}"))),
     })
-}
-
-fn apply(o: &mut ClientOptions, j: OptionsJson) -> Result<(), FfiError> {
-    if let Some(m) = j.mode {
-        o.mode = match m.as_str() {
-            "auto" => ConnectMode::Auto,
-            "legacy" => ConnectMode::Legacy,
-            "modern" => ConnectMode::Modern,
-            other => {
-                return Err(FfiError::invalid(format!(
-                    "mode must be \"auto\", \"legacy\" or \"modern\", got {other:?}"
-                )))
-            }
-        };
-    }
-    if let Some(l) = j.log_level {
-        o.log_level = Some(
-            LoggingLevel::parse(&l)
-                .ok_or_else(|| FfiError::invalid(format!("unknown log level {l:?}")))?,
-        );
-    }
-    if let Some(v) = j.protocol_version {
-        o.protocol_version = Some(v);
-    }
-    if let Some(i) = j.client_info {
-        o.client_info = i;
-    }
-    if let Some(c) = j.extra_capabilities {
-        o.extra_capabilities = c;
-    }
-    if let Some(ms) = j.request_timeout_ms {
-        o.request_timeout = (ms > 0).then(|| Duration::from_millis(ms));
-    }
-    if let Some(ms) = j.probe_timeout_ms {
-        o.probe_timeout = Duration::from_millis(ms);
-    }
-    if let Some(d) = j.cached_discovery {
-        o.cached_discovery = Some(d);
-    }
-    if let Some(m) = j.elicitation_modes {
-        o.elicitation_modes = m;
-    }
-    set(&mut o.send_client_info, j.send_client_info);
-    set(&mut o.max_message_bytes, j.max_message_bytes);
-    set(&mut o.max_json_depth, j.max_json_depth);
-    set(&mut o.max_mrtr_rounds, j.max_mrtr_rounds);
-    set(&mut o.cache, j.cache);
-    set(
-        &mut o.validate_structured_content,
-        j.validate_structured_content,
-    );
-    Ok(())
-}
-
-fn set<T>(slot: &mut T, v: Option<T>) {
-    if let Some(v) = v {
-        *slot = v;
-    }
 }
 
 fn with_builder(
@@ -251,14 +172,16 @@ pub extern "C" fn mcp_client_builder_request_timeout_ms(
     })
 }
 
-/// Set options from a JSON object (camelCase; unknown keys are refused). Keys: `mode`
-/// (`"auto"`, `"legacy"`, `"modern"`), `protocolVersion` (pin a version), `clientInfo`
-/// (`{"name","version",...}`), `extraCapabilities` (merged into the declared capabilities),
-/// `sendClientInfo`, `logLevel` (default per-request level on modern requests),
-/// `requestTimeoutMs` (0 = none), `probeTimeoutMs`, `maxMessageBytes`, `maxJsonDepth`,
-/// `maxMrtrRounds`, `cachedDiscovery` (an earlier `server/discover` result), `cache`,
-/// `validateStructuredContent`, `elicitationModes`. Inconsistent values (e.g. a modern version
-/// with legacy mode) are reported when connecting.
+/// Set options from a JSON object (camelCase; unknown keys are refused; keys not named keep
+/// their values). Keys: `mode` (`"auto"` (default), `"legacy"`, `"modern"`), `protocolVersion`
+/// (pin a version), `clientInfo` (`{"name","version",...}`), `extraCapabilities` (merged into
+/// the declared capabilities), `sendClientInfo` (default true), `logLevel` (default
+/// per-request level on modern requests), `requestTimeoutMs` (0 or null = none, the default),
+/// `probeTimeoutMs` (default 5000), `maxMessageBytes` (default 4 MiB), `maxJsonDepth`
+/// (default 64), `maxMrtrRounds` (default 10), `cachedDiscovery` (an earlier
+/// `server/discover` result), `cache` (default false), `validateStructuredContent` (default
+/// true), `elicitationModes` (default `["form","url"]`). Inconsistent values (e.g. a modern
+/// version with legacy mode) are reported when connecting.
 ///
 /// @param builder    the builder.
 /// @param json       UTF-8 JSON object.
@@ -271,7 +194,8 @@ pub extern "C" fn mcp_client_builder_request_timeout_ms(
 ///
 /// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
 /// (unparsable, not an object, unknown key or wrong type), `MCP_STATUS_INVALID_ARGUMENT`
-/// (unknown mode or log level). Nothing is changed on failure.
+/// (unknown mode or log level, a zero `maxMessageBytes`, `maxJsonDepth` or `probeTimeoutMs`).
+/// Nothing is changed on failure.
 #[no_mangle]
 pub extern "C" fn mcp_client_builder_options_json(
     builder: *mut mcp_client_builder_t,
@@ -282,12 +206,8 @@ pub extern "C" fn mcp_client_builder_options_json(
     with_builder(builder, error_out, |b| {
         // SAFETY: json is NULL or valid for json_len bytes.
         let obj = unsafe { json_object_arg(json, json_len, "options") }?;
-        let j: OptionsJson = serde_json::from_value(Value::Object(obj))
-            .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("options: {e}")))?;
-        let mut o = b.options.clone();
-        apply(&mut o, j)?;
-        b.options = o;
-        Ok(())
+        apply_json(&mut b.options, &Value::Object(obj))
+            .map_err(|e| FfiError::options("options", &e))
     })
 }
 

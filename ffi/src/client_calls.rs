@@ -1,7 +1,7 @@
 //! Client calls from C: per-call options (timeout, cancellation token, progress callback, log
 //! level, `_meta`), and every operation in two forms, a completion-callback call and a
-//! `..._blocking` twin (issue 8 §3; REQUIREMENTS PAGE-01, TOOL-01, TOOL-06, PRM-01, RES-01,
-//! CMP-01, CAN-01, CAN-04, MRTR-01…05).
+//! `..._blocking` twin (REQUIREMENTS PAGE-01, TOOL-01, TOOL-06, PRM-01, RES-01, CMP-01, CAN-01,
+//! CAN-04, MRTR-01…05). The call options JSON is core's shape ([`mcpcore::options`]).
 //!
 //! Completion rule: when a callback call returns `MCP_STATUS_OK`, its callback is invoked exactly
 //! once on a runtime thread, with the result, or with the failure (`MCP_STATUS_CANCELLED`,
@@ -16,6 +16,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use mcpcore::client::{CallOptions, Client, ListPage, ProgressFn};
+use mcpcore::options::apply_json;
 use mcpcore::LoggingLevel;
 
 use crate::client::mcp_client_t;
@@ -294,6 +295,38 @@ pub extern "C" fn mcp_call_options_meta_json(
         // SAFETY: json is NULL or valid for json_len bytes.
         o.meta = unsafe { json_object_arg(json, json_len, "meta_json") }?;
         Ok(())
+    })
+}
+
+/// Set call options from a JSON object (core's options shape: camelCase, unknown keys refused,
+/// keys not named keep their values). Keys: `timeoutMs` (0 or null = the client's default),
+/// `logLevel` (`"debug"` … `"emergency"`; modern connections), `meta` (extra `_meta` entries,
+/// an object, replacing earlier ones), `noCache` (bypass the client's cache). The cancellation
+/// token and the progress callback have no JSON form and are kept.
+///
+/// @param options    the options.
+/// @param json       UTF-8 JSON object.
+/// @param json_len   length of `json`.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `options`; `json` is copied.
+///
+/// **Thread safety**: the options' thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+/// (unparsable, not an object, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT`
+/// (unknown log level, a negative timeout). Nothing is changed on failure.
+#[no_mangle]
+pub extern "C" fn mcp_call_options_json(
+    options: *mut mcp_call_options_t,
+    json: *const c_char,
+    json_len: usize,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    with_options(options, error_out, |o| {
+        // SAFETY: json is NULL or valid for json_len bytes.
+        let obj = unsafe { json_object_arg(json, json_len, "options") }?;
+        apply_json(o, &Value::Object(obj)).map_err(|e| FfiError::options("options", &e))
     })
 }
 

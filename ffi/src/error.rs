@@ -2,10 +2,19 @@
 //!
 //! An error object is immutable after creation and may be read from any thread at once. It
 //! carries the status, a message, the JSON-RPC code (when a peer or handler chose one) and the
-//! JSON-RPC `data` as JSON text. There is no thread-local "last error" (issue 8 §4).
+//! JSON-RPC `data` as JSON text. There is no thread-local "last error".
+//!
+//! Statuses come from core's classification ([`ErrorKind`]) through [`status_of`], the one place
+//! that maps it; no module matches on core's error variants by hand.
 
 use serde_json::Value;
 use std::ffi::c_char;
+
+use mcpcore::client::ClientError;
+use mcpcore::runtime::RuntimeError;
+use mcpcore::server::{BuildError, PeerError};
+use mcpcore::transport::stdio::StdioError;
+use mcpcore::{ErrorKind, ErrorObject};
 
 use crate::guard::ffi_guard;
 use crate::handle;
@@ -33,24 +42,107 @@ impl FfiError {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         Self::new(mcp_status_t::InvalidArgument, message)
     }
-    /// A JSON-RPC error the peer answered with.
-    /// A refused options patch: a shape error is `INVALID_JSON`, a range error
-    /// `INVALID_ARGUMENT`; `what` names the argument.
-    pub(crate) fn options(what: &str, e: &mcpcore::options::OptionsError) -> Self {
-        let status = match e {
-            mcpcore::options::OptionsError::Range(_) => mcp_status_t::InvalidArgument,
-            _ => mcp_status_t::InvalidJson,
-        };
-        Self::new(status, format!("{what}: {e}"))
+    /// An error of core's classification `kind`.
+    pub(crate) fn of_kind(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self::new(status_of(kind), message)
     }
-
-    pub(crate) fn rpc(e: mcpcore::ErrorObject) -> Self {
+    /// A refused options patch (a shape error is `INVALID_JSON`, a range error
+    /// `INVALID_ARGUMENT`); `what` names the argument.
+    pub(crate) fn options(what: &str, e: &mcpcore::options::OptionsError) -> Self {
+        Self::of_kind(e.kind(), format!("{what}: {e}"))
+    }
+    /// A JSON-RPC error the peer answered with.
+    pub(crate) fn rpc(e: ErrorObject) -> Self {
         Self {
-            status: mcp_status_t::Protocol,
+            status: status_of(ErrorKind::Rpc),
             message: e.message,
             jsonrpc_code: e.code,
             data: e.data,
         }
+    }
+}
+
+/// The one mapping from core's [`ErrorKind`] to C statuses; every core error reaches C through
+/// it (the `From` impls below add what a kind carries: the JSON-RPC code and data, the raw
+/// `input_required` result).
+pub(crate) fn status_of(kind: ErrorKind) -> mcp_status_t {
+    match kind {
+        // A peer's JSON-RPC error is reported as PROTOCOL with the code in the error object.
+        ErrorKind::Rpc | ErrorKind::Protocol => mcp_status_t::Protocol,
+        ErrorKind::Timeout => mcp_status_t::Timeout,
+        ErrorKind::Cancelled => mcp_status_t::Cancelled,
+        ErrorKind::Closed => mcp_status_t::Closed,
+        ErrorKind::Transport => mcp_status_t::Transport,
+        ErrorKind::InvalidArgument => mcp_status_t::InvalidArgument,
+        ErrorKind::InvalidJson => mcp_status_t::InvalidJson,
+        ErrorKind::InputRequired => mcp_status_t::InputRequired,
+        ErrorKind::LimitExceeded => mcp_status_t::LimitExceeded,
+        ErrorKind::Unsupported => mcp_status_t::Unsupported,
+        ErrorKind::WouldDeadlock => mcp_status_t::WouldDeadlock,
+        // C has no internal-failure status: an engine or OS failure with no peer at fault is
+        // reported like the other OS failures (the runtime's thread start has always been
+        // TRANSPORT). Kinds added to core later land here too until they get their own status.
+        _ => mcp_status_t::Transport,
+    }
+}
+
+impl From<ClientError> for FfiError {
+    fn from(e: ClientError) -> Self {
+        let kind = e.kind();
+        match e {
+            ClientError::Rpc(o) => FfiError::rpc(o),
+            ClientError::InputRequired(raw) => {
+                let mut f = FfiError::of_kind(
+                    kind,
+                    "the server requires input no registered handler can give",
+                );
+                f.data = Some(raw);
+                f
+            }
+            other => FfiError::of_kind(kind, other.to_string()),
+        }
+    }
+}
+
+impl From<PeerError> for FfiError {
+    fn from(e: PeerError) -> Self {
+        match e {
+            PeerError::Rpc(o) => FfiError::rpc(o),
+            // The engine's refusal (e.g. -32021 with `requiredCapabilities`): the C handler sees
+            // its JSON-RPC code and data, and propagating it sends exactly that error.
+            PeerError::Unavailable(o) => FfiError {
+                jsonrpc_code: o.code,
+                data: o.data.clone(),
+                ..FfiError::of_kind(mcpcore::ErrorKind::Unsupported, o.message)
+            },
+            PeerError::InputRequired(key) => FfiError::of_kind(
+                mcpcore::ErrorKind::InputRequired,
+                format!(
+                    "the client has not answered {key} yet: answer this request with an error; \
+                     the engine asks the client and runs the handler again with the answer"
+                ),
+            ),
+            other => FfiError::of_kind(other.kind(), other.to_string()),
+        }
+    }
+}
+
+impl From<StdioError> for FfiError {
+    fn from(e: StdioError) -> Self {
+        FfiError::of_kind(e.kind(), e.to_string())
+    }
+}
+
+impl From<BuildError> for FfiError {
+    fn from(e: BuildError) -> Self {
+        FfiError::of_kind(e.kind(), e.to_string())
+    }
+}
+
+impl FfiError {
+    /// A runtime refusal or failure of the C function `what`.
+    pub(crate) fn runtime(what: &str, e: &RuntimeError) -> Self {
+        FfiError::of_kind(e.kind(), format!("{what}: {e}"))
     }
 }
 
@@ -193,4 +285,67 @@ pub extern "C" fn mcp_error_free(error: *mut mcp_error_t) {
         // SAFETY: error is NULL or an owned error handle (contract).
         drop(unsafe { handle::take(error) });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpcore::ErrorKind as K;
+
+    /// Every kind has a status, and the statuses the C suite and the header document stay.
+    #[test]
+    fn every_kind_maps_to_its_status() {
+        use mcp_status_t as S;
+        let expected = [
+            (K::Rpc, S::Protocol),
+            (K::Timeout, S::Timeout),
+            (K::Cancelled, S::Cancelled),
+            (K::Closed, S::Closed),
+            (K::Transport, S::Transport),
+            (K::InvalidArgument, S::InvalidArgument),
+            (K::InvalidJson, S::InvalidJson),
+            (K::InputRequired, S::InputRequired),
+            (K::LimitExceeded, S::LimitExceeded),
+            (K::Unsupported, S::Unsupported),
+            (K::Protocol, S::Protocol),
+            (K::WouldDeadlock, S::WouldDeadlock),
+            (K::Internal, S::Transport),
+        ];
+        assert_eq!(
+            expected.len(),
+            K::ALL.len(),
+            "a new kind needs a decided status"
+        );
+        for (k, s) in expected {
+            assert_eq!(status_of(k), s, "{k}");
+        }
+    }
+
+    #[test]
+    fn core_errors_carry_their_detail_to_c() {
+        let rpc = ErrorObject::new(-32602, "bad").with_data(serde_json::json!({"k": 1}));
+        let f = FfiError::from(ClientError::Rpc(rpc.clone()));
+        assert_eq!(
+            (f.status, f.jsonrpc_code, f.message.as_str()),
+            (mcp_status_t::Protocol, -32602, "bad")
+        );
+        assert_eq!(f.data, rpc.data);
+        let f = FfiError::from(ClientError::InputRequired(serde_json::json!({"x": 1})));
+        assert_eq!(f.status, mcp_status_t::InputRequired);
+        assert_eq!(f.data, Some(serde_json::json!({"x": 1})));
+        let f = FfiError::from(ClientError::InvalidArgument("url".into()));
+        assert_eq!(f.status, mcp_status_t::InvalidArgument);
+        assert!(f.message.contains("url"));
+        let f = FfiError::from(PeerError::Rpc(rpc));
+        assert_eq!((f.status, f.jsonrpc_code), (mcp_status_t::Protocol, -32602));
+        let f = FfiError::from(PeerError::MissingCapability("sampling".into()));
+        assert_eq!(f.status, mcp_status_t::Unsupported);
+        assert_eq!(
+            FfiError::from(StdioError::FrameTooLarge(8)).status,
+            mcp_status_t::LimitExceeded
+        );
+        let f = FfiError::runtime("mcp_x", &RuntimeError::WouldDeadlock);
+        assert_eq!(f.status, mcp_status_t::WouldDeadlock);
+        assert!(f.message.starts_with("mcp_x: "), "{}", f.message);
+    }
 }

@@ -1,6 +1,6 @@
 //! The panic boundary: every `extern "C"` body runs inside [`ffi_guard`] or [`status_guard`], so
 //! a Rust panic becomes `MCP_STATUS_PANIC` (or a documented NULL/0/false default) and never unwinds
-//! into C (issue 8 §4; the rustls-ffi habit).
+//! into C (the rustls-ffi habit).
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -69,13 +69,7 @@ pub(crate) fn status_guard(
 /// Fail with `MCP_STATUS_WOULD_DEADLOCK` when called on a runtime thread (inside a callback or a
 /// task), where blocking would stall or deadlock the engine.
 pub(crate) fn forbid_runtime_thread(what: &str) -> Result<(), FfiError> {
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return Err(FfiError::new(
-            mcp_status_t::WouldDeadlock,
-            format!("{what} blocks and must not be called from a runtime thread (e.g. inside a callback)"),
-        ));
-    }
-    Ok(())
+    mcpcore::runtime::ensure_may_block().map_err(|e| FfiError::runtime(what, &e))
 }
 
 #[cfg(test)]

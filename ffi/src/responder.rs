@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-use mcpcore::server::PeerError;
 use mcpcore::{ErrorObject, HandlerError, InputRequired, LoggingLevel, Outcome, RequestContext};
 
 use crate::error::{mcp_error_t, FfiError};
@@ -403,33 +402,7 @@ async fn client_request(
 ) -> Result<Value, FfiError> {
     ctx.request_client_with(&method, params, timeout)
         .await
-        .map_err(|e| match e {
-            PeerError::Timeout => {
-                FfiError::new(mcp_status_t::Timeout, "the client did not answer in time")
-            }
-            PeerError::Cancelled => {
-                FfiError::new(mcp_status_t::Cancelled, "the request was cancelled")
-            }
-            PeerError::Closed => FfiError::new(mcp_status_t::Closed, "the connection is closed"),
-            PeerError::Rpc(e) => FfiError::rpc(e),
-            PeerError::InputRequired(key) => FfiError::new(
-                mcp_status_t::InputRequired,
-                format!(
-                    "the client has not answered {key} yet: answer this request with an error; \
-                     the engine asks the client and runs the handler again with the answer"
-                ),
-            ),
-            PeerError::Unavailable(e) => FfiError {
-                status: mcp_status_t::Unsupported,
-                message: e.message,
-                jsonrpc_code: e.code,
-                data: e.data,
-            },
-            other @ (PeerError::MissingCapability(_) | PeerError::NotAllowed) => {
-                FfiError::new(mcp_status_t::Unsupported, other.to_string())
-            }
-            other => FfiError::new(mcp_status_t::Protocol, other.to_string()),
-        })
+        .map_err(FfiError::from)
 }
 
 /// Validated inputs of a server→client request.

@@ -1,17 +1,20 @@
-//! The owned tokio runtime C programs share among servers and clients. C never drives an executor
-//! (the hyper anti-pattern): the runtime owns its worker threads, callbacks run on them.
+//! `mcp_runtime_t`: core's owned runtime ([`mcpcore::runtime::Runtime`]) behind a C handle. Core
+//! owns the behaviour (worker threads, SIGPIPE blocked on them, refusing to block on a runtime
+//! thread, bounded shutdown); this module only maps its errors to statuses.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+
+use mcpcore::runtime::Runtime;
 
 use crate::error::{mcp_error_t, FfiError};
-use crate::guard::{forbid_runtime_thread, status_guard};
+use crate::guard::status_guard;
 use crate::handle;
 use crate::status::mcp_status_t;
 
+/// The runtime shared by the servers and clients created with one `mcp_runtime_t`.
 pub(crate) struct RuntimeInner {
-    rt: Option<tokio::runtime::Runtime>,
+    rt: Runtime,
 }
 
 impl RuntimeInner {
@@ -20,14 +23,11 @@ impl RuntimeInner {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        if let Some(rt) = &self.rt {
-            drop(rt.spawn(fut));
-        }
+        drop(self.rt.spawn(fut));
     }
 
-    /// Run `fut` on a runtime worker and wait for it on the calling thread, so that all I/O
-    /// (pipes to a child process, sockets) happens on runtime threads, where SIGPIPE is blocked
-    /// (see [`block_sigpipe`]), never on the caller's thread.
+    /// Run `fut` on a runtime worker and wait for it on the calling thread (all I/O stays on
+    /// runtime threads, see [`Runtime::run`]).
     ///
     /// # Errors
     /// `MCP_STATUS_WOULD_DEADLOCK` on a runtime thread; `MCP_STATUS_CLOSED` when the runtime
@@ -37,18 +37,7 @@ impl RuntimeInner {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        forbid_runtime_thread(what)?;
-        let Some(rt) = &self.rt else {
-            return Err(FfiError::new(mcp_status_t::Closed, "runtime is shut down"));
-        };
-        match rt.block_on(rt.spawn(fut)) {
-            Ok(v) => Ok(v),
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(_) => Err(FfiError::new(
-                mcp_status_t::Closed,
-                "the runtime shut down before the call finished",
-            )),
-        }
+        self.rt.run(fut).map_err(|e| FfiError::runtime(what, &e))
     }
 
     /// Run `fut` to completion on the calling thread.
@@ -56,41 +45,9 @@ impl RuntimeInner {
     /// # Errors
     /// `MCP_STATUS_WOULD_DEADLOCK` on a runtime thread.
     pub(crate) fn block_on<F: Future>(&self, what: &str, fut: F) -> Result<F::Output, FfiError> {
-        forbid_runtime_thread(what)?;
-        match &self.rt {
-            Some(rt) => Ok(rt.block_on(fut)),
-            None => Err(FfiError::new(mcp_status_t::Closed, "runtime is shut down")),
-        }
-    }
-}
-
-impl Drop for RuntimeInner {
-    fn drop(&mut self) {
-        if let Some(rt) = self.rt.take() {
-            if tokio::runtime::Handle::try_current().is_ok() {
-                // The last user was released on a runtime thread: joining would deadlock.
-                rt.shutdown_background();
-            } else {
-                // A blocking stdin read may never return; do not wait for it forever.
-                rt.shutdown_timeout(Duration::from_secs(5));
-            }
-        }
-    }
-}
-
-/// Block SIGPIPE on the calling (runtime) thread: a write to a pipe whose reader is gone (a
-/// stdio server that exited, a client that hung up) then fails with `EPIPE` instead of killing
-/// the whole C program, whose SIGPIPE disposition is usually the default (terminate). Only the
-/// library's own threads are changed; the process-wide disposition is left alone.
-fn block_sigpipe() {
-    #[cfg(unix)]
-    {
-        use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow, Signal};
-        let mut set = SigSet::empty();
-        set.add(Signal::SIGPIPE);
-        if let Err(e) = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None) {
-            tracing::warn!(error = %e, "could not block SIGPIPE on a runtime thread");
-        }
+        self.rt
+            .block_on(fut)
+            .map_err(|e| FfiError::runtime(what, &e))
     }
 }
 
@@ -122,18 +79,9 @@ pub extern "C" fn mcp_runtime_new(
 ) -> mcp_status_t {
     status_guard(error_out, || {
         handle::require_out(runtime_out, "runtime_out")?;
-        let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.enable_all()
-            .thread_name("mcpcore-worker")
-            .on_thread_start(block_sigpipe);
-        if worker_threads > 0 {
-            b.worker_threads(worker_threads);
-        }
-        let rt = b
-            .build()
-            .map_err(|e| FfiError::new(mcp_status_t::Transport, format!("runtime: {e}")))?;
+        let rt = Runtime::new(worker_threads).map_err(|e| FfiError::runtime("runtime", &e))?;
         let h = handle::into_raw(mcp_runtime_t {
-            inner: Arc::new(RuntimeInner { rt: Some(rt) }),
+            inner: Arc::new(RuntimeInner { rt }),
         });
         // SAFETY: runtime_out is non-NULL (checked) and writable (contract).
         unsafe { runtime_out.write(h) };

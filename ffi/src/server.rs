@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use mcpcore::transport::stdio::{serve_stdio_until, StdioError};
+use mcpcore::transport::stdio::serve_stdio_until;
 use mcpcore::Server;
 use tokio_util::sync::CancellationToken;
 
@@ -67,12 +67,7 @@ pub extern "C" fn mcp_server_serve_stdio(
             "mcp_server_serve_stdio",
             serve_stdio_until(&st.server, stop),
         )?;
-        outcome.map_err(|e| match e {
-            StdioError::FrameTooLarge(_) => {
-                FfiError::new(mcp_status_t::LimitExceeded, e.to_string())
-            }
-            other => FfiError::new(mcp_status_t::Transport, other.to_string()),
-        })
+        outcome.map_err(FfiError::from)
     })
 }
 

@@ -598,6 +598,20 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_client_builder_options_json(b, S("[]"), NULL), MCP_STATUS_INVALID_JSON);
   EXPECT(mcp_client_builder_options_json(b, S("{\"mode\":\"legacy\",\"requestTimeoutMs\":60000}"), NULL),
          MCP_STATUS_OK);
+  /* Every key the header documents, in core's options shape. */
+  OK(mcp_client_builder_options_json(
+      b,
+      S("{\"mode\":\"auto\",\"clientInfo\":{\"name\":\"n\",\"version\":\"1\"},"
+        "\"extraCapabilities\":{},\"sendClientInfo\":true,\"logLevel\":\"info\","
+        "\"requestTimeoutMs\":0,\"probeTimeoutMs\":5000,\"maxMessageBytes\":4194304,"
+        "\"maxJsonDepth\":64,\"maxMrtrRounds\":10,\"cachedDiscovery\":null,\"cache\":false,"
+        "\"validateStructuredContent\":true,\"elicitationModes\":[\"form\",\"url\"],"
+        "\"protocolVersion\":null}"),
+      &err));
+  EXPECT(mcp_client_builder_options_json(b, S("{\"maxMessageBytes\":0}"), NULL),
+         MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(mcp_client_builder_options_json(b, S("{\"logLevel\":\"loud\"}"), NULL),
+         MCP_STATUS_INVALID_ARGUMENT);
   /* Registrations take the user data in every case: failures run the finalizer. */
   EXPECT(mcp_client_builder_on_request(b, S("roots/list"), NULL, tag(), free_tag, NULL),
          MCP_STATUS_NULL_ARGUMENT);
@@ -638,6 +652,8 @@ static void argument_errors(const char *demo) {
          MCP_STATUS_INVALID_JSON);
   EXPECT(mcp_client_connect_stdio(rt, NULL, S(demo), NULL, NULL, 0, S("{\"stderr\":\"x\"}"), &c, NULL),
          MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(mcp_client_connect_stdio(rt, NULL, S(demo), NULL, NULL, 0, S("{\"program\":\"x\"}"), &c, NULL),
+         MCP_STATUS_INVALID_JSON);
   err = NULL;
   /* The spawn fails (TRANSPORT), or, where exec failures surface late (under valgrind), the
    * process is gone before the handshake (CLOSED). */
@@ -657,6 +673,19 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_client_connect_http(rt, NULL, S("http://127.0.0.1:1/mcp"), S("{\"headers\":[]}"), &c,
                                  NULL),
          MCP_STATUS_INVALID_JSON);
+  EXPECT(mcp_client_connect_http(rt, NULL, S("http://127.0.0.1:1/mcp"), S("{\"maxConnection\":8}"),
+                                 &c, NULL),
+         MCP_STATUS_INVALID_JSON);
+  EXPECT(mcp_client_connect_http(rt, NULL, S("http://127.0.0.1:1/mcp"), S("{\"maxConnections\":1}"),
+                                 &c, NULL),
+         MCP_STATUS_INVALID_ARGUMENT);
+  /* A refused connection names the OS error. */
+  err = NULL;
+  EXPECT(mcp_client_connect_http(rt, NULL, S("http://127.0.0.1:1/mcp"), NULL, 0, &c, &err),
+         MCP_STATUS_TRANSPORT);
+  CHECK(contains(mcp_error_message(err, NULL), "os error"));
+  mcp_error_free(err);
+  err = NULL;
   EXPECT(mcp_client_connect_http(rt, NULL, NULL, 0, NULL, 0, &c, NULL), MCP_STATUS_NULL_ARGUMENT);
   CHECK(c == NULL);
 
@@ -678,6 +707,16 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_call_options_log_level(opts, 8), MCP_STATUS_INVALID_ARGUMENT);
   EXPECT(mcp_call_options_meta_json(opts, S("{"), NULL), MCP_STATUS_INVALID_JSON);
   EXPECT(mcp_call_options_meta_json(opts, S("{\"k\":1}"), NULL), MCP_STATUS_OK);
+  OK(mcp_call_options_json(opts, S("{\"timeoutMs\":500,\"logLevel\":\"debug\",\"meta\":{\"k\":1},"
+                                   "\"noCache\":true}"),
+                           &err));
+  EXPECT(mcp_call_options_json(opts, S("{\"timeout\":1}"), &err), MCP_STATUS_INVALID_JSON);
+  CHECK(contains(mcp_error_message(err, NULL), "timeout"));
+  mcp_error_free(err);
+  err = NULL;
+  EXPECT(mcp_call_options_json(opts, S("{\"logLevel\":\"loud\"}"), NULL), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(mcp_call_options_json(opts, S("[]"), NULL), MCP_STATUS_INVALID_JSON);
+  EXPECT(mcp_call_options_json(NULL, S("{}"), NULL), MCP_STATUS_NULL_ARGUMENT);
   EXPECT(mcp_call_options_on_progress(NULL, on_progress, tag(), free_tag, NULL),
          MCP_STATUS_NULL_ARGUMENT);
   mcp_call_options_free(opts);
@@ -692,9 +731,22 @@ static void http(const char *url) {
   /* auto: the demo server speaks the modern era over HTTP too. */
   mcp_client_t *c = NULL;
   OK(mcp_client_connect_http(rt, builder(MCP_CONNECT_MODE_AUTO), S(url),
-                             S("{\"headers\":{\"X-Test\":\"c\"}}"), &c, &err));
+                             S("{\"headers\":{\"X-Test\":\"c\"},\"listenStream\":true,"
+                               "\"postTimeoutMs\":30000,\"maxConnections\":4,"
+                               "\"poolIdleTimeoutMs\":90000}"),
+                             &c, &err));
   CHECK(mcp_client_is_modern(c));
   expect_result(c, "echo", "{\"text\":\"over http\"}", "over http");
+  /* Call options set from JSON. */
+  mcp_call_options_t *opts = NULL;
+  OK(mcp_call_options_new(&opts, &err));
+  OK(mcp_call_options_json(opts, S("{\"timeoutMs\":10000,\"logLevel\":\"info\",\"meta\":{\"k\":1}}"),
+                           &err));
+  char *res = NULL;
+  OK(mcp_client_call_tool_blocking(c, S("echo"), S("{\"text\":\"json options\"}"), opts, &res, &err));
+  CHECK(contains(res, "json options"));
+  mcp_string_free(res);
+  mcp_call_options_free(opts);
   char *out = NULL;
   OK(mcp_client_list_all_blocking(c, MCP_LIST_KIND_TOOLS, NULL, &out, &err));
   CHECK(contains(out, "\"add\""));
@@ -734,8 +786,10 @@ int main(int argc, char **argv) {
   mcp_client_free(c);
   /* auto, no builder, explicit arguments and spawn options */
   const char *no_args[] = {NULL};
-  OK(mcp_client_connect_stdio(rt, NULL, S(demo), no_args, NULL, 0, S("{\"stderr\":\"null\"}"), &c,
-                              &err));
+  OK(mcp_client_connect_stdio(rt, NULL, S(demo), no_args, NULL, 0,
+                              S("{\"stderr\":\"null\",\"env\":{\"MCP_C_SUITE\":\"1\"},"
+                                "\"envClear\":false,\"closeGraceMs\":2000,\"termGraceMs\":2000}"),
+                              &c, &err));
   CHECK(mcp_client_is_modern(c));
   expect_result(c, "echo", "{\"text\":\"auto\"}", "auto");
   mcp_client_free(c);

@@ -30,7 +30,7 @@ mod mrtr;
 mod negotiate;
 mod options;
 mod peer;
-mod transport;
+pub(crate) mod transport;
 mod types;
 
 pub use callbacks::{client_handler_fn, ClientHandler, NotificationFn};

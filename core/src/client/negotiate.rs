@@ -21,16 +21,7 @@ use crate::protocol::version::{
 
 /// Argument checks that run before any process is spawned or any byte is sent.
 pub(crate) fn validate(o: &ClientOptions) -> Result<(), ClientError> {
-    if o.max_message_bytes == 0 || o.max_json_depth == 0 {
-        return Err(ClientError::InvalidArgument(
-            "max_message_bytes and max_json_depth must be positive".into(),
-        ));
-    }
-    if o.probe_timeout.is_zero() {
-        return Err(ClientError::InvalidArgument(
-            "probe_timeout must be positive".into(),
-        ));
-    }
+    o.check_ranges().map_err(ClientError::InvalidArgument)?;
     let Some(v) = o.protocol_version.as_deref() else {
         return Ok(());
     };

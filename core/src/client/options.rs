@@ -1,6 +1,11 @@
 //! Client configuration: connect mode, version pin, identity, limits and per-call options
 //! (REQUIREMENTS 0.8, DISC-02, META-02, LC-08, CAN-04). Every limit has a safe default.
+//!
+//! [`ClientOptions`] and [`CallOptions`] have the JSON shape of [`crate::options`] (camelCase
+//! keys, unknown keys refused, durations as `…Ms`, applied as a patch), so the C ABI and the
+//! bindings set them with [`crate::options::apply_json`] instead of mapping fields by hand.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{Implementation, LoggingLevel};
 
-/// How the client picks the protocol era.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How the client picks the protocol era. JSON: `"auto"`, `"legacy"`, `"modern"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum ConnectMode {
     /// Probe `server/discover`; adopt the modern era when a mutual modern version is offered,
@@ -28,7 +34,13 @@ pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_MAX_MRTR_ROUNDS: usize = 10;
 
 /// Client configuration.
-#[derive(Debug, Clone)]
+///
+/// JSON shape (C ABI, bindings; see [`crate::options`]): the field names in camelCase, with
+/// `requestTimeoutMs` (`0` or `null` = none) and `probeTimeoutMs` in milliseconds, `mode` and
+/// `logLevel` as their lowercase names. The protocol version is checked against the mode when
+/// connecting (the two may be set by separate patches).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct ClientOptions {
     /// Who this client is (`clientInfo`).
@@ -46,8 +58,10 @@ pub struct ClientOptions {
     /// Default per-request log level on modern requests (`io.modelcontextprotocol/logLevel`).
     pub log_level: Option<LoggingLevel>,
     /// Default timeout of every request (`None` = wait for ever, except the probe).
+    #[serde(rename = "requestTimeoutMs", with = "crate::options::opt_millis")]
     pub request_timeout: Option<Duration>,
     /// Bound of the discovery probe when `request_timeout` is not set (default 5 s).
+    #[serde(rename = "probeTimeoutMs", with = "crate::options::millis")]
     pub probe_timeout: Duration,
     /// Largest accepted inbound frame or SSE event (default 4 MiB).
     pub max_message_bytes: usize,
@@ -88,18 +102,46 @@ impl Default for ClientOptions {
     }
 }
 
+impl crate::options::JsonOptions for ClientOptions {
+    fn check(&self) -> Result<(), crate::options::OptionsError> {
+        self.check_ranges()
+            .map_err(crate::options::OptionsError::Range)
+    }
+}
+
+impl ClientOptions {
+    /// The values that would disable a protection or make every connection fail.
+    pub(crate) fn check_ranges(&self) -> Result<(), String> {
+        if self.max_message_bytes == 0 || self.max_json_depth == 0 {
+            return Err("max_message_bytes and max_json_depth must be positive".into());
+        }
+        if self.probe_timeout.is_zero() {
+            return Err("probe_timeout must be positive".into());
+        }
+        Ok(())
+    }
+}
+
 /// A progress callback: `(progress, total, message)`.
 pub type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync>;
 
 /// Options of one call.
-#[derive(Clone, Default)]
+///
+/// JSON shape (see [`crate::options`]): `timeoutMs` (`0` or `null` = the client's default),
+/// `logLevel`, `meta` (extra `_meta` entries, an object) and `noCache`. The cancellation token
+/// and the progress callback have no JSON form; a patch keeps them.
+#[derive(Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct CallOptions {
     /// Timeout of this call (overrides the client default).
+    #[serde(rename = "timeoutMs", with = "crate::options::opt_millis")]
     pub timeout: Option<Duration>,
     /// Cancel the call from elsewhere; the caller gets [`super::ClientError::Cancelled`] at once.
+    #[serde(skip)]
     pub cancel: Option<CancellationToken>,
     /// Progress notifications for this call (a `progressToken` is added).
+    #[serde(skip)]
     pub on_progress: Option<ProgressFn>,
     /// Per-request log level (modern; overrides the client default).
     pub log_level: Option<LoggingLevel>,
@@ -107,6 +149,13 @@ pub struct CallOptions {
     pub meta: Map<String, Value>,
     /// Bypass the cache for this call.
     pub no_cache: bool,
+}
+
+impl crate::options::JsonOptions for CallOptions {
+    fn keep_unrepresented(&mut self, from: &Self) {
+        self.cancel.clone_from(&from.cancel);
+        self.on_progress.clone_from(&from.on_progress);
+    }
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -157,5 +206,103 @@ impl CallOptions {
     pub fn no_cache(mut self) -> Self {
         self.no_cache = true;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{apply_json, OptionsError};
+    use serde_json::json;
+
+    /// Every key the C header documents for `mcp_client_builder_options_json` applies, the full
+    /// shape round-trips, and unknown keys or bad values are refused without a change.
+    #[test]
+    fn client_options_json_shape() {
+        let mut o = ClientOptions::default();
+        apply_json(
+            &mut o,
+            &json!({
+                "mode": "legacy", "protocolVersion": "2025-06-18",
+                "clientInfo": {"name": "c", "version": "2"},
+                "extraCapabilities": {"experimental": {}}, "sendClientInfo": false,
+                "logLevel": "warning", "requestTimeoutMs": 1500, "probeTimeoutMs": 700,
+                "maxMessageBytes": 1024, "maxJsonDepth": 9, "maxMrtrRounds": 3,
+                "cachedDiscovery": {"supportedVersions": []}, "cache": true,
+                "validateStructuredContent": false, "elicitationModes": ["form"]
+            }),
+        )
+        .expect("every documented key applies");
+        assert_eq!(o.mode, ConnectMode::Legacy);
+        assert_eq!(o.client_info.name, "c");
+        assert_eq!(o.log_level, Some(LoggingLevel::Warning));
+        assert_eq!(o.request_timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(o.probe_timeout, Duration::from_millis(700));
+        assert_eq!((o.max_message_bytes, o.max_json_depth), (1024, 9));
+        assert!(o.cache && !o.validate_structured_content && !o.send_client_info);
+        let all = serde_json::to_value(&o).expect("serialize");
+        let mut again = ClientOptions::default();
+        apply_json(&mut again, &all).expect("the full shape applies");
+        assert_eq!(serde_json::to_value(&again).expect("serialize"), all);
+        apply_json(&mut o, &json!({"requestTimeoutMs": 0})).expect("0 = none");
+        assert_eq!(o.request_timeout, None);
+        assert_eq!(
+            o.mode,
+            ConnectMode::Legacy,
+            "a patch keeps what it does not name"
+        );
+        for (bad, shape) in [
+            (json!({"nope": 1}), true),
+            (json!({"requestTimeout": 1}), true),
+            (json!({"cache": "yes"}), true),
+            (json!([]), true),
+            (json!({"mode": "sideways"}), false),
+            (json!({"logLevel": "loud"}), false),
+            (json!({"maxMessageBytes": 0}), false),
+            (json!({"probeTimeoutMs": 0}), false),
+        ] {
+            let e = apply_json(&mut o, &bad).expect_err("refused");
+            assert_eq!(matches!(e, OptionsError::Shape(_)), shape, "{bad}: {e}");
+        }
+        assert_eq!(o.max_message_bytes, 1024, "a refused patch changes nothing");
+    }
+
+    /// The JSON keys of call options apply; the token and the callback survive a patch.
+    #[test]
+    fn call_options_json_shape_keeps_callbacks() {
+        let token = CancellationToken::new();
+        let mut o = CallOptions::new()
+            .cancel(token.clone())
+            .on_progress(|_, _, _| {});
+        apply_json(
+            &mut o,
+            &json!({"timeoutMs": 250, "logLevel": "debug", "meta": {"k": 1}, "noCache": true}),
+        )
+        .expect("applies");
+        assert_eq!(o.timeout, Some(Duration::from_millis(250)));
+        assert_eq!(o.log_level, Some(LoggingLevel::Debug));
+        assert_eq!(o.meta.get("k"), Some(&json!(1)));
+        assert!(o.no_cache);
+        assert!(o.on_progress.is_some(), "the callback is kept");
+        token.cancel();
+        assert!(o
+            .cancel
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled));
+        let all = serde_json::to_value(&o).expect("serialize");
+        assert_eq!(
+            all,
+            json!({"timeoutMs": 250, "logLevel": "debug", "meta": {"k": 1}, "noCache": true})
+        );
+        apply_json(&mut o, &json!({"timeoutMs": null})).expect("null = client default");
+        assert_eq!(o.timeout, None);
+        for bad in [
+            json!({"cancel": true}),
+            json!({"onProgress": null}),
+            json!({"meta": []}),
+            json!({"timeoutMs": -1}),
+        ] {
+            assert!(apply_json(&mut o, &bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! The Streamable HTTP client transport on hyper (REQUIREMENTS HTTP-01…16, LHTTP-01…05,
 //! LHTTP-08, HTTP-18).
 //!
-//! Every message is its own POST with `Accept: application/json, text/event-stream`. A request's
+//! Every message is its own POST with `Accept: application/json, text/event-stream`, sent on a
+//! bounded pool of keep-alive connections ([`HttpClientOptions::max_connections`], see `pool`). A request's
 //! answer is a JSON body or an SSE stream carrying related notifications (and, legacy, server
 //! requests) and then the response; the stream is dropped once the response arrived, and dropping
 //! it early is how a modern request is cancelled (HTTP-08). Legacy connections carry
@@ -20,9 +21,6 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Request, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,6 +28,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::task::AbortHandle;
 
+pub use super::http_options::HttpClientOptions;
+use super::pool::{Hold, Pool};
 use super::sse::SseParser;
 use super::{BoxFut, ClientTransport, Inbound, InboundTx, OutMsg, WireState};
 use crate::client::error::ClientError;
@@ -38,38 +38,6 @@ use crate::client::ClientOptions;
 use crate::jsonrpc::{parse_frame, Id, ParsedFrame};
 use crate::protocol::envelope::claimed_version;
 use crate::protocol::mcp_header::{self, ParamHeader};
-
-/// Options of the Streamable HTTP client transport ([`crate::client::ClientBuilder::connect_http`]);
-/// the server side's are [`crate::transport::http::HttpOptions`].
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct HttpClientOptions {
-    /// Extra headers on every request (e.g. `Authorization: Bearer …`).
-    pub headers: Vec<(String, String)>,
-    /// Open the legacy GET listening stream after the handshake (default on).
-    pub listen_stream: bool,
-    /// Timeout of a notification or response POST (default 30 s).
-    pub post_timeout: Duration,
-}
-
-impl Default for HttpClientOptions {
-    fn default() -> Self {
-        Self {
-            headers: Vec::new(),
-            listen_stream: true,
-            post_timeout: Duration::from_secs(30),
-        }
-    }
-}
-
-impl HttpClientOptions {
-    /// Add a header.
-    #[must_use]
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-}
 
 const SESSION_HEADER: &str = "mcp-session-id";
 /// How many times one request's legacy SSE stream is resumed before giving up.
@@ -80,11 +48,9 @@ const DEFAULT_RETRY_MS: u64 = 1000;
 const MAX_RETRY_MS: u64 = 30_000;
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
-
 pub(crate) struct HttpTransport {
     me: Weak<HttpTransport>,
-    client: Hyper,
+    pool: Arc<Pool>,
     uri: Uri,
     headers: Vec<(HeaderName, HeaderValue)>,
     opts: HttpClientOptions,
@@ -132,10 +98,10 @@ impl HttpTransport {
                 .map_err(|e| ClientError::InvalidArgument(format!("header {k} value: {e}")))?;
             headers.push((name, value));
         }
-        let client = HyperClient::builder(TokioExecutor::new()).build_http();
+        let pool = Pool::new(&uri, &opts)?;
         Ok(Arc::new_cyclic(|me| Self {
             me: me.clone(),
-            client,
+            pool,
             uri,
             headers,
             opts,
@@ -262,11 +228,7 @@ impl HttpTransport {
         initialize: bool,
         sent_session: Option<String>,
     ) -> Result<(), ClientError> {
-        let resp = self
-            .client
-            .request(req)
-            .await
-            .map_err(|e| ClientError::Transport(format!("HTTP request failed: {e}")))?;
+        let resp = self.pool.send(req, Hold::Long).await?;
         let status = resp.status();
         if status == hyper::StatusCode::NOT_FOUND && sent_session.is_some() {
             let bytes = read_limited(&mut resp.into_body(), self.max_bytes)
@@ -318,10 +280,12 @@ impl HttpTransport {
                     .map_err(|e| {
                         ClientError::InvalidArgument(format!("cannot build the request: {e}"))
                     })?;
-                let resp =
-                    self.client.request(req).await.map_err(|e| {
-                        ClientError::Transport(format!("HTTP resumption failed: {e}"))
-                    })?;
+                let resp = self.pool.send(req, Hold::Long).await.map_err(|e| match e {
+                    ClientError::Transport(m) => {
+                        ClientError::Transport(format!("SSE resumption: {m}"))
+                    }
+                    other => other,
+                })?;
                 if !resp.status().is_success() {
                     if resp.status() == hyper::StatusCode::NOT_FOUND {
                         // The session ended: the next call starts a new one. This call may have
@@ -398,10 +362,9 @@ impl HttpTransport {
     async fn post_oneway(&self, msg: OutMsg) -> Result<(), ClientError> {
         let sent_session = lock(&self.session).clone();
         let req = self.post(&msg)?;
-        let resp = tokio::time::timeout(self.opts.post_timeout, self.client.request(req))
+        let resp = tokio::time::timeout(self.opts.post_timeout, self.pool.send(req, Hold::Short))
             .await
-            .map_err(|_| ClientError::Transport("HTTP POST timed out".into()))?
-            .map_err(|e| ClientError::Transport(format!("HTTP request failed: {e}")))?;
+            .map_err(|_| ClientError::Transport("HTTP POST timed out".into()))??;
         let status = resp.status();
         let mut body = resp.into_body();
         let bytes = read_limited(&mut body, self.max_bytes)
@@ -457,7 +420,7 @@ impl HttpTransport {
                 Ok(r) => r,
                 Err(_) => return,
             };
-            let resp = me.client.request(req).await;
+            let resp = me.pool.send(req, Hold::Long).await;
             let _ = opened_tx.send(());
             let Ok(resp) = resp else {
                 return;
@@ -595,10 +558,14 @@ impl ClientTransport for HttpTransport {
                     .base(Method::DELETE, None)
                     .body(Full::new(Bytes::new()))
                 {
-                    let _ = tokio::time::timeout(Duration::from_secs(5), self.client.request(req))
-                        .await;
+                    let _ = tokio::time::timeout(
+                        Duration::from_secs(5),
+                        self.pool.send(req, Hold::Short),
+                    )
+                    .await;
                 }
             }
+            self.pool.close();
         })
     }
 

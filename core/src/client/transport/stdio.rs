@@ -22,8 +22,9 @@ use crate::client::error::ClientError;
 use crate::jsonrpc::codec::{FrameError, FrameReader};
 use crate::jsonrpc::{parse_frame, ParsedFrame};
 
-/// What happens to the child's standard error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What happens to the child's standard error. JSON: `"inherit"`, `"null"`, `"capture"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum StderrMode {
     /// Passed through to this process's stderr.
@@ -36,14 +37,24 @@ pub enum StderrMode {
 }
 
 /// How to start the server process.
-#[derive(Debug, Clone)]
+///
+/// JSON shape of the spawn options (see [`crate::options`]): `env` (`{"NAME": "value"}`, added
+/// to the inherited environment), `envClear`, `cwd`, `stderr` (`"inherit"`, `"null"`,
+/// `"capture"`), `closeGraceMs`, `termGraceMs`. The program and its arguments are given apart
+/// (they need not be UTF-8) and a patch keeps them; a command whose environment or directory is
+/// not UTF-8 cannot be patched.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct StdioCommand {
     /// Program to run.
+    #[serde(skip)]
     pub program: PathBuf,
     /// Arguments.
+    #[serde(skip)]
     pub args: Vec<OsString>,
-    /// Extra environment variables.
+    /// Extra environment variables (a later entry for the same name wins).
+    #[serde(with = "env_map")]
     pub env: Vec<(OsString, OsString)>,
     /// Clear the inherited environment first.
     pub env_clear: bool,
@@ -52,9 +63,53 @@ pub struct StdioCommand {
     /// Standard error handling.
     pub stderr: StderrMode,
     /// How long to wait for exit after closing stdin before terminating (default 2 s).
+    #[serde(rename = "closeGraceMs", with = "crate::options::millis")]
     pub close_grace: Duration,
     /// How long to wait after SIGTERM before killing (default 2 s).
+    #[serde(rename = "termGraceMs", with = "crate::options::millis")]
     pub term_grace: Duration,
+}
+
+impl crate::options::JsonOptions for StdioCommand {
+    fn keep_unrepresented(&mut self, from: &Self) {
+        self.program.clone_from(&from.program);
+        self.args.clone_from(&from.args);
+    }
+}
+
+/// The environment as a JSON object of UTF-8 strings. Later entries win, as they do when the
+/// process is spawned, so the object means the same as the list.
+mod env_map {
+    use serde::de::Deserializer;
+    use serde::ser::{Error, SerializeMap, Serializer};
+    use serde::Deserialize;
+    use std::collections::BTreeMap;
+    use std::ffi::OsString;
+
+    pub(super) fn serialize<S: Serializer>(
+        env: &[(OsString, OsString)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut merged = BTreeMap::new();
+        for (k, v) in env {
+            let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
+                return Err(S::Error::custom("an environment variable is not UTF-8"));
+            };
+            merged.insert(k, v);
+        }
+        let mut m = s.serialize_map(Some(merged.len()))?;
+        for (k, v) in merged {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(OsString, OsString)>, D::Error> {
+        let m = BTreeMap::<String, String>::deserialize(d)?;
+        Ok(m.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+    }
 }
 
 impl StdioCommand {
@@ -298,5 +353,62 @@ impl ClientTransport for StdioTransport {
             let q = b.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             String::from_utf8_lossy(&q.iter().copied().collect::<Vec<u8>>()).into_owned()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{apply_json, OptionsError};
+    use serde_json::json;
+
+    /// The spawn keys the C header documents apply; program and arguments survive a patch;
+    /// unknown keys and bad values are refused.
+    #[test]
+    fn spawn_options_json_shape() {
+        let mut c = StdioCommand::new("srv").arg("--x").env("A", "1");
+        apply_json(
+            &mut c,
+            &json!({"env": {"B": "2"}, "envClear": true, "cwd": "/tmp", "stderr": "capture",
+                "closeGraceMs": 10, "termGraceMs": 20}),
+        )
+        .expect("applies");
+        assert_eq!(c.program, PathBuf::from("srv"));
+        assert_eq!(c.args, vec![OsString::from("--x")]);
+        assert_eq!(c.env, vec![(OsString::from("B"), OsString::from("2"))]);
+        assert!(c.env_clear);
+        assert_eq!(c.cwd, Some(PathBuf::from("/tmp")));
+        assert_eq!(c.stderr, StderrMode::Capture);
+        assert_eq!(
+            (c.close_grace, c.term_grace),
+            (Duration::from_millis(10), Duration::from_millis(20))
+        );
+        let all = serde_json::to_value(&c).expect("serialize");
+        let mut again = StdioCommand::new("other");
+        apply_json(&mut again, &all).expect("the full shape applies");
+        assert_eq!(serde_json::to_value(&again).expect("serialize"), all);
+        assert_eq!(again.program, PathBuf::from("other"));
+        apply_json(&mut c, &json!({"stderr": "null"})).expect("applies");
+        assert_eq!(c.env.len(), 1, "a patch keeps what it does not name");
+        for (bad, shape) in [
+            (json!({"program": "x"}), true),
+            (json!({"args": []}), true),
+            (json!({"cwd": 1}), true),
+            (json!({"env": {"A": 1}}), true),
+            (json!({"stderr": "x"}), false),
+        ] {
+            let e = apply_json(&mut c, &bad).expect_err("refused");
+            assert_eq!(matches!(e, OptionsError::Shape(_)), shape, "{bad}: {e}");
+        }
+    }
+
+    /// Repeated names collapse to the last value, as spawning does.
+    #[test]
+    fn later_environment_entries_win() {
+        let c = StdioCommand::new("srv").env("A", "1").env("A", "2");
+        assert_eq!(
+            serde_json::to_value(&c).expect("serialize")["env"],
+            json!({"A": "2"})
+        );
     }
 }
