@@ -515,7 +515,7 @@ pub extern "C" fn mcp_server_builder_set_completion(
         user_data,
         free_user_data,
         error_out,
-        |b, h| b.map(|sb| sb.completion(SharedHandler(h))),
+        |b, h| b.map(|sb| sb.completion(h)),
     )
 }
 
@@ -558,19 +558,6 @@ pub extern "C" fn mcp_server_builder_add_method(
             Ok(())
         },
     )
-}
-
-/// Forwards to a shared handler (core's `completion` takes a handler by value).
-struct SharedHandler(Arc<dyn mcpcore::Handler>);
-
-impl mcpcore::Handler for SharedHandler {
-    fn call(
-        &self,
-        ctx: mcpcore::RequestContext,
-        params: Value,
-    ) -> mcpcore::BoxFuture<Result<mcpcore::Outcome, mcpcore::HandlerError>> {
-        self.0.call(ctx, params)
-    }
 }
 
 /// Consumes the builder: validate everything and build a server that runs on `runtime`.

@@ -12,6 +12,8 @@ mod pagination;
 mod peer;
 mod registry;
 mod session;
+#[cfg(test)]
+pub(crate) mod test_support;
 mod uri_template;
 
 pub use builder::{BuildError, CacheHints, ServerBuilder, ServerOptions};
