@@ -436,10 +436,12 @@ mcp_status_t mcp_server_builder_options_json(mcp_server_builder_t *builder, cons
  * @param builder         the builder.
  * @param tool_json       the tool definition as listed by `tools/list`: `{"name": ...,
  *                        "description": ..., "inputSchema": {...}, "outputSchema": {...},
- *                        "annotations": {...}}`; `inputSchema` defaults to an object schema
- *                        without properties. Core validates arguments against `inputSchema`
- *                        before the handler runs and `structuredContent` against `outputSchema`
- *                        after.
+ *                        "annotations": {...}}`; without `inputSchema` the tool takes no
+ *                        arguments (`{"type": "object", "additionalProperties": false}`, as
+ *                        core's `Tool::new`). Core validates arguments against `inputSchema`
+ *                        before the handler runs (arguments that fail it are answered with an
+ *                        `isError` result naming the problem, TOOL-07, and the handler is not
+ *                        called) and `structuredContent` against `outputSchema` after.
  * @param tool_len        length of `tool_json`.
  * @param handler         the C handler; its params are the tool's `arguments` object.
  * @param user_data       passed to every call of `handler`.
@@ -452,8 +454,10 @@ mcp_status_t mcp_server_builder_options_json(mcp_server_builder_t *builder, cons
  * **Thread safety**: the builder's thread. `handler` will be called on runtime threads,
  * possibly concurrently.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
- * Schema and duplicate-name problems are reported by `mcp_server_builder_build`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (not a tool definition), `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or
+ * with a control character such as NUL; a schema that does not compile, or an `x-mcp-header`
+ * declaration HTTP-14 refuses). A refused tool is not registered; the builder stays usable.
  */
 mcp_status_t mcp_server_builder_add_tool(mcp_server_builder_t *builder, const char *tool_json, size_t tool_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -474,7 +478,8 @@ mcp_status_t mcp_server_builder_add_tool(mcp_server_builder_t *builder, const ch
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or with a control character).
  */
 mcp_status_t mcp_server_builder_add_prompt(mcp_server_builder_t *builder, const char *prompt_json, size_t prompt_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -494,7 +499,8 @@ mcp_status_t mcp_server_builder_add_prompt(mcp_server_builder_t *builder, const 
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character).
  */
 mcp_status_t mcp_server_builder_add_resource(mcp_server_builder_t *builder, const char *resource_json, size_t resource_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -514,8 +520,9 @@ mcp_status_t mcp_server_builder_add_resource(mcp_server_builder_t *builder, cons
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`;
- * an unparsable template is reported by `mcp_server_builder_build`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a template already registered, empty, with a control
+ * character, or unparsable).
  */
 mcp_status_t mcp_server_builder_add_resource_template(mcp_server_builder_t *builder, const char *template_json, size_t template_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -553,8 +560,9 @@ mcp_status_t mcp_server_builder_set_completion(mcp_server_builder_t *builder, mc
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`; a built-in or duplicate
- * name is reported by `mcp_server_builder_build`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a built-in MCP method, a name already registered, empty or
+ * with a control character such as NUL).
  */
 mcp_status_t mcp_server_builder_add_method(mcp_server_builder_t *builder, const char *method, size_t method_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -573,8 +581,8 @@ mcp_status_t mcp_server_builder_add_method(mcp_server_builder_t *builder, const 
  *
  * **Thread safety**: the builder's thread; the server is thread-safe.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (duplicate names,
- * invalid schema, bad template, out-of-range option or limit).
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (an out-of-range
+ * option or limit).
  */
 mcp_status_t mcp_server_builder_build(mcp_server_builder_t *builder, const mcp_runtime_t *runtime, mcp_server_t **server_out, mcp_error_t **error_out);
 

@@ -2,8 +2,10 @@
 //!
 //! Registrations take `user_data` plus an optional `free_user_data`; ownership of `user_data`
 //! passes to the engine in every case, so on any failure `free_user_data` has already run when
-//! the function returns. Registration problems core detects (duplicate names, bad schemas,
-//! unparsable URI templates) are reported by `mcp_server_builder_build`.
+//! the function returns. Core parses every definition (so a C definition gets the defaults a
+//! Rust one gets) and refuses a registration at once when it would fail the build: a name
+//! already taken, empty or holding a control character, a schema that does not compile, an
+//! unparsable URI template.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -170,6 +172,16 @@ fn definition<T: serde::de::DeserializeOwned>(
         .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
 }
 
+/// A definition core could not parse: the argument's JSON has the wrong shape.
+fn bad_definition(what: &'static str) -> impl Fn(mcpcore::protocol::DefinitionError) -> FfiError {
+    move |e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}"))
+}
+
+/// A registration core refused (the handler, and with it the user data, is already released).
+fn refused(e: mcpcore::server::BuildError) -> FfiError {
+    FfiError::invalid(e.to_string())
+}
+
 /// Start building a server.
 ///
 /// @param name         UTF-8 server name (`serverInfo.name`), `name_len` bytes.
@@ -312,10 +324,12 @@ pub extern "C" fn mcp_server_builder_options_json(
 /// @param builder         the builder.
 /// @param tool_json       the tool definition as listed by `tools/list`: `{"name": ...,
 ///                        "description": ..., "inputSchema": {...}, "outputSchema": {...},
-///                        "annotations": {...}}`; `inputSchema` defaults to an object schema
-///                        without properties. Core validates arguments against `inputSchema`
-///                        before the handler runs and `structuredContent` against `outputSchema`
-///                        after.
+///                        "annotations": {...}}`; without `inputSchema` the tool takes no
+///                        arguments (`{"type": "object", "additionalProperties": false}`, as
+///                        core's `Tool::new`). Core validates arguments against `inputSchema`
+///                        before the handler runs (arguments that fail it are answered with an
+///                        `isError` result naming the problem, TOOL-07, and the handler is not
+///                        called) and `structuredContent` against `outputSchema` after.
 /// @param tool_len        length of `tool_json`.
 /// @param handler         the C handler; its params are the tool's `arguments` object.
 /// @param user_data       passed to every call of `handler`.
@@ -328,8 +342,10 @@ pub extern "C" fn mcp_server_builder_options_json(
 /// **Thread safety**: the builder's thread. `handler` will be called on runtime threads,
 /// possibly concurrently.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
-/// Schema and duplicate-name problems are reported by `mcp_server_builder_build`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+/// (not a tool definition), `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or
+/// with a control character such as NUL; a schema that does not compile, or an `x-mcp-header`
+/// declaration HTTP-14 refuses). A refused tool is not registered; the builder stays usable.
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_tool(
     builder: *mut mcp_server_builder_t,
@@ -348,12 +364,9 @@ pub extern "C" fn mcp_server_builder_add_tool(
         error_out,
         |b, h| {
             // SAFETY: tool_json is NULL or valid for tool_len bytes (contract).
-            let mut def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
-            def.entry("inputSchema")
-                .or_insert_with(|| serde_json::json!({"type": "object"}));
-            let tool: Tool = definition(def, "tool_json")?;
-            b.inner()?.add_tool(tool, h);
-            Ok(())
+            let def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
+            let tool = Tool::from_json(Value::Object(def)).map_err(bad_definition("tool_json"))?;
+            b.inner()?.add_tool(tool, h).map_err(refused)
         },
     )
 }
@@ -374,7 +387,8 @@ pub extern "C" fn mcp_server_builder_add_tool(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or with a control character).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_prompt(
     builder: *mut mcp_server_builder_t,
@@ -394,9 +408,9 @@ pub extern "C" fn mcp_server_builder_add_prompt(
         |b, h| {
             // SAFETY: prompt_json is NULL or valid for prompt_len bytes (contract).
             let def = unsafe { json_object_arg(prompt_json, prompt_len, "prompt_json") }?;
-            let prompt: Prompt = definition(def, "prompt_json")?;
-            b.inner()?.add_prompt(prompt, h);
-            Ok(())
+            let prompt =
+                Prompt::from_json(Value::Object(def)).map_err(bad_definition("prompt_json"))?;
+            b.inner()?.add_prompt(prompt, h).map_err(refused)
         },
     )
 }
@@ -416,7 +430,8 @@ pub extern "C" fn mcp_server_builder_add_prompt(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_resource(
     builder: *mut mcp_server_builder_t,
@@ -436,9 +451,9 @@ pub extern "C" fn mcp_server_builder_add_resource(
         |b, h| {
             // SAFETY: resource_json is NULL or valid for resource_len bytes (contract).
             let def = unsafe { json_object_arg(resource_json, resource_len, "resource_json") }?;
-            let r: Resource = definition(def, "resource_json")?;
-            b.inner()?.add_resource(r, h);
-            Ok(())
+            let r =
+                Resource::from_json(Value::Object(def)).map_err(bad_definition("resource_json"))?;
+            b.inner()?.add_resource(r, h).map_err(refused)
         },
     )
 }
@@ -458,8 +473,9 @@ pub extern "C" fn mcp_server_builder_add_resource(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`;
-/// an unparsable template is reported by `mcp_server_builder_build`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a template already registered, empty, with a control
+/// character, or unparsable).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_resource_template(
     builder: *mut mcp_server_builder_t,
@@ -479,9 +495,9 @@ pub extern "C" fn mcp_server_builder_add_resource_template(
         |b, h| {
             // SAFETY: template_json is NULL or valid for template_len bytes (contract).
             let def = unsafe { json_object_arg(template_json, template_len, "template_json") }?;
-            let t: ResourceTemplate = definition(def, "template_json")?;
-            b.inner()?.add_resource_template(t, h);
-            Ok(())
+            let t = ResourceTemplate::from_json(Value::Object(def))
+                .map_err(bad_definition("template_json"))?;
+            b.inner()?.add_resource_template(t, h).map_err(refused)
         },
     )
 }
@@ -533,8 +549,9 @@ pub extern "C" fn mcp_server_builder_set_completion(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`; a built-in or duplicate
-/// name is reported by `mcp_server_builder_build`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a built-in MCP method, a name already registered, empty or
+/// with a control character such as NUL).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_method(
     builder: *mut mcp_server_builder_t,
@@ -554,8 +571,7 @@ pub extern "C" fn mcp_server_builder_add_method(
         |b, h| {
             // SAFETY: method is NULL or valid for method_len bytes (contract).
             let name = unsafe { str_arg(method, method_len, "method") }?.to_owned();
-            b.inner()?.add_method(name, h);
-            Ok(())
+            b.inner()?.add_method(name, h).map_err(refused)
         },
     )
 }
@@ -574,8 +590,8 @@ pub extern "C" fn mcp_server_builder_add_method(
 ///
 /// **Thread safety**: the builder's thread; the server is thread-safe.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (duplicate names,
-/// invalid schema, bad template, out-of-range option or limit).
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (an out-of-range
+/// option or limit).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_build(
     builder: *mut mcp_server_builder_t,

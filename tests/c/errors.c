@@ -207,35 +207,64 @@ static void registrations(void) {
                 MCP_STATUS_INVALID_UTF8);
   EXPECT(atomic_load(&freed) == 5);
 
-  /* Duplicates are reported by build, which consumes the builder and releases all user data. */
+  /* A second registration under a taken name is refused at once: its user data is released
+     before the call returns (exactly once), and the builder stays usable. */
   EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
                 MCP_STATUS_OK);
-  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
-                MCP_STATUS_OK);
-  /* The refused duplicate was dropped right away (the engine owns it either way). */
-  EXPECT(atomic_load(&freed) == 6);
-  mcp_server_t *server = NULL;
   err = NULL;
-  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, &err),
+                MCP_STATUS_INVALID_ARGUMENT);
   expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "duplicate");
-  EXPECT(server == NULL);
-  EXPECT(atomic_load(&freed) == 7);
-
-  /* An invalid schema. */
-  b = new_builder();
-  const char *bad_schema = "{\"name\":\"s\",\"inputSchema\":{\"type\":\"array\"}}";
-  EXPECT_STATUS(mcp_server_builder_add_tool(b, bad_schema, strlen(bad_schema), never_called, NULL, count_free, NULL),
-                MCP_STATUS_OK);
-  err = NULL;
-  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
-  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "s");
-  EXPECT(atomic_load(&freed) == 8);
-
+  EXPECT(atomic_load(&freed) == 6);
+  {
+    const char *p = "{\"name\":\"p\"}";
+    const char *r = "{\"uri\":\"a://b\",\"name\":\"b\"}";
+    const char *t = "{\"uriTemplate\":\"a://{x}\",\"name\":\"x\"}";
+    for (int round = 0; round < 2; round++) {
+      mcp_status_t want = round == 0 ? MCP_STATUS_OK : MCP_STATUS_INVALID_ARGUMENT;
+      EXPECT_STATUS(mcp_server_builder_add_prompt(b, p, strlen(p), never_called, NULL, count_free, NULL), want);
+      EXPECT_STATUS(mcp_server_builder_add_resource(b, r, strlen(r), never_called, NULL, count_free, NULL), want);
+      EXPECT_STATUS(mcp_server_builder_add_resource_template(b, t, strlen(t), never_called, NULL, count_free, NULL),
+                    want);
+      EXPECT_STATUS(mcp_server_builder_add_method(b, "x/y", 3, never_called, NULL, count_free, NULL), want);
+    }
+  }
+  EXPECT(atomic_load(&freed) == 10);
   /* A built-in method name cannot be taken. */
-  b = new_builder();
-  EXPECT_STATUS(mcp_server_builder_add_method(b, "tools/list", 10, never_called, NULL, count_free, NULL), MCP_STATUS_OK);
-  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, NULL), MCP_STATUS_INVALID_ARGUMENT);
-  EXPECT(atomic_load(&freed) == 9);
+  EXPECT_STATUS(mcp_server_builder_add_method(b, "tools/list", 10, never_called, NULL, count_free, NULL),
+                MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(atomic_load(&freed) == 11);
+  /* A NUL byte (or any control character) inside a name is refused, not cut short. */
+  {
+    const char nul_tool[] = "{\"name\":\"a\\u0000b\"}";
+    const char nul_method[] = {'x', '/', '\0', 'y'};
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_add_tool(b, nul_tool, strlen(nul_tool), never_called, NULL, count_free, &err),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "control");
+    EXPECT_STATUS(mcp_server_builder_add_method(b, nul_method, sizeof nul_method, never_called, NULL, count_free,
+                                                NULL),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(mcp_server_builder_add_method(b, "", 0, never_called, NULL, count_free, NULL),
+                  MCP_STATUS_INVALID_ARGUMENT);
+  }
+  EXPECT(atomic_load(&freed) == 14);
+  /* An invalid schema is refused at registration too. */
+  {
+    const char *bad_schema = "{\"name\":\"s\",\"inputSchema\":{\"type\":\"array\"}}";
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_add_tool(b, bad_schema, strlen(bad_schema), never_called, NULL, count_free, &err),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "s");
+  }
+  EXPECT(atomic_load(&freed) == 15);
+  /* What was registered builds; the server's registrations are released when it is freed. */
+  mcp_server_t *server = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, NULL), MCP_STATUS_OK);
+  EXPECT(atomic_load(&freed) == 15);
+  mcp_server_free(server);
+  EXPECT(atomic_load(&freed) == 20);
+  server = NULL;
 
   /* A zero limit is refused at build. */
   b = new_builder();
@@ -249,7 +278,7 @@ static void registrations(void) {
   EXPECT_STATUS(mcp_server_builder_add_prompt(b, "{\"name\":\"p\"}", 12, never_called, NULL, count_free, NULL),
                 MCP_STATUS_OK);
   EXPECT_STATUS(mcp_server_builder_build(b, NULL, &server, NULL), MCP_STATUS_NULL_ARGUMENT);
-  EXPECT(atomic_load(&freed) == 10);
+  EXPECT(atomic_load(&freed) == 21);
 
   /* A built server: its user data is released by mcp_server_free. */
   b = new_builder();
@@ -266,7 +295,7 @@ static void registrations(void) {
   EXPECT_STATUS(mcp_server_notify_list_changed(server, "tools", 5, &told), MCP_STATUS_OK);
   EXPECT(told == 0);
   EXPECT_STATUS(mcp_server_notify_resource_updated(server, "x://y", 5, &told), MCP_STATUS_OK);
-  EXPECT(atomic_load(&freed) == 10);
+  EXPECT(atomic_load(&freed) == 21);
   /* HTTP listener argument errors; out-param untouched. */
   mcp_listener_t *listener = NULL;
   err = NULL;
@@ -308,7 +337,7 @@ static void registrations(void) {
   mcp_server_shutdown(server);
   mcp_server_shutdown(server);
   mcp_server_free(server);
-  EXPECT(atomic_load(&freed) == 12);
+  EXPECT(atomic_load(&freed) == 23);
 
   /* An unused builder releases its user data when freed. */
   b = new_builder();
@@ -316,7 +345,7 @@ static void registrations(void) {
                                                 count_free, NULL),
                 MCP_STATUS_OK);
   mcp_server_builder_free(b);
-  EXPECT(atomic_load(&freed) == 13);
+  EXPECT(atomic_load(&freed) == 24);
   mcp_runtime_free(rt);
 }
 

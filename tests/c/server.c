@@ -365,7 +365,8 @@ int main(void) {
   static const mcp_server_t *server_slot = NULL;
   ADD_TOOL(b, "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}", h_echo);
   ADD_TOOL(b, "{\"name\":\"add\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"sum\":{\"type\":\"number\"}},\"required\":[\"sum\"]}}", h_add);
-  ADD_TOOL(b, "{\"name\":\"async_echo\"}", h_async_echo);
+  /* Takes any arguments: a tool without inputSchema takes none (as core's Tool::new). */
+  ADD_TOOL(b, "{\"name\":\"async_echo\",\"inputSchema\":{\"type\":\"object\"}}", h_async_echo);
   ADD_TOOL(b, "{\"name\":\"wait_cancel\"}", h_wait_cancel);
   ADD_TOOL(b, "{\"name\":\"last_status\"}", h_last_status);
   ADD_TOOL(b, "{\"name\":\"progress\"}", h_progress);

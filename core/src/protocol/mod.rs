@@ -2,10 +2,12 @@
 //! exactly (`shared/spec/*/schema.json`).
 
 mod content;
+mod definition;
 mod types;
 pub mod version;
 
 pub use content::{CallToolResult, Content};
+pub use definition::DefinitionError;
 pub use types::{
     Implementation, LoggingLevel, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
 };

@@ -2,6 +2,8 @@
 //! sessions and era-aware dispatch.
 
 mod builder;
+#[cfg(test)]
+mod builder_tests;
 mod context;
 mod dispatch;
 pub mod era;
