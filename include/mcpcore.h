@@ -384,9 +384,10 @@ mcp_status_t mcp_server_builder_new(const char *name, size_t name_len, const cha
 mcp_status_t mcp_server_builder_instructions(mcp_server_builder_t *builder, const char *text, size_t text_len, mcp_error_t **error_out);
 
 /**
- * Limit how many handler calls of this server run at once (0 = unlimited, the default). With 1,
- * C handlers never run concurrently, so they need not be reentrant. A call holds its slot until
- * its responder is consumed.
+ * Limit how many handler calls of this server run at once, across all its connections (0 =
+ * unlimited, the default; the same as the `maxConcurrency` option). Calls over the limit wait
+ * for a slot; they are not refused. With 1, C handlers never run concurrently, so they need
+ * not be reentrant. A call holds its slot until its responder is consumed.
  *
  * @param builder  the builder.
  * @param n        the limit.
@@ -400,21 +401,36 @@ mcp_status_t mcp_server_builder_instructions(mcp_server_builder_t *builder, cons
 mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, size_t n);
 
 /**
- * Set options from a JSON object (camelCase; unknown keys are refused). Keys: `title`,
- * `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
- * `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
- * `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
- * `maxConcurrency`, and `limits`: core's `Limits` shape, a patch over the defaults, every key
- * optional — `maxMessageBytes` (4194304), `maxJsonDepth` (64), `maxBatchLen` (100),
- * `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
- * `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
- * (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
- * `stdioIdleSpinUs` (50); and `requestState` (modern `input_required` rounds, MRTR-06):
- * `seal` (true), `ttlMs` (300000), `audience` (none), `singleUse` (true: a sealed state is
- * accepted once, a replay gets -32602), `replayCacheCapacity` (100000); a `requestState`
- * value out of range is refused at once with `MCP_STATUS_INVALID_ARGUMENT`. An unknown key or a wrong type is refused with
- * `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
- * `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
+ * Set options from a JSON object: core's `ServerOptions` shape (camelCase keys, durations in
+ * milliseconds as `...Ms`), applied as a patch: keys not named keep their values, and the
+ * nested `limits` and `requestState` objects are patches too. Every key, with its default in
+ * brackets (as JSON):
+ * - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
+ *   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
+ * - `instructions` [null]; `pageSize` [null: every list in one page];
+ * - capabilities: `logging` [true], `toolsListChanged` [true], `promptsListChanged` [true],
+ *   `resourcesListChanged` [true], `resourcesSubscribe` [true], `extensions` [{}];
+ * - cache hints on modern results: `cacheTtlMs` [0], `cacheScope` ["private"; or "public"],
+ *   `legacyCacheHints` [false: none on legacy results];
+ * - `maxConcurrency` [null: unlimited; 0 too]: handler calls running at once, the rest wait
+ *   (as `mcp_server_builder_max_concurrency`);
+ * - `legacyInputShim` [true: `input_required` on legacy sessions becomes real server requests],
+ *   `stampServerInfo` [true: modern results carry `_meta` serverInfo];
+ * - `limits`: `maxMessageBytes` [4194304], `maxJsonDepth` [64], `maxBatchLen` [100],
+ *   `maxInflight` [10000: per connection or session; past it a request gets -32603 "Server
+ *   busy"], `shutdownGraceMs` [2000: after stdin EOF or `mcp_server_shutdown`, requests in
+ *   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
+ *   client requests], `maxOutboundQueue` [1000 messages], `maxOutboundBytes` [8388608: stdio
+ *   stops reading input while this much output is unread], `maxMrtrRounds` [8],
+ *   `stdioIdleSpinUs` [50];
+ * - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
+ *   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
+ *   `replayCacheCapacity` [100000].
+ *
+ * An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
+ * range (a bad `cacheScope`, a negative number, a `requestState` value) with
+ * `MCP_STATUS_INVALID_ARGUMENT`; nothing is applied then. A zero limit or `pageSize` is
+ * reported by `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
  *
  * @param builder    the builder.
  * @param json       UTF-8 JSON object.

@@ -7,10 +7,9 @@
 //! already taken, empty or holding a control character, a schema that does not compile, an
 //! unparsable URI template.
 
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::ffi::{c_char, c_void};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use mcpcore::{Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
 
@@ -21,39 +20,11 @@ use crate::runtime::mcp_runtime_t;
 use crate::server::{mcp_server_t, ServerState};
 use crate::status::mcp_status_t;
 use crate::string::{json_object_arg, str_arg};
-use crate::trampoline::{mcp_free_fn, mcp_handler_fn, CHandler, ConcurrencyLimit, UserData};
+use crate::trampoline::{mcp_free_fn, mcp_handler_fn, CHandler, UserData};
 
 /// A server under construction. Single-threaded: use it from one thread at a time.
 pub struct mcp_server_builder_t {
     builder: Option<ServerBuilder>,
-    limit: ConcurrencyLimit,
-    max_concurrency: usize,
-}
-
-/// Options accepted by `mcp_server_builder_options_json` (camelCase, unknown keys refused).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct OptionsJson {
-    title: Option<String>,
-    description: Option<String>,
-    website_url: Option<String>,
-    icons: Option<Value>,
-    instructions: Option<String>,
-    page_size: Option<usize>,
-    logging: Option<bool>,
-    tools_list_changed: Option<bool>,
-    prompts_list_changed: Option<bool>,
-    resources_list_changed: Option<bool>,
-    resources_subscribe: Option<bool>,
-    cache_ttl_ms: Option<u64>,
-    cache_scope: Option<String>,
-    legacy_cache_hints: Option<bool>,
-    extensions: Option<Map<String, Value>>,
-    max_concurrency: Option<usize>,
-    /// core's `Limits` JSON shape (`mcpcore::options`), applied as a patch.
-    limits: Option<Value>,
-    /// core's `RequestStateOptions` JSON shape, applied as a patch.
-    request_state: Option<Value>,
 }
 
 impl mcp_server_builder_t {
@@ -70,77 +41,6 @@ impl mcp_server_builder_t {
             .ok_or_else(|| FfiError::invalid("builder already used"))?;
         self.builder = Some(f(b));
         Ok(())
-    }
-
-    fn apply_options(&mut self, o: OptionsJson) -> Result<(), FfiError> {
-        if let Some(scope) = &o.cache_scope {
-            if scope != "public" && scope != "private" {
-                return Err(FfiError::invalid(
-                    "cacheScope must be \"public\" or \"private\"",
-                ));
-            }
-        }
-        if let Some(n) = o.max_concurrency {
-            self.max_concurrency = n;
-        }
-        if let Some(l) = &o.limits {
-            // The shape is checked before anything is applied, so a refused call changes
-            // nothing; values out of range are reported by `mcp_server_builder_build`.
-            mcpcore::options::merge_json(&mut mcpcore::Limits::default(), l)
-                .map_err(|e| FfiError::options("limits", &e))?;
-        }
-        if let Some(r) = &o.request_state {
-            mcpcore::options::apply_json(&mut mcpcore::server::RequestStateOptions::default(), r)
-                .map_err(|e| FfiError::options("requestState", &e))?;
-        }
-        self.map(|b| {
-            b.options(|opts| {
-                let info = &mut opts.server_info;
-                info.title = o.title.or(info.title.take());
-                info.description = o.description.or(info.description.take());
-                info.website_url = o.website_url.or(info.website_url.take());
-                info.icons = o.icons.or(info.icons.take());
-                if let Some(i) = o.instructions {
-                    opts.instructions = Some(i);
-                }
-                if let Some(p) = o.page_size {
-                    opts.page_size = Some(p);
-                }
-                set(&mut opts.logging, o.logging);
-                set(&mut opts.tools_list_changed, o.tools_list_changed);
-                set(&mut opts.prompts_list_changed, o.prompts_list_changed);
-                set(&mut opts.resources_list_changed, o.resources_list_changed);
-                set(&mut opts.resources_subscribe, o.resources_subscribe);
-                set(&mut opts.legacy_cache_hints, o.legacy_cache_hints);
-                set(&mut opts.cache_hints.ttl_ms, o.cache_ttl_ms);
-                if let Some(s) = o.cache_scope {
-                    opts.cache_hints.scope = if s == "public" { "public" } else { "private" };
-                }
-                if let Some(e) = o.extensions {
-                    opts.extensions = e;
-                }
-                if let Some(l) = &o.limits {
-                    let _ = mcpcore::options::merge_json(&mut opts.limits, l);
-                }
-                if let Some(r) = &o.request_state {
-                    let _ = mcpcore::options::merge_json(&mut opts.request_state, r);
-                }
-            })
-        })
-    }
-
-    fn handler(
-        &self,
-        handler: mcp_handler_fn,
-        data: UserData,
-    ) -> Result<Arc<dyn mcpcore::Handler>, FfiError> {
-        Ok(Arc::new(CHandler::new(handler, data, self.limit.clone())?))
-    }
-}
-
-fn set<T>(slot: &mut T, v: Option<T>) {
-    if let Some(v) = v {
-        *slot = v;
     }
 }
 
@@ -159,17 +59,9 @@ fn register(
         // SAFETY: builder is NULL or a live builder used by this thread only (contract).
         let b = unsafe { handle::borrow_mut(builder, "builder") }?;
         b.inner()?;
-        let h = b.handler(handler, data)?;
+        let h: Arc<dyn mcpcore::Handler> = Arc::new(CHandler::new(handler, data)?);
         f(b, h)
     })
-}
-
-fn definition<T: serde::de::DeserializeOwned>(
-    v: Map<String, Value>,
-    what: &str,
-) -> Result<T, FfiError> {
-    serde_json::from_value(Value::Object(v))
-        .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
 }
 
 /// A definition core could not parse: the argument's JSON has the wrong shape.
@@ -214,8 +106,6 @@ pub extern "C" fn mcp_server_builder_new(
         let version = unsafe { str_arg(version, version_len, "version") }?;
         let b = handle::into_raw(mcp_server_builder_t {
             builder: Some(ServerBuilder::new(name, version)),
-            limit: Arc::new(OnceLock::new()),
-            max_concurrency: 0,
         });
         // SAFETY: builder_out is non-NULL (checked) and writable.
         unsafe { builder_out.write(b) };
@@ -251,9 +141,10 @@ pub extern "C" fn mcp_server_builder_instructions(
     })
 }
 
-/// Limit how many handler calls of this server run at once (0 = unlimited, the default). With 1,
-/// C handlers never run concurrently, so they need not be reentrant. A call holds its slot until
-/// its responder is consumed.
+/// Limit how many handler calls of this server run at once, across all its connections (0 =
+/// unlimited, the default; the same as the `maxConcurrency` option). Calls over the limit wait
+/// for a slot; they are not refused. With 1, C handlers never run concurrently, so they need
+/// not be reentrant. A call holds its slot until its responder is consumed.
 ///
 /// @param builder  the builder.
 /// @param n        the limit.
@@ -270,26 +161,41 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ) -> mcp_status_t {
     status_guard(std::ptr::null_mut(), || {
         // SAFETY: builder is NULL or live (contract).
-        unsafe { handle::borrow_mut(builder, "builder") }?.max_concurrency = n;
-        Ok(())
+        let b = unsafe { handle::borrow_mut(builder, "builder") }?;
+        b.map(|sb| sb.options(|o| o.max_concurrency = (n > 0).then_some(n)))
     })
 }
 
-/// Set options from a JSON object (camelCase; unknown keys are refused). Keys: `title`,
-/// `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
-/// `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
-/// `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
-/// `maxConcurrency`, and `limits`: core's `Limits` shape, a patch over the defaults, every key
-/// optional — `maxMessageBytes` (4194304), `maxJsonDepth` (64), `maxBatchLen` (100),
-/// `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
-/// `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
-/// (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
-/// `stdioIdleSpinUs` (50); and `requestState` (modern `input_required` rounds, MRTR-06):
-/// `seal` (true), `ttlMs` (300000), `audience` (none), `singleUse` (true: a sealed state is
-/// accepted once, a replay gets -32602), `replayCacheCapacity` (100000); a `requestState`
-/// value out of range is refused at once with `MCP_STATUS_INVALID_ARGUMENT`. An unknown key or a wrong type is refused with
-/// `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
-/// `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
+/// Set options from a JSON object: core's `ServerOptions` shape (camelCase keys, durations in
+/// milliseconds as `...Ms`), applied as a patch: keys not named keep their values, and the
+/// nested `limits` and `requestState` objects are patches too. Every key, with its default in
+/// brackets (as JSON):
+/// - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
+///   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
+/// - `instructions` [null]; `pageSize` [null: every list in one page];
+/// - capabilities: `logging` [true], `toolsListChanged` [true], `promptsListChanged` [true],
+///   `resourcesListChanged` [true], `resourcesSubscribe` [true], `extensions` [{}];
+/// - cache hints on modern results: `cacheTtlMs` [0], `cacheScope` ["private"; or "public"],
+///   `legacyCacheHints` [false: none on legacy results];
+/// - `maxConcurrency` [null: unlimited; 0 too]: handler calls running at once, the rest wait
+///   (as `mcp_server_builder_max_concurrency`);
+/// - `legacyInputShim` [true: `input_required` on legacy sessions becomes real server requests],
+///   `stampServerInfo` [true: modern results carry `_meta` serverInfo];
+/// - `limits`: `maxMessageBytes` [4194304], `maxJsonDepth` [64], `maxBatchLen` [100],
+///   `maxInflight` [10000: per connection or session; past it a request gets -32603 "Server
+///   busy"], `shutdownGraceMs` [2000: after stdin EOF or `mcp_server_shutdown`, requests in
+///   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
+///   client requests], `maxOutboundQueue` [1000 messages], `maxOutboundBytes` [8388608: stdio
+///   stops reading input while this much output is unread], `maxMrtrRounds` [8],
+///   `stdioIdleSpinUs` [50];
+/// - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
+///   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
+///   `replayCacheCapacity` [100000].
+///
+/// An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
+/// range (a bad `cacheScope`, a negative number, a `requestState` value) with
+/// `MCP_STATUS_INVALID_ARGUMENT`; nothing is applied then. A zero limit or `pageSize` is
+/// reported by `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
 ///
 /// @param builder    the builder.
 /// @param json       UTF-8 JSON object.
@@ -313,9 +219,10 @@ pub extern "C" fn mcp_server_builder_options_json(
         // SAFETY: builder is NULL or live (contract).
         let b = unsafe { handle::borrow_mut(builder, "builder") }?;
         // SAFETY: json is NULL or valid for json_len bytes.
-        let obj = unsafe { json_object_arg(json, json_len, "options") }?;
-        let o: OptionsJson = definition(obj, "options")?;
-        b.apply_options(o)
+        let patch = Value::Object(unsafe { json_object_arg(json, json_len, "options") }?);
+        let mut outcome = Ok(());
+        b.map(|sb| sb.options(|o| outcome = mcpcore::options::apply_json(o, &patch)))?;
+        outcome.map_err(|e| FfiError::options("options", &e))
     })
 }
 
@@ -605,16 +512,10 @@ pub extern "C" fn mcp_server_builder_build(
         // SAFETY: runtime is NULL or live (contract).
         let rt = unsafe { handle::borrow(runtime, "runtime") }?;
         handle::require_out(server_out, "server_out")?;
-        let mcp_server_builder_t {
-            builder,
-            limit,
-            max_concurrency,
-        } = *b;
-        let sb = builder.ok_or_else(|| FfiError::invalid("builder already used"))?;
+        let sb = b
+            .builder
+            .ok_or_else(|| FfiError::invalid("builder already used"))?;
         let server = sb.build().map_err(|e| FfiError::invalid(e.to_string()))?;
-        if max_concurrency > 0 {
-            let _ = limit.set(Arc::new(tokio::sync::Semaphore::new(max_concurrency)));
-        }
         let s = handle::into_raw(mcp_server_t {
             inner: Arc::new(ServerState::new(server, rt.inner.clone())),
         });

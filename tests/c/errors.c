@@ -175,6 +175,15 @@ static void utf8_and_json(void) {
     err = NULL;
     EXPECT_STATUS(mcp_server_builder_options_json(b, no_ttl, strlen(no_ttl), &err), MCP_STATUS_INVALID_ARGUMENT);
     expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "ttlMs");
+    /* Every documented key of core's ServerOptions shape (the same JSON a Rust program applies). */
+    const char *all =
+        "{\"name\":\"n\",\"version\":\"2\",\"title\":\"T\",\"description\":\"D\",\"websiteUrl\":\"https://x\","
+        "\"icons\":[],\"instructions\":\"I\",\"pageSize\":10,\"logging\":false,\"toolsListChanged\":false,"
+        "\"promptsListChanged\":false,\"resourcesListChanged\":false,\"resourcesSubscribe\":false,"
+        "\"extensions\":{\"a/b\":{}},\"cacheTtlMs\":5,\"cacheScope\":\"public\",\"legacyCacheHints\":true,"
+        "\"maxConcurrency\":1,\"legacyInputShim\":false,\"stampServerInfo\":false,"
+        "\"limits\":{\"maxJsonDepth\":32},\"requestState\":{\"audience\":\"a\"}}";
+    EXPECT_STATUS(mcp_server_builder_options_json(b, all, strlen(all), NULL), MCP_STATUS_OK);
   }
   mcp_server_builder_free(b);
 }

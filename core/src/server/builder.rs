@@ -35,6 +35,11 @@ impl Default for CacheHints {
 }
 
 /// Server configuration. Every field has a safe default.
+///
+/// JSON shape (C ABI, bindings; see [`crate::options`]): flat camelCase keys for the identity
+/// (`name`, `version`, `title`, `description`, `websiteUrl`, `icons`) and the switches below
+/// (`cacheTtlMs` and `cacheScope` for [`Self::cache_hints`], `maxConcurrency`: `null` or `0` =
+/// unlimited), with `limits` and `requestState` as nested patches.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServerOptions {
@@ -70,10 +75,18 @@ pub struct ServerOptions {
     /// Stamp `_meta["io.modelcontextprotocol/serverInfo"]` on every modern result (META-02,
     /// default `true`).
     pub stamp_server_info: bool,
+    /// Most handler calls of this server running at once, across all its connections and
+    /// sessions (default `None`: unlimited, each connection still bounded by
+    /// [`Limits::max_inflight`]). A request over the bound waits for a slot; it is not refused.
+    /// A call holds its slot until its handler's future finishes (for a binding, until its
+    /// responder answers). With `Some(1)` handlers never overlap, so they need not be
+    /// reentrant.
+    pub max_concurrency: Option<usize>,
 }
 
 impl ServerOptions {
-    fn new(name: String, version: String) -> Self {
+    /// The defaults for a server with this identity (what [`ServerBuilder::new`] starts from).
+    pub fn new(name: String, version: String) -> Self {
         Self {
             server_info: Implementation::new(name, version),
             instructions: None,
@@ -90,6 +103,7 @@ impl ServerOptions {
             request_state: RequestStateOptions::default(),
             legacy_input_shim: true,
             stamp_server_info: true,
+            max_concurrency: None,
         }
     }
 }
@@ -510,7 +524,17 @@ impl ServerBuilder {
         if self.options.page_size == Some(0) {
             return Err(BuildError::Option("page_size must be positive".into()));
         }
-        let capabilities = capabilities(&self.options, &self.registry);
+        let mut registry = self.registry;
+        match self.options.max_concurrency {
+            Some(0) => {
+                return Err(BuildError::Option(
+                    "max_concurrency must be positive (None = unlimited)".into(),
+                ))
+            }
+            Some(n) => super::concurrency::bound(&mut registry, n),
+            None => {}
+        }
+        let capabilities = capabilities(&self.options, &registry);
         let sealer = mrtr::build_sealer(&self.options.request_state)
             .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
         let replay =
@@ -518,7 +542,7 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(ServerInner {
                 options: self.options,
-                registry: self.registry,
+                registry,
                 capabilities,
                 sealer,
                 replay,

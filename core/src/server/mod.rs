@@ -4,12 +4,14 @@
 mod builder;
 #[cfg(test)]
 mod builder_tests;
+mod concurrency;
 mod context;
 mod dispatch;
 pub mod era;
 mod handler;
 mod methods;
 mod mrtr;
+mod options;
 mod pagination;
 mod peer;
 mod registry;
