@@ -39,6 +39,11 @@
 #include <stdint.h>
 
 /**
+ * How many statuses there are (the highest number plus one).
+ */
+#define MCP_STATUS_COUNT 15
+
+/**
  * The outcome of a call. `MCP_STATUS_OK` (0) is success; every other value is a failure whose
  * detail, when the function takes an `mcp_error_t **error_out`, is in that error object.
  *
@@ -340,9 +345,10 @@ typedef mcp_connect_mode mcp_connect_mode_t;
 typedef mcp_list_kind mcp_list_kind_t;
 
 /**
- * Every status, in number order.
+ * Every status in number order, as an array initializer:
+ * `static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;`.
  */
-#define mcp_status_ALL { mcp_status_Ok, mcp_status_NullArgument, mcp_status_InvalidArgument, mcp_status_InvalidUtf8, mcp_status_InvalidJson, mcp_status_Protocol, mcp_status_Transport, mcp_status_Timeout, mcp_status_Cancelled, mcp_status_Closed, mcp_status_LimitExceeded, mcp_status_WouldDeadlock, mcp_status_Panic, mcp_status_Unsupported, mcp_status_InputRequired, }
+#define MCP_STATUS_ALL { MCP_STATUS_OK, MCP_STATUS_NULL_ARGUMENT, MCP_STATUS_INVALID_ARGUMENT, MCP_STATUS_INVALID_UTF8, MCP_STATUS_INVALID_JSON, MCP_STATUS_PROTOCOL, MCP_STATUS_TRANSPORT, MCP_STATUS_TIMEOUT, MCP_STATUS_CANCELLED, MCP_STATUS_CLOSED, MCP_STATUS_LIMIT_EXCEEDED, MCP_STATUS_WOULD_DEADLOCK, MCP_STATUS_PANIC, MCP_STATUS_UNSUPPORTED, MCP_STATUS_INPUT_REQUIRED, }
 
 #ifdef __cplusplus
 extern "C" {

@@ -98,7 +98,13 @@ fn header_compiles_as_c11_and_cxx17_and_twice_included() {
     let src = dir.join("header_twice.c");
     std::fs::write(
         &src,
-        "#include \"mcpcore.h\"\n#include \"mcpcore.h\"\nint main(void) { mcp_status_t s = MCP_STATUS_OK; return (int)s; }\n",
+        concat!(
+            "#include \"mcpcore.h\"\n#include \"mcpcore.h\"\n",
+            // The header's macros must expand to valid code in both languages.
+            "static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;\n",
+            "int main(void) { mcp_status_t s = MCP_STATUS_OK;\n",
+            "  return (int)s + (int)all[MCP_STATUS_COUNT - 1] - (int)MCP_STATUS_INPUT_REQUIRED; }\n",
+        ),
     )
     .expect("write");
     let include = support::root().join("include");

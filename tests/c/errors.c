@@ -77,6 +77,13 @@ static void statuses(void) {
          MCP_STATUS_TRANSPORT == 6 && MCP_STATUS_TIMEOUT == 7 && MCP_STATUS_CANCELLED == 8 &&
          MCP_STATUS_CLOSED == 9 && MCP_STATUS_LIMIT_EXCEEDED == 10 && MCP_STATUS_WOULD_DEADLOCK == 11 &&
          MCP_STATUS_PANIC == 12 && MCP_STATUS_UNSUPPORTED == 13);
+  /* MCP_STATUS_ALL lists every status in number order; each has a name. */
+  static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;
+  for (int i = 0; i < MCP_STATUS_COUNT; i++) {
+    EXPECT((int)all[i] == i);
+    EXPECT(strcmp(mcp_status_str(all[i]), "MCP_STATUS_UNKNOWN") != 0);
+  }
+  EXPECT(strcmp(mcp_status_str(MCP_STATUS_COUNT), "MCP_STATUS_UNKNOWN") == 0);
 }
 
 static void nulls(void) {
