@@ -7,6 +7,9 @@
  * - Every fallible function returns mcp_status_t (MCP_STATUS_OK = 0). Numbers are stable.
  *   mcp_status_str() names a status. Functions whose failures carry detail take a last
  *   `mcp_error_t **error_out` (may be NULL), written only on failure; free it with mcp_error_free().
+ *   `*error_out` must be NULL on entry (`mcp_error_t *err = NULL;`, and NULL again after freeing
+ *   it): a non-NULL one is refused with MCP_STATUS_INVALID_ARGUMENT, nothing is done (a call
+ *   that consumes an argument still consumes it) and `*error_out` is left as it was.
  * - Out-parameters are written only on MCP_STATUS_OK. There is no thread-local "last error".
  * - String inputs are (const char *, size_t len): UTF-8, no NUL needed, copied before the call
  *   returns; the library never keeps caller pointers. JSON inputs are validated.

@@ -506,9 +506,11 @@ pub extern "C" fn mcp_server_builder_build(
     server_out: *mut *mut mcp_server_t,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    status_guard(error_out, || {
-        // SAFETY: builder is NULL or owned by the caller, consumed here (contract).
-        let b = unsafe { handle::take(builder) }.ok_or_else(|| FfiError::null("builder"))?;
+    // Taken before anything can fail, so the builder is consumed on every path.
+    // SAFETY: builder is NULL or owned by the caller, consumed here (contract).
+    let b = unsafe { handle::take(builder) };
+    status_guard(error_out, move || {
+        let b = b.ok_or_else(|| FfiError::null("builder"))?;
         // SAFETY: runtime is NULL or live (contract).
         let rt = unsafe { handle::borrow(runtime, "runtime") }?;
         handle::require_out(server_out, "server_out")?;

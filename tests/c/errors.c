@@ -365,8 +365,39 @@ static void registrations(void) {
   mcp_runtime_free(rt);
 }
 
+/* `*error_out` must be NULL on entry: a held error is never overwritten (and leaked). The call
+   is refused untouched, and what it owns is still released (user data, a consumed builder). */
+static void error_out_must_be_null(void) {
+  mcp_runtime_t *rt = NULL;
+  EXPECT_STATUS(mcp_runtime_new(1, &rt, NULL), MCP_STATUS_OK);
+  mcp_error_t *held = NULL;
+  EXPECT_STATUS(mcp_server_builder_new(NULL, 0, "1", 1, NULL, &held), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(held != NULL);
+  mcp_error_t *before = held;
+  mcp_server_builder_t *b = NULL;
+  EXPECT_STATUS(mcp_server_builder_new("t", 1, "1", 1, &b, &held), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(held == before && b == NULL);
+  b = new_builder();
+  atomic_store(&freed, 0);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, &held),
+                MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(held == before);
+  EXPECT(atomic_load(&freed) == 1);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  mcp_server_t *server = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &held), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(held == before && server == NULL);
+  EXPECT(atomic_load(&freed) == 2); /* the builder was consumed all the same */
+  /* The held error is intact. */
+  EXPECT(mcp_error_status(held) == MCP_STATUS_NULL_ARGUMENT);
+  mcp_error_free(held);
+  mcp_runtime_free(rt);
+}
+
 int main(void) {
   statuses();
+  error_out_must_be_null();
   nulls();
   utf8_and_json();
   registrations();
