@@ -849,8 +849,9 @@ mcp_status_t mcp_client_builder_new(const char *name, size_t name_len, const cha
 /**
  * Choose how the era is negotiated (default `MCP_CONNECT_MODE_AUTO`).
  *
- * @param builder  the builder.
- * @param mode     one of `mcp_connect_mode_t` (passed as `int`).
+ * @param builder    the builder.
+ * @param mode       one of `mcp_connect_mode_t` (passed as `int`).
+ * @param error_out  optional detailed error.
  *
  * **Ownership**: borrows `builder`.
  *
@@ -858,7 +859,7 @@ mcp_status_t mcp_client_builder_new(const char *name, size_t name_len, const cha
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (unknown mode).
  */
-mcp_status_t mcp_client_builder_mode(mcp_client_builder_t *builder, int32_t mode);
+mcp_status_t mcp_client_builder_mode(mcp_client_builder_t *builder, int32_t mode, mcp_error_t **error_out);
 
 /**
  * Default timeout of every request of this client (0 = none, the default; the discovery probe
@@ -1083,8 +1084,9 @@ mcp_status_t mcp_call_options_on_progress(mcp_call_options_t *options, mcp_progr
  * Per-request log level on modern connections (`io.modelcontextprotocol/logLevel`; overrides
  * the client default). Ignored on legacy connections (use `logging/setLevel` there).
  *
- * @param options  the options.
- * @param level    one of `mcp_log_level_t` (passed as `int`).
+ * @param options    the options.
+ * @param level      one of `mcp_log_level_t` (passed as `int`).
+ * @param error_out  optional detailed error.
  *
  * **Ownership**: borrows `options`.
  *
@@ -1092,7 +1094,7 @@ mcp_status_t mcp_call_options_on_progress(mcp_call_options_t *options, mcp_progr
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (unknown level).
  */
-mcp_status_t mcp_call_options_log_level(mcp_call_options_t *options, int32_t level);
+mcp_status_t mcp_call_options_log_level(mcp_call_options_t *options, int32_t level, mcp_error_t **error_out);
 
 /**
  * Extra `_meta` entries for every request made with these options (a JSON object; replaces

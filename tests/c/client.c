@@ -269,7 +269,7 @@ static mcp_runtime_t *rt;
 static mcp_client_builder_t *builder(int mode) {
   mcp_client_builder_t *b = NULL;
   OK(mcp_client_builder_new(S("c-client"), S("0.1"), &b, &err));
-  EXPECT(mcp_client_builder_mode(b, mode), MCP_STATUS_OK);
+  EXPECT(mcp_client_builder_mode(b, mode, NULL), MCP_STATUS_OK);
   OK(mcp_client_builder_on_notification(b, on_notification, tag(), free_tag, &err));
   return b;
 }
@@ -586,8 +586,14 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_client_builder_new(S("n"), S("1"), NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
   CHECK(b == NULL);
   OK(mcp_client_builder_new(S("n"), S("1"), &b, &err));
-  EXPECT(mcp_client_builder_mode(b, 7), MCP_STATUS_INVALID_ARGUMENT);
-  EXPECT(mcp_client_builder_mode(NULL, 0), MCP_STATUS_NULL_ARGUMENT);
+  {
+    mcp_error_t *mode_err = NULL;
+    EXPECT(mcp_client_builder_mode(b, 7, &mode_err), MCP_STATUS_INVALID_ARGUMENT);
+    CHECK(mode_err != NULL && mcp_error_status(mode_err) == MCP_STATUS_INVALID_ARGUMENT);
+    CHECK(contains(mcp_error_message(mode_err, NULL), "7"));
+    mcp_error_free(mode_err);
+  }
+  EXPECT(mcp_client_builder_mode(NULL, 0, NULL), MCP_STATUS_NULL_ARGUMENT);
   EXPECT(mcp_client_builder_request_timeout_ms(NULL, 1), MCP_STATUS_NULL_ARGUMENT);
   EXPECT(mcp_client_builder_options_json(b, S("{\"mode\":\"sideways\"}"), NULL),
          MCP_STATUS_INVALID_ARGUMENT);
@@ -675,7 +681,12 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_call_options_timeout_ms(NULL, 1), MCP_STATUS_NULL_ARGUMENT);
   mcp_call_options_t *opts = NULL;
   OK(mcp_call_options_new(&opts, &err));
-  EXPECT(mcp_call_options_log_level(opts, 8), MCP_STATUS_INVALID_ARGUMENT);
+  {
+    mcp_error_t *level_err = NULL;
+    EXPECT(mcp_call_options_log_level(opts, 8, &level_err), MCP_STATUS_INVALID_ARGUMENT);
+    CHECK(level_err != NULL && mcp_error_status(level_err) == MCP_STATUS_INVALID_ARGUMENT);
+    mcp_error_free(level_err);
+  }
   EXPECT(mcp_call_options_meta_json(opts, S("{"), NULL), MCP_STATUS_INVALID_JSON);
   EXPECT(mcp_call_options_meta_json(opts, S("{\"k\":1}"), NULL), MCP_STATUS_OK);
   EXPECT(mcp_call_options_on_progress(NULL, on_progress, tag(), free_tag, NULL),
