@@ -36,7 +36,7 @@ pub use options::{
 };
 #[cfg(feature = "http-client")]
 pub use transport::http::HttpOptions;
-pub use transport::stdio::{StderrMode, StdioCommand};
+pub use transport::stdio::{StderrMode, StdioCommand, DEFAULT_CLOSE_GRACE, DEFAULT_TERM_GRACE};
 pub use types::{CacheHints, CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult};
 
 use serde_json::{json, Map, Value};
