@@ -641,8 +641,11 @@ void mcp_server_builder_free(mcp_server_builder_t *builder);
  * @param argc          number of arguments.
  * @param spawn_json    optional JSON object (NULL for defaults): `env` (`{"NAME": "value"}`
  *                      added to the inherited environment), `envClear`, `cwd`, `stderr`
- *                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
- *                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL).
+ *                      (`"inherit"` (default), `"null"`, `"capture"`: the last 64 KiB are
+ *                      kept for `mcp_client_stderr`), `closeGraceMs` [5000: after closing
+ *                      the server's stdin, `mcp_client_close` waits this long before SIGTERM;
+ *                      longer than an mcpcore server's 2000 ms `shutdownGraceMs`], `termGraceMs`
+ *                      [2000: then this long before SIGKILL].
  * @param spawn_len     length of `spawn_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -762,6 +765,25 @@ mcp_status_t mcp_client_server_capabilities_json(const mcp_client_t *client, cha
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
  */
 mcp_status_t mcp_client_instructions(const mcp_client_t *client, char **text_out, mcp_error_t **error_out);
+
+/**
+ * What the stdio server wrote to its standard error, when it was started with
+ * `"stderr": "capture"` (see `mcp_client_connect_stdio`): the last 64 KiB, oldest first, as
+ * UTF-8 (invalid bytes and NUL bytes become U+FFFD). NULL is written to `text_out` when the
+ * client does not capture (another `stderr` mode, or an HTTP client). The capture keeps
+ * running until the server exits, also after `mcp_client_close`.
+ *
+ * @param client     the client.
+ * @param text_out   receives the text (owned by the caller) or NULL.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free a non-NULL string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_stderr(const mcp_client_t *client, char **text_out, mcp_error_t **error_out);
 
 /**
  * The raw result of the negotiation: the `InitializeResult` (legacy) or the `DiscoverResult`

@@ -726,6 +726,36 @@ static void http(const char *url) {
   mcp_client_free(c);
 }
 
+/* "stderr": "capture" keeps what the server writes to its standard error for mcp_client_stderr;
+ * other modes have nothing to read (NULL). */
+static void stderr_capture(const char *server, const char *demo) {
+  const char *args[] = {"--print-cwd-env"};
+  mcp_client_t *c = NULL;
+  OK(mcp_client_connect_stdio(rt, builder(MCP_CONNECT_MODE_LEGACY), S(server), args, NULL, 1,
+                              S("{\"stderr\":\"capture\",\"env\":{\"CLIENT_TEST_VAR\":\"from-c\"}}"),
+                              &c, &err));
+  char *text = NULL;
+  for (int i = 0; i < 1500 && !contains(text, "env=from-c"); i++) {
+    mcp_string_free(text);
+    text = NULL;
+    sleep_ms(10);
+    OK(mcp_client_stderr(c, &text, &err));
+    CHECK(text != NULL);
+  }
+  CHECK(contains(text, "env=from-c"));
+  mcp_string_free(text);
+  EXPECT(mcp_client_stderr(c, NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(mcp_client_stderr(NULL, &text, NULL), MCP_STATUS_NULL_ARGUMENT);
+  mcp_client_free(c);
+
+  c = NULL;
+  OK(mcp_client_connect_stdio(rt, NULL, S(demo), NULL, NULL, 0, S("{\"stderr\":\"null\"}"), &c, &err));
+  text = (char *)&c; /* a sentinel: the reader writes NULL */
+  OK(mcp_client_stderr(c, &text, &err));
+  CHECK(text == NULL);
+  mcp_client_free(c);
+}
+
 int main(int argc, char **argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: client DEMO_SERVER CLIENT_TEST_SERVER HTTP_URL\n");
@@ -753,6 +783,7 @@ int main(int argc, char **argv) {
 
   handlers_legacy(test_server);
   handlers_modern(test_server);
+  stderr_capture(test_server, demo);
   http(url);
 
   for (int i = 0; i < atomic_load(&n_threads); i++) pthread_join(threads[i], NULL);
