@@ -19,14 +19,24 @@
  * - Every pointer argument is checked: NULL gives MCP_STATUS_NULL_ARGUMENT (or the documented
  *   NULL/0/false for accessors). A Rust panic never crosses into C: it becomes MCP_STATUS_PANIC.
  *
+ * Results
+ * - Results are the JSON-RPC `result` objects of the MCP revision in use. Core adds what the
+ *   protocol requires: on the modern era (2026-07-28) every result carries `resultType` and
+ *   `_meta` with `io.modelcontextprotocol/serverInfo` (and cache hints where cacheable). Tool
+ *   arguments are validated against the tool's `inputSchema` before its handler runs; a failure
+ *   is answered as a CallToolResult with `isError: true` naming the problem (TOOL-07), so a
+ *   client sees a result, not an error status.
+ *
  * Threads
  * - Handles marked thread-safe (mcp_runtime_t, mcp_server_t, mcp_listener_t, mcp_client_t,
  *   mcp_error_t) may be used from any thread at once. Builders may not.
  * - Callbacks run on runtime worker threads, possibly CONCURRENTLY: C handlers must be
  *   reentrant, or set mcp_server_builder_max_concurrency(builder, 1).
  * - A handle must not be freed while another call on it is in flight.
- * - Never call a ..._blocking function, mcp_server_serve_stdio or mcp_runtime_free from inside a
- *   callback: blocking functions return MCP_STATUS_WOULD_DEADLOCK there.
+ * - Never call a ..._blocking function or mcp_server_serve_stdio from inside a callback: they
+ *   return MCP_STATUS_WOULD_DEADLOCK there. Freeing is allowed inside a callback and never blocks
+ *   there: mcp_client_free and mcp_listener_free finish in the background, and a
+ *   mcp_runtime_free that releases the last reference stops the workers without joining them.
  * - Callbacks must return normally: no C++ exception or longjmp may leave a callback.
  * - SIGPIPE is blocked on the library's threads (where all its I/O runs, callbacks included): a
  *   write to a closed pipe fails with EPIPE there instead of terminating the program.
@@ -429,7 +439,7 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
  *   `maxInflight` [10000: per connection or session; past it a request gets -32603 "Server
  *   busy"], `shutdownGraceMs` [2000: after stdin EOF or `mcp_server_shutdown`, requests in
  *   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
- *   client requests], `maxOutboundQueue` [1000 messages], `maxOutboundBytes` [8388608: stdio
+ *   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
  *   stops reading input while this much output is unread], `maxMrtrRounds` [8],
  *   `stdioIdleSpinUs` [50];
  * - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
@@ -1306,7 +1316,7 @@ mcp_status_t mcp_client_list_all_blocking(const mcp_client_t *client, int32_t ki
  * Call a tool (`tools/call`). Modern `input_required` rounds are answered by the registered client handlers; `structuredContent` is checked against the tool's `outputSchema` when a listing made it known.
  *
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
- * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) as `result_json`, or
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure, and arguments that fail its `inputSchema` (TOOL-07), are results with `isError` true, not error statuses; a modern server's results also carry `resultType` and `_meta` `io.modelcontextprotocol/serverInfo`) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
  * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
  * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
@@ -1862,7 +1872,9 @@ const char *mcp_request_state(const mcp_request_t *request, size_t *len_out);
  *
  * @param responder    the responder (consumed, even on error).
  * @param result_json  the result as JSON text (UTF-8, `result_len` bytes, no NUL needed), e.g.
- *                     a `CallToolResult` `{"content":[...]}` for a tool.
+ *                     a `CallToolResult` `{"content":[...]}` for a tool. Core completes it for
+ *                     the wire: `resultType`, `_meta` serverInfo and cache hints on the modern
+ *                     era, output-schema checks for tools.
  * @param result_len   length of `result_json` in bytes.
  *
  * **Ownership**: consumes `responder` in every case; `result_json` is copied.
@@ -1912,8 +1924,10 @@ mcp_status_t mcp_responder_error(mcp_responder_t *responder, int64_t code, const
  *
  * **Thread safety**: any thread.
  *
- * **Errors**: `MCP_STATUS_INVALID_ARGUMENT` (both inputs NULL), `MCP_STATUS_INVALID_UTF8`,
- * `MCP_STATUS_INVALID_JSON` (not an object), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`.
+ * **Errors**: `MCP_STATUS_INVALID_ARGUMENT` (both inputs NULL, or a request core refuses: an
+ * unknown method, missing params, an unknown elicitation mode; the peer gets -32603),
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON` (not an object), `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`.
  */
 mcp_status_t mcp_responder_input_required(mcp_responder_t *responder, const char *requests_json, size_t requests_len, const char *state, size_t state_len);
 
@@ -2067,8 +2081,9 @@ mcp_status_t mcp_runtime_new(size_t worker_threads, mcp_runtime_t **runtime_out,
  *
  * **Ownership**: consumes `runtime`.
  *
- * **Thread safety**: any thread, but must not be called from inside a callback (it would join
- * the thread it runs on; in that case the threads are stopped without being joined).
+ * **Thread safety**: any thread, including inside a callback, where it never blocks: if that
+ * releases the last reference, the worker threads are stopped without being joined (joining
+ * would wait for the very thread the callback runs on).
  *
  * **Errors**: none.
  */
@@ -2195,19 +2210,24 @@ void mcp_string_free(char *s);
  * @param addr          UTF-8 socket address `host:port`; port 0 picks a free port.
  * @param addr_len      length of `addr`.
  * @param options_json  optional JSON object (NULL for defaults): core's `HttpOptions` shape,
- *                      every key optional (defaults in brackets): `path` ["/mcp"; "" = any],
- *                      `allowedOrigins` and `allowedHosts` ["auto"; or "localhost", "any", a
- *                      list], `legacy` [true], `statelessLegacy` [false], `maxSessions`
- *                      [10000], `sessionIdleTimeoutMs` [1800000],
+ *                      every key optional (defaults in brackets, as JSON): `path` ["/mcp";
+ *                      "" = any path], `allowedOrigins` ["auto"; or "localhost", "any", a
+ *                      list], `allowedHosts` ["auto"; likewise], `legacy` [true],
+ *                      `statelessLegacy` [false], `maxSessions` [10000],
+ *                      `sessionIdleTimeoutMs` [1800000: an idle legacy session is reaped],
  *                      `uninitializedSessionTimeoutMs` [10000: a session that never sends
- *                      `notifications/initialized` is reaped], `replayBuffer` [64], `sseRetryMs`
- *                      [1000], `maxListenStreams` [1000], `keepaliveMs` [15000; 0 = off],
- *                      `shutdownDeadlineMs` [5000], `headerReadTimeoutMs` [30000],
- *                      `bodyReadTimeoutMs` [60000; then 408], `connectionIdleTimeoutMs`
- *                      [120000], `writeStallTimeoutMs` [30000: a peer that stops reading is
- *                      cut off], `maxConnections` [512; further connections wait in the
- *                      backlog]. Unknown keys and wrong types: `MCP_STATUS_INVALID_JSON`;
- *                      values out of range: `MCP_STATUS_INVALID_ARGUMENT`.
+ *                      `notifications/initialized` is reaped], `replayBuffer` [64],
+ *                      `sseRetryMs` [1000], `maxListenStreams` [1000], `keepaliveMs` [15000;
+ *                      0 = off], `shutdownDeadlineMs` [5000: on `mcp_listener_free` or server
+ *                      shutdown, requests in flight get this long; then each is answered 503
+ *                      with a JSON-RPC error, `data.reason` "shutdown"], `headerReadTimeoutMs`
+ *                      [30000], `bodyReadTimeoutMs` [60000; then 408],
+ *                      `connectionIdleTimeoutMs` [120000], `writeStallTimeoutMs` [30000: a
+ *                      peer that stops reading is cut off], `maxConnections` [512; further
+ *                      connections wait in the backlog]. Unknown keys and wrong types:
+ *                      `MCP_STATUS_INVALID_JSON`; values out of range:
+ *                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
+ *                      are the server's `limits` (`mcp_server_builder_options_json`).
  * @param options_len   length of `options_json`.
  * @param listener_out  receives the listener on success.
  * @param error_out     optional detailed error.
@@ -2238,7 +2258,8 @@ uint16_t mcp_listener_port(const mcp_listener_t *listener);
 
 /**
  * Stop accepting connections, shut down gracefully (in-flight requests get up to
- * `shutdownDeadlineMs`), and free the listener. NULL is a no-op. Blocks until done, except on a
+ * `shutdownDeadlineMs`; one still running then is answered 503 with a JSON-RPC error, which a
+ * C client reports as `MCP_STATUS_CLOSED`), and free the listener. NULL is a no-op. Blocks until done, except on a
  * runtime thread, where the shutdown continues in the background.
  *
  * @param listener  the listener.

@@ -185,7 +185,7 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ///   `maxInflight` [10000: per connection or session; past it a request gets -32603 "Server
 ///   busy"], `shutdownGraceMs` [2000: after stdin EOF or `mcp_server_shutdown`, requests in
 ///   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
-///   client requests], `maxOutboundQueue` [1000 messages], `maxOutboundBytes` [8388608: stdio
+///   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
 ///   stops reading input while this much output is unread], `maxMrtrRounds` [8],
 ///   `stdioIdleSpinUs` [50];
 /// - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`

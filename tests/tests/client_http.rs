@@ -587,7 +587,11 @@ async fn a_call_cut_by_server_shutdown_is_closed() {
                 .await
         });
         let counters = f.counters.clone();
-        wait_until(|| counters.started.load(Ordering::SeqCst) == 1, "slow started").await;
+        wait_until(
+            || counters.started.load(Ordering::SeqCst) == 1,
+            "slow started",
+        )
+        .await;
         bounded(f.listener.shutdown()).await;
         let e = bounded(call).await.expect("join").expect_err("cut short");
         assert!(matches!(e, ClientError::Closed(_)), "{mode:?}: {e:?}");
