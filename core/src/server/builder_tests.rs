@@ -15,6 +15,9 @@ impl Drop for Dropped {
     }
 }
 
+/// One registration call of the builder, with its handler.
+type Register = dyn Fn(&mut ServerBuilder, Arc<dyn Handler>) -> Result<(), BuildError>;
+
 fn counted(drops: &Arc<AtomicUsize>) -> Arc<dyn Handler> {
     let token = Dropped(drops.clone());
     Arc::new(handler_fn(move |_, _: Value| {
@@ -29,15 +32,13 @@ fn counted(drops: &Arc<AtomicUsize>) -> Arc<dyn Handler> {
 fn duplicates_are_refused_at_registration() {
     let drops = Arc::new(AtomicUsize::new(0));
     let mut b = ServerBuilder::new("t", "1");
-    let twice =
-        |b: &mut ServerBuilder,
-         f: &dyn Fn(&mut ServerBuilder, Arc<dyn Handler>) -> Result<(), BuildError>| {
-            f(b, counted(&drops)).expect("first registration");
-            let before = drops.load(Ordering::SeqCst);
-            let e = f(b, counted(&drops)).expect_err("second registration");
-            assert!(matches!(e, BuildError::Duplicate(_)), "{e}");
-            assert_eq!(drops.load(Ordering::SeqCst), before + 1, "dropped at once");
-        };
+    let twice = |b: &mut ServerBuilder, f: &Register| {
+        f(b, counted(&drops)).expect("first registration");
+        let before = drops.load(Ordering::SeqCst);
+        let e = f(b, counted(&drops)).expect_err("second registration");
+        assert!(matches!(e, BuildError::Duplicate(_)), "{e}");
+        assert_eq!(drops.load(Ordering::SeqCst), before + 1, "dropped at once");
+    };
     twice(&mut b, &|b, h| b.add_tool(Tool::new("t"), h));
     twice(&mut b, &|b, h| b.add_prompt(Prompt::new("p"), h));
     twice(&mut b, &|b, h| {
