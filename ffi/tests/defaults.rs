@@ -70,10 +70,8 @@ fn every_option_default_is_documented_once_in_the_header() {
     let mut misses = Vec::new();
 
     let server_doc = doc_of(&h, "mcp_server_builder_options_json");
-    let mut server = object(
-        serde_json::to_value(mcpcore::ServerOptions::new("n".into(), "v".into()))
-            .expect("serialize"),
-    );
+    let mut server =
+        object(serde_json::to_value(mcpcore::ServerOptions::new("n", "v")).expect("serialize"));
     // The identity comes from mcp_server_builder_new; it has no default of its own.
     for k in ["name", "version"] {
         assert!(server.remove(k).is_some(), "{k} is a key");

@@ -86,7 +86,7 @@ pub struct ServerOptions {
 
 impl ServerOptions {
     /// The defaults for a server with this identity (what [`ServerBuilder::new`] starts from).
-    pub fn new(name: String, version: String) -> Self {
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
             server_info: Implementation::new(name, version),
             instructions: None,

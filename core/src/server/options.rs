@@ -102,7 +102,7 @@ impl TryFrom<Shape> for ServerOptions {
         server_info.description = j.description;
         server_info.website_url = j.website_url;
         server_info.icons = j.icons;
-        let mut o = ServerOptions::new(String::new(), String::new());
+        let mut o = ServerOptions::new("", "");
         o.server_info = server_info;
         o.instructions = j.instructions;
         o.page_size = j.page_size;
@@ -159,7 +159,7 @@ mod tests {
     use std::time::Duration;
 
     fn defaults() -> ServerOptions {
-        ServerOptions::new("n".into(), "1".into())
+        ServerOptions::new("n", "1")
     }
 
     /// Every documented key applies, nested objects are patches, and the defaults round-trip.
