@@ -7,6 +7,9 @@
  * - Every fallible function returns mcp_status_t (MCP_STATUS_OK = 0). Numbers are stable.
  *   mcp_status_str() names a status. Functions whose failures carry detail take a last
  *   `mcp_error_t **error_out` (may be NULL), written only on failure; free it with mcp_error_free().
+ *   `*error_out` must be NULL on entry (`mcp_error_t *err = NULL;`, and NULL again after freeing
+ *   it): a non-NULL one is refused with MCP_STATUS_INVALID_ARGUMENT, nothing is done (a call
+ *   that consumes an argument still consumes it) and `*error_out` is left as it was.
  * - Out-parameters are written only on MCP_STATUS_OK. There is no thread-local "last error".
  * - String inputs are (const char *, size_t len): UTF-8, no NUL needed, copied before the call
  *   returns; the library never keeps caller pointers. JSON inputs are validated.
@@ -16,14 +19,24 @@
  * - Every pointer argument is checked: NULL gives MCP_STATUS_NULL_ARGUMENT (or the documented
  *   NULL/0/false for accessors). A Rust panic never crosses into C: it becomes MCP_STATUS_PANIC.
  *
+ * Results
+ * - Results are the JSON-RPC `result` objects of the MCP revision in use. Core adds what the
+ *   protocol requires: on the modern era (2026-07-28) every result carries `resultType` and
+ *   `_meta` with `io.modelcontextprotocol/serverInfo` (and cache hints where cacheable). Tool
+ *   arguments are validated against the tool's `inputSchema` before its handler runs; a failure
+ *   is answered as a CallToolResult with `isError: true` naming the problem (TOOL-07), so a
+ *   client sees a result, not an error status.
+ *
  * Threads
  * - Handles marked thread-safe (mcp_runtime_t, mcp_server_t, mcp_listener_t, mcp_client_t,
  *   mcp_error_t) may be used from any thread at once. Builders may not.
  * - Callbacks run on runtime worker threads, possibly CONCURRENTLY: C handlers must be
  *   reentrant, or set mcp_server_builder_max_concurrency(builder, 1).
  * - A handle must not be freed while another call on it is in flight.
- * - Never call a ..._blocking function, mcp_server_serve_stdio or mcp_runtime_free from inside a
- *   callback: blocking functions return MCP_STATUS_WOULD_DEADLOCK there.
+ * - Never call a ..._blocking function or mcp_server_serve_stdio from inside a callback: they
+ *   return MCP_STATUS_WOULD_DEADLOCK there. Freeing is allowed inside a callback and never blocks
+ *   there: mcp_client_free and mcp_listener_free finish in the background, and a
+ *   mcp_runtime_free that releases the last reference stops the workers without joining them.
  * - Callbacks must return normally: no C++ exception or longjmp may leave a callback.
  * - SIGPIPE is blocked on the library's threads (where all its I/O runs, callbacks included): a
  *   write to a closed pipe fails with EPIPE there instead of terminating the program.
@@ -37,6 +50,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/**
+ * How many statuses there are (the highest number plus one).
+ */
+#define MCP_STATUS_COUNT 15
 
 /**
  * The outcome of a call. `MCP_STATUS_OK` (0) is success; every other value is a failure whose
@@ -342,9 +360,10 @@ typedef mcp_connect_mode mcp_connect_mode_t;
 typedef mcp_list_kind mcp_list_kind_t;
 
 /**
- * Every status, in number order.
+ * Every status in number order, as an array initializer:
+ * `static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;`.
  */
-#define mcp_status_ALL { mcp_status_Ok, mcp_status_NullArgument, mcp_status_InvalidArgument, mcp_status_InvalidUtf8, mcp_status_InvalidJson, mcp_status_Protocol, mcp_status_Transport, mcp_status_Timeout, mcp_status_Cancelled, mcp_status_Closed, mcp_status_LimitExceeded, mcp_status_WouldDeadlock, mcp_status_Panic, mcp_status_Unsupported, mcp_status_InputRequired, }
+#define MCP_STATUS_ALL { MCP_STATUS_OK, MCP_STATUS_NULL_ARGUMENT, MCP_STATUS_INVALID_ARGUMENT, MCP_STATUS_INVALID_UTF8, MCP_STATUS_INVALID_JSON, MCP_STATUS_PROTOCOL, MCP_STATUS_TRANSPORT, MCP_STATUS_TIMEOUT, MCP_STATUS_CANCELLED, MCP_STATUS_CLOSED, MCP_STATUS_LIMIT_EXCEEDED, MCP_STATUS_WOULD_DEADLOCK, MCP_STATUS_PANIC, MCP_STATUS_UNSUPPORTED, MCP_STATUS_INPUT_REQUIRED, }
 
 #ifdef __cplusplus
 extern "C" {
@@ -386,9 +405,10 @@ mcp_status_t mcp_server_builder_new(const char *name, size_t name_len, const cha
 mcp_status_t mcp_server_builder_instructions(mcp_server_builder_t *builder, const char *text, size_t text_len, mcp_error_t **error_out);
 
 /**
- * Limit how many handler calls of this server run at once (0 = unlimited, the default). With 1,
- * C handlers never run concurrently, so they need not be reentrant. A call holds its slot until
- * its responder is consumed.
+ * Limit how many handler calls of this server run at once, across all its connections (0 =
+ * unlimited, the default; the same as the `maxConcurrency` option). Calls over the limit wait
+ * for a slot; they are not refused. With 1, C handlers never run concurrently, so they need
+ * not be reentrant. A call holds its slot until its responder is consumed.
  *
  * @param builder  the builder.
  * @param n        the limit.
@@ -402,21 +422,36 @@ mcp_status_t mcp_server_builder_instructions(mcp_server_builder_t *builder, cons
 mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, size_t n);
 
 /**
- * Set options from a JSON object (camelCase; unknown keys are refused). Keys: `title`,
- * `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
- * `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
- * `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
- * `maxConcurrency`, and `limits`: core's `Limits` shape, a patch over the defaults, every key
- * optional — `maxMessageBytes` (4194304), `maxJsonDepth` (64), `maxBatchLen` (100),
- * `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
- * `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
- * (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
- * `stdioIdleSpinUs` (50); and `requestState` (modern `input_required` rounds, MRTR-06):
- * `seal` (true), `ttlMs` (300000), `audience` (none), `singleUse` (true: a sealed state is
- * accepted once, a replay gets -32602), `replayCacheCapacity` (100000); a `requestState`
- * value out of range is refused at once with `MCP_STATUS_INVALID_ARGUMENT`. An unknown key or a wrong type is refused with
- * `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
- * `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
+ * Set options from a JSON object: core's `ServerOptions` shape (camelCase keys, durations in
+ * milliseconds as `...Ms`), applied as a patch: keys not named keep their values, and the
+ * nested `limits` and `requestState` objects are patches too. Every key, with its default in
+ * brackets (as JSON):
+ * - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
+ *   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
+ * - `instructions` [null]; `pageSize` [null: every list in one page];
+ * - capabilities: `logging` [true], `toolsListChanged` [true], `promptsListChanged` [true],
+ *   `resourcesListChanged` [true], `resourcesSubscribe` [true], `extensions` [{}];
+ * - cache hints on modern results: `cacheTtlMs` [0], `cacheScope` ["private"; or "public"],
+ *   `legacyCacheHints` [false: none on legacy results];
+ * - `maxConcurrency` [null: unlimited; 0 too]: handler calls running at once, the rest wait
+ *   (as `mcp_server_builder_max_concurrency`);
+ * - `legacyInputShim` [true: `input_required` on legacy sessions becomes real server requests],
+ *   `stampServerInfo` [true: modern results carry `_meta` serverInfo];
+ * - `limits`: `maxMessageBytes` [4194304], `maxJsonDepth` [64], `maxBatchLen` [100],
+ *   `maxInflight` [10000: per connection or session; past it a request gets -32603 "Server
+ *   busy"], `shutdownGraceMs` [2000: after stdin EOF or `mcp_server_shutdown`, requests in
+ *   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
+ *   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
+ *   stops reading input while this much output is unread], `maxMrtrRounds` [8],
+ *   `stdioIdleSpinUs` [50];
+ * - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
+ *   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
+ *   `replayCacheCapacity` [100000].
+ *
+ * An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
+ * range (a bad `cacheScope`, a negative number, a `requestState` value) with
+ * `MCP_STATUS_INVALID_ARGUMENT`; nothing is applied then. A zero limit or `pageSize` is
+ * reported by `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
  *
  * @param builder    the builder.
  * @param json       UTF-8 JSON object.
@@ -438,10 +473,12 @@ mcp_status_t mcp_server_builder_options_json(mcp_server_builder_t *builder, cons
  * @param builder         the builder.
  * @param tool_json       the tool definition as listed by `tools/list`: `{"name": ...,
  *                        "description": ..., "inputSchema": {...}, "outputSchema": {...},
- *                        "annotations": {...}}`; `inputSchema` defaults to an object schema
- *                        without properties. Core validates arguments against `inputSchema`
- *                        before the handler runs and `structuredContent` against `outputSchema`
- *                        after.
+ *                        "annotations": {...}}`; without `inputSchema` the tool takes no
+ *                        arguments (`{"type": "object", "additionalProperties": false}`, as
+ *                        core's `Tool::new`). Core validates arguments against `inputSchema`
+ *                        before the handler runs (arguments that fail it are answered with an
+ *                        `isError` result naming the problem, TOOL-07, and the handler is not
+ *                        called) and `structuredContent` against `outputSchema` after.
  * @param tool_len        length of `tool_json`.
  * @param handler         the C handler; its params are the tool's `arguments` object.
  * @param user_data       passed to every call of `handler`.
@@ -454,8 +491,10 @@ mcp_status_t mcp_server_builder_options_json(mcp_server_builder_t *builder, cons
  * **Thread safety**: the builder's thread. `handler` will be called on runtime threads,
  * possibly concurrently.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
- * Schema and duplicate-name problems are reported by `mcp_server_builder_build`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (not a tool definition), `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or
+ * with a control character such as NUL; a schema that does not compile, or an `x-mcp-header`
+ * declaration HTTP-14 refuses). A refused tool is not registered; the builder stays usable.
  */
 mcp_status_t mcp_server_builder_add_tool(mcp_server_builder_t *builder, const char *tool_json, size_t tool_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -476,7 +515,8 @@ mcp_status_t mcp_server_builder_add_tool(mcp_server_builder_t *builder, const ch
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or with a control character).
  */
 mcp_status_t mcp_server_builder_add_prompt(mcp_server_builder_t *builder, const char *prompt_json, size_t prompt_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -496,7 +536,8 @@ mcp_status_t mcp_server_builder_add_prompt(mcp_server_builder_t *builder, const 
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character).
  */
 mcp_status_t mcp_server_builder_add_resource(mcp_server_builder_t *builder, const char *resource_json, size_t resource_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -516,8 +557,9 @@ mcp_status_t mcp_server_builder_add_resource(mcp_server_builder_t *builder, cons
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`;
- * an unparsable template is reported by `mcp_server_builder_build`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a template already registered, empty, with a control
+ * character, or unparsable).
  */
 mcp_status_t mcp_server_builder_add_resource_template(mcp_server_builder_t *builder, const char *template_json, size_t template_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -555,8 +597,9 @@ mcp_status_t mcp_server_builder_set_completion(mcp_server_builder_t *builder, mc
  *
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`; a built-in or duplicate
- * name is reported by `mcp_server_builder_build`.
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (a built-in MCP method, a name already registered, empty or
+ * with a control character such as NUL).
  */
 mcp_status_t mcp_server_builder_add_method(mcp_server_builder_t *builder, const char *method, size_t method_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -575,8 +618,8 @@ mcp_status_t mcp_server_builder_add_method(mcp_server_builder_t *builder, const 
  *
  * **Thread safety**: the builder's thread; the server is thread-safe.
  *
- * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (duplicate names,
- * invalid schema, bad template, out-of-range option or limit).
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (an out-of-range
+ * option or limit).
  */
 mcp_status_t mcp_server_builder_build(mcp_server_builder_t *builder, const mcp_runtime_t *runtime, mcp_server_t **server_out, mcp_error_t **error_out);
 
@@ -609,11 +652,13 @@ void mcp_server_builder_free(mcp_server_builder_t *builder);
  *                      NUL-terminated string.
  * @param argc          number of arguments.
  * @param spawn_json    optional JSON object (NULL for defaults; camelCase, unknown keys
- *                      refused): `env` (`{"NAME": "value"}` added to the inherited
- *                      environment), `envClear` (default false), `cwd`, `stderr`
- *                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
- *                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL;
- *                      default 2000 each).
+ *                      refused): `env` (`{"NAME": "value"}`
+ *                      added to the inherited environment), `envClear`, `cwd`, `stderr`
+ *                      (`"inherit"` (default), `"null"`, `"capture"`: the last 64 KiB are
+ *                      kept for `mcp_client_stderr`), `closeGraceMs` [5000: after closing
+ *                      the server's stdin, `mcp_client_close` waits this long before SIGTERM;
+ *                      longer than an mcpcore server's 2000 ms `shutdownGraceMs`], `termGraceMs`
+ *                      [2000: then this long before SIGKILL].
  * @param spawn_len     length of `spawn_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -744,6 +789,25 @@ mcp_status_t mcp_client_server_capabilities_json(const mcp_client_t *client, cha
 mcp_status_t mcp_client_instructions(const mcp_client_t *client, char **text_out, mcp_error_t **error_out);
 
 /**
+ * What the stdio server wrote to its standard error, when it was started with
+ * `"stderr": "capture"` (see `mcp_client_connect_stdio`): the last 64 KiB, oldest first, as
+ * UTF-8 (invalid bytes and NUL bytes become U+FFFD). NULL is written to `text_out` when the
+ * client does not capture (another `stderr` mode, or an HTTP client). The capture keeps
+ * running until the server exits, also after `mcp_client_close`.
+ *
+ * @param client     the client.
+ * @param text_out   receives the text (owned by the caller) or NULL.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free a non-NULL string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_stderr(const mcp_client_t *client, char **text_out, mcp_error_t **error_out);
+
+/**
  * The raw result of the negotiation: the `InitializeResult` (legacy) or the `DiscoverResult`
  * (modern) as JSON.
  *
@@ -829,8 +893,9 @@ mcp_status_t mcp_client_builder_new(const char *name, size_t name_len, const cha
 /**
  * Choose how the era is negotiated (default `MCP_CONNECT_MODE_AUTO`).
  *
- * @param builder  the builder.
- * @param mode     one of `mcp_connect_mode_t` (passed as `int`).
+ * @param builder    the builder.
+ * @param mode       one of `mcp_connect_mode_t` (passed as `int`).
+ * @param error_out  optional detailed error.
  *
  * **Ownership**: borrows `builder`.
  *
@@ -838,7 +903,7 @@ mcp_status_t mcp_client_builder_new(const char *name, size_t name_len, const cha
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (unknown mode).
  */
-mcp_status_t mcp_client_builder_mode(mcp_client_builder_t *builder, int32_t mode);
+mcp_status_t mcp_client_builder_mode(mcp_client_builder_t *builder, int32_t mode, mcp_error_t **error_out);
 
 /**
  * Default timeout of every request of this client (0 = none, the default; the discovery probe
@@ -1066,8 +1131,9 @@ mcp_status_t mcp_call_options_on_progress(mcp_call_options_t *options, mcp_progr
  * Per-request log level on modern connections (`io.modelcontextprotocol/logLevel`; overrides
  * the client default). Ignored on legacy connections (use `logging/setLevel` there).
  *
- * @param options  the options.
- * @param level    one of `mcp_log_level_t` (passed as `int`).
+ * @param options    the options.
+ * @param level      one of `mcp_log_level_t` (passed as `int`).
+ * @param error_out  optional detailed error.
  *
  * **Ownership**: borrows `options`.
  *
@@ -1075,7 +1141,7 @@ mcp_status_t mcp_call_options_on_progress(mcp_call_options_t *options, mcp_progr
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (unknown level).
  */
-mcp_status_t mcp_call_options_log_level(mcp_call_options_t *options, int32_t level);
+mcp_status_t mcp_call_options_log_level(mcp_call_options_t *options, int32_t level, mcp_error_t **error_out);
 
 /**
  * Extra `_meta` entries for every request made with these options (a JSON object; replaces
@@ -1287,7 +1353,7 @@ mcp_status_t mcp_client_list_all_blocking(const mcp_client_t *client, int32_t ki
  * Call a tool (`tools/call`). Modern `input_required` rounds are answered by the registered client handlers; `structuredContent` is checked against the tool's `outputSchema` when a listing made it known.
  *
  * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
- * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) as `result_json`, or
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure, and arguments that fail its `inputSchema` (TOOL-07), are results with `isError` true, not error statuses; a modern server's results also carry `resultType` and `_meta` `io.modelcontextprotocol/serverInfo`) as `result_json`, or
  * with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
  * data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
  * answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,
@@ -1843,7 +1909,9 @@ const char *mcp_request_state(const mcp_request_t *request, size_t *len_out);
  *
  * @param responder    the responder (consumed, even on error).
  * @param result_json  the result as JSON text (UTF-8, `result_len` bytes, no NUL needed), e.g.
- *                     a `CallToolResult` `{"content":[...]}` for a tool.
+ *                     a `CallToolResult` `{"content":[...]}` for a tool. Core completes it for
+ *                     the wire: `resultType`, `_meta` serverInfo and cache hints on the modern
+ *                     era, output-schema checks for tools.
  * @param result_len   length of `result_json` in bytes.
  *
  * **Ownership**: consumes `responder` in every case; `result_json` is copied.
@@ -1893,8 +1961,10 @@ mcp_status_t mcp_responder_error(mcp_responder_t *responder, int64_t code, const
  *
  * **Thread safety**: any thread.
  *
- * **Errors**: `MCP_STATUS_INVALID_ARGUMENT` (both inputs NULL), `MCP_STATUS_INVALID_UTF8`,
- * `MCP_STATUS_INVALID_JSON` (not an object), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`.
+ * **Errors**: `MCP_STATUS_INVALID_ARGUMENT` (both inputs NULL, or a request core refuses: an
+ * unknown method, missing params, an unknown elicitation mode; the peer gets -32603),
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON` (not an object), `MCP_STATUS_CANCELLED`,
+ * `MCP_STATUS_CLOSED`.
  */
 mcp_status_t mcp_responder_input_required(mcp_responder_t *responder, const char *requests_json, size_t requests_len, const char *state, size_t state_len);
 
@@ -2061,8 +2131,9 @@ mcp_status_t mcp_runtime_new(size_t worker_threads, mcp_runtime_t **runtime_out,
  *
  * **Ownership**: consumes `runtime`.
  *
- * **Thread safety**: any thread, but must not be called from inside a callback (it would join
- * the thread it runs on; in that case the threads are stopped without being joined).
+ * **Thread safety**: any thread, including inside a callback, where it never blocks: if that
+ * releases the last reference, the worker threads are stopped without being joined (joining
+ * would wait for the very thread the callback runs on).
  *
  * **Errors**: none.
  */
@@ -2189,19 +2260,24 @@ void mcp_string_free(char *s);
  * @param addr          UTF-8 socket address `host:port`; port 0 picks a free port.
  * @param addr_len      length of `addr`.
  * @param options_json  optional JSON object (NULL for defaults): core's `HttpOptions` shape,
- *                      every key optional (defaults in brackets): `path` ["/mcp"; "" = any],
- *                      `allowedOrigins` and `allowedHosts` ["auto"; or "localhost", "any", a
- *                      list], `legacy` [true], `statelessLegacy` [false], `maxSessions`
- *                      [10000], `sessionIdleTimeoutMs` [1800000],
+ *                      every key optional (defaults in brackets, as JSON): `path` ["/mcp";
+ *                      "" = any path], `allowedOrigins` ["auto"; or "localhost", "any", a
+ *                      list], `allowedHosts` ["auto"; likewise], `legacy` [true],
+ *                      `statelessLegacy` [false], `maxSessions` [10000],
+ *                      `sessionIdleTimeoutMs` [1800000: an idle legacy session is reaped],
  *                      `uninitializedSessionTimeoutMs` [10000: a session that never sends
- *                      `notifications/initialized` is reaped], `replayBuffer` [64], `sseRetryMs`
- *                      [1000], `maxListenStreams` [1000], `keepaliveMs` [15000; 0 = off],
- *                      `shutdownDeadlineMs` [5000], `headerReadTimeoutMs` [30000],
- *                      `bodyReadTimeoutMs` [60000; then 408], `connectionIdleTimeoutMs`
- *                      [120000], `writeStallTimeoutMs` [30000: a peer that stops reading is
- *                      cut off], `maxConnections` [512; further connections wait in the
- *                      backlog]. Unknown keys and wrong types: `MCP_STATUS_INVALID_JSON`;
- *                      values out of range: `MCP_STATUS_INVALID_ARGUMENT`.
+ *                      `notifications/initialized` is reaped], `replayBuffer` [64],
+ *                      `sseRetryMs` [1000], `maxListenStreams` [1000], `keepaliveMs` [15000;
+ *                      0 = off], `shutdownDeadlineMs` [5000: on `mcp_listener_free` or server
+ *                      shutdown, requests in flight get this long; then each is answered 503
+ *                      with a JSON-RPC error, `data.reason` "shutdown"], `headerReadTimeoutMs`
+ *                      [30000], `bodyReadTimeoutMs` [60000; then 408],
+ *                      `connectionIdleTimeoutMs` [120000], `writeStallTimeoutMs` [30000: a
+ *                      peer that stops reading is cut off], `maxConnections` [512; further
+ *                      connections wait in the backlog]. Unknown keys and wrong types:
+ *                      `MCP_STATUS_INVALID_JSON`; values out of range:
+ *                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
+ *                      are the server's `limits` (`mcp_server_builder_options_json`).
  * @param options_len   length of `options_json`.
  * @param listener_out  receives the listener on success.
  * @param error_out     optional detailed error.
@@ -2232,7 +2308,8 @@ uint16_t mcp_listener_port(const mcp_listener_t *listener);
 
 /**
  * Stop accepting connections, shut down gracefully (in-flight requests get up to
- * `shutdownDeadlineMs`), and free the listener. NULL is a no-op. Blocks until done, except on a
+ * `shutdownDeadlineMs`; one still running then is answered 503 with a JSON-RPC error, which a
+ * C client reports as `MCP_STATUS_CLOSED`), and free the listener. NULL is a no-op. Blocks until done, except on a
  * runtime thread, where the shutdown continues in the background.
  *
  * @param listener  the listener.

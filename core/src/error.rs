@@ -182,6 +182,27 @@ impl ErrorObject {
         )
         .with_data(serde_json::json!({"reason": "busy", "maxInflight": max_inflight}))
     }
+    /// The server stopped before the request finished (its graceful shutdown deadline passed):
+    /// -32603 with `data.reason = "shutdown"`. Like [`Self::server_busy`] this uses the standard
+    /// internal-error code because the spec defines none for it; the request was cancelled and
+    /// its effects are unknown. mcpcore's client reports it as a closed connection.
+    pub fn server_shutting_down() -> Self {
+        Self::new(
+            codes::INTERNAL_ERROR,
+            "Server shutting down: the request was cancelled",
+        )
+        .with_data(serde_json::json!({"reason": "shutdown"}))
+    }
+    /// True for [`Self::server_shutting_down`].
+    pub fn is_server_shutdown(&self) -> bool {
+        self.code == codes::INTERNAL_ERROR
+            && self
+                .data
+                .as_ref()
+                .and_then(|d| d.get("reason"))
+                .and_then(Value::as_str)
+                == Some("shutdown")
+    }
     /// The generic -32603: never carries internal detail.
     pub fn internal() -> Self {
         Self::new(codes::INTERNAL_ERROR, "Internal error")

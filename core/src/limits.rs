@@ -2,6 +2,9 @@
 
 use std::time::Duration;
 
+/// Default of [`Limits::shutdown_grace`].
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// Limits applied by servers (and, where it makes sense, clients).
 ///
 /// JSON shape (C ABI, bindings; see [`crate::options`]): the field names in camelCase, durations
@@ -50,7 +53,7 @@ impl Default for Limits {
             max_json_depth: 64,
             max_batch_len: 100,
             max_inflight: 10_000,
-            shutdown_grace: Duration::from_secs(2),
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             peer_request_timeout: Duration::from_secs(600),
             max_outbound_queue: 1000,
             max_outbound_bytes: 8 * 1024 * 1024,

@@ -1,7 +1,8 @@
 //! One JSON shape for options, shared by the C ABI and the language bindings so none of them
 //! maps fields by hand: camelCase keys, unknown keys refused, durations as whole milliseconds in
 //! keys ending `Ms` (`Us` for microseconds). A JSON object is applied as a patch: keys it names
-//! replace the current values, the others keep theirs (defaults, or what was set before).
+//! replace the current values, the others keep theirs (defaults, or what was set before). Nested
+//! option objects (`limits` and `requestState` of the server options) are patches themselves.
 //!
 //! ```
 //! use mcpcore::{options::apply_json, Limits};
@@ -40,6 +41,9 @@ pub trait JsonOptions: Serialize + DeserializeOwned {
     /// Copy from `from` the fields that have no JSON form (keys, shared stores), which a patch
     /// must keep.
     fn keep_unrepresented(&mut self, _from: &Self) {}
+    /// Keys whose values are option objects themselves: a patch naming one patches that object
+    /// key by key instead of replacing it.
+    const NESTED: &'static [&'static str] = &[];
 }
 
 /// Apply the JSON object `patch` to `target` (see the [module docs](self)), then run its range
@@ -78,7 +82,16 @@ fn patched<T: JsonOptions>(target: &T, patch: &Value) -> Result<T, OptionsError>
         }
     };
     for (k, v) in patch {
-        current.insert(k.clone(), v.clone());
+        match (current.get_mut(k), v) {
+            (Some(Value::Object(inner)), Value::Object(p)) if T::NESTED.contains(&k.as_str()) => {
+                for (ik, iv) in p {
+                    inner.insert(ik.clone(), iv.clone());
+                }
+            }
+            _ => {
+                current.insert(k.clone(), v.clone());
+            }
+        }
     }
     let mut next: T = serde_json::from_value(Value::Object(current)).map_err(|e| classify(&e))?;
     next.keep_unrepresented(target);

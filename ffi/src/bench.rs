@@ -12,7 +12,7 @@ use mcpcore::transport::NullOutbound;
 use mcpcore::{handler_fn, HandlerError, Id, Server, Tool};
 use serde_json::{json, Map, Value};
 use std::ffi::c_void;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::request::{mcp_request_params_json, mcp_request_t};
@@ -92,12 +92,8 @@ fn handler_overhead() {
         )
         .build()
         .expect("rust server");
-    let c_handler = CHandler::new(
-        Some(c_echo),
-        UserData::new(std::ptr::null_mut(), None),
-        Arc::new(OnceLock::new()),
-    )
-    .expect("handler");
+    let c_handler =
+        CHandler::new(Some(c_echo), UserData::new(std::ptr::null_mut(), None)).expect("handler");
     let c = Server::builder("bench", "1")
         .tool(echo_tool(), c_handler)
         .build()

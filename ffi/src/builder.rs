@@ -2,13 +2,14 @@
 //!
 //! Registrations take `user_data` plus an optional `free_user_data`; ownership of `user_data`
 //! passes to the engine in every case, so on any failure `free_user_data` has already run when
-//! the function returns. Registration problems core detects (duplicate names, bad schemas,
-//! unparsable URI templates) are reported by `mcp_server_builder_build`.
+//! the function returns. Core parses every definition (so a C definition gets the defaults a
+//! Rust one gets) and refuses a registration at once when it would fail the build: a name
+//! already taken, empty or holding a control character, a schema that does not compile, an
+//! unparsable URI template.
 
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::ffi::{c_char, c_void};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use mcpcore::{Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
 
@@ -19,39 +20,11 @@ use crate::runtime::mcp_runtime_t;
 use crate::server::{mcp_server_t, ServerState};
 use crate::status::mcp_status_t;
 use crate::string::{json_object_arg, str_arg};
-use crate::trampoline::{mcp_free_fn, mcp_handler_fn, CHandler, ConcurrencyLimit, UserData};
+use crate::trampoline::{mcp_free_fn, mcp_handler_fn, CHandler, UserData};
 
 /// A server under construction. Single-threaded: use it from one thread at a time.
 pub struct mcp_server_builder_t {
     builder: Option<ServerBuilder>,
-    limit: ConcurrencyLimit,
-    max_concurrency: usize,
-}
-
-/// Options accepted by `mcp_server_builder_options_json` (camelCase, unknown keys refused).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct OptionsJson {
-    title: Option<String>,
-    description: Option<String>,
-    website_url: Option<String>,
-    icons: Option<Value>,
-    instructions: Option<String>,
-    page_size: Option<usize>,
-    logging: Option<bool>,
-    tools_list_changed: Option<bool>,
-    prompts_list_changed: Option<bool>,
-    resources_list_changed: Option<bool>,
-    resources_subscribe: Option<bool>,
-    cache_ttl_ms: Option<u64>,
-    cache_scope: Option<String>,
-    legacy_cache_hints: Option<bool>,
-    extensions: Option<Map<String, Value>>,
-    max_concurrency: Option<usize>,
-    /// core's `Limits` JSON shape (`mcpcore::options`), applied as a patch.
-    limits: Option<Value>,
-    /// core's `RequestStateOptions` JSON shape, applied as a patch.
-    request_state: Option<Value>,
 }
 
 impl mcp_server_builder_t {
@@ -68,77 +41,6 @@ impl mcp_server_builder_t {
             .ok_or_else(|| FfiError::invalid("builder already used"))?;
         self.builder = Some(f(b));
         Ok(())
-    }
-
-    fn apply_options(&mut self, o: OptionsJson) -> Result<(), FfiError> {
-        if let Some(scope) = &o.cache_scope {
-            if scope != "public" && scope != "private" {
-                return Err(FfiError::invalid(
-                    "cacheScope must be \"public\" or \"private\"",
-                ));
-            }
-        }
-        if let Some(n) = o.max_concurrency {
-            self.max_concurrency = n;
-        }
-        if let Some(l) = &o.limits {
-            // The shape is checked before anything is applied, so a refused call changes
-            // nothing; values out of range are reported by `mcp_server_builder_build`.
-            mcpcore::options::merge_json(&mut mcpcore::Limits::default(), l)
-                .map_err(|e| FfiError::options("limits", &e))?;
-        }
-        if let Some(r) = &o.request_state {
-            mcpcore::options::apply_json(&mut mcpcore::server::RequestStateOptions::default(), r)
-                .map_err(|e| FfiError::options("requestState", &e))?;
-        }
-        self.map(|b| {
-            b.options(|opts| {
-                let info = &mut opts.server_info;
-                info.title = o.title.or(info.title.take());
-                info.description = o.description.or(info.description.take());
-                info.website_url = o.website_url.or(info.website_url.take());
-                info.icons = o.icons.or(info.icons.take());
-                if let Some(i) = o.instructions {
-                    opts.instructions = Some(i);
-                }
-                if let Some(p) = o.page_size {
-                    opts.page_size = Some(p);
-                }
-                set(&mut opts.logging, o.logging);
-                set(&mut opts.tools_list_changed, o.tools_list_changed);
-                set(&mut opts.prompts_list_changed, o.prompts_list_changed);
-                set(&mut opts.resources_list_changed, o.resources_list_changed);
-                set(&mut opts.resources_subscribe, o.resources_subscribe);
-                set(&mut opts.legacy_cache_hints, o.legacy_cache_hints);
-                set(&mut opts.cache_hints.ttl_ms, o.cache_ttl_ms);
-                if let Some(s) = o.cache_scope {
-                    opts.cache_hints.scope = if s == "public" { "public" } else { "private" };
-                }
-                if let Some(e) = o.extensions {
-                    opts.extensions = e;
-                }
-                if let Some(l) = &o.limits {
-                    let _ = mcpcore::options::merge_json(&mut opts.limits, l);
-                }
-                if let Some(r) = &o.request_state {
-                    let _ = mcpcore::options::merge_json(&mut opts.request_state, r);
-                }
-            })
-        })
-    }
-
-    fn handler(
-        &self,
-        handler: mcp_handler_fn,
-        data: UserData,
-    ) -> Result<Arc<dyn mcpcore::Handler>, FfiError> {
-        Ok(Arc::new(CHandler::new(handler, data, self.limit.clone())?))
-    }
-}
-
-fn set<T>(slot: &mut T, v: Option<T>) {
-    if let Some(v) = v {
-        *slot = v;
     }
 }
 
@@ -157,17 +59,19 @@ fn register(
         // SAFETY: builder is NULL or a live builder used by this thread only (contract).
         let b = unsafe { handle::borrow_mut(builder, "builder") }?;
         b.inner()?;
-        let h = b.handler(handler, data)?;
+        let h: Arc<dyn mcpcore::Handler> = Arc::new(CHandler::new(handler, data)?);
         f(b, h)
     })
 }
 
-fn definition<T: serde::de::DeserializeOwned>(
-    v: Map<String, Value>,
-    what: &str,
-) -> Result<T, FfiError> {
-    serde_json::from_value(Value::Object(v))
-        .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
+/// A definition core could not parse: the argument's JSON has the wrong shape.
+fn bad_definition(what: &'static str) -> impl Fn(mcpcore::protocol::DefinitionError) -> FfiError {
+    move |e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}"))
+}
+
+/// A registration core refused (the handler, and with it the user data, is already released).
+fn refused(e: mcpcore::server::BuildError) -> FfiError {
+    FfiError::invalid(e.to_string())
 }
 
 /// Start building a server.
@@ -202,8 +106,6 @@ pub extern "C" fn mcp_server_builder_new(
         let version = unsafe { str_arg(version, version_len, "version") }?;
         let b = handle::into_raw(mcp_server_builder_t {
             builder: Some(ServerBuilder::new(name, version)),
-            limit: Arc::new(OnceLock::new()),
-            max_concurrency: 0,
         });
         // SAFETY: builder_out is non-NULL (checked) and writable.
         unsafe { builder_out.write(b) };
@@ -239,9 +141,10 @@ pub extern "C" fn mcp_server_builder_instructions(
     })
 }
 
-/// Limit how many handler calls of this server run at once (0 = unlimited, the default). With 1,
-/// C handlers never run concurrently, so they need not be reentrant. A call holds its slot until
-/// its responder is consumed.
+/// Limit how many handler calls of this server run at once, across all its connections (0 =
+/// unlimited, the default; the same as the `maxConcurrency` option). Calls over the limit wait
+/// for a slot; they are not refused. With 1, C handlers never run concurrently, so they need
+/// not be reentrant. A call holds its slot until its responder is consumed.
 ///
 /// @param builder  the builder.
 /// @param n        the limit.
@@ -258,26 +161,41 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ) -> mcp_status_t {
     status_guard(std::ptr::null_mut(), || {
         // SAFETY: builder is NULL or live (contract).
-        unsafe { handle::borrow_mut(builder, "builder") }?.max_concurrency = n;
-        Ok(())
+        let b = unsafe { handle::borrow_mut(builder, "builder") }?;
+        b.map(|sb| sb.options(|o| o.max_concurrency = (n > 0).then_some(n)))
     })
 }
 
-/// Set options from a JSON object (camelCase; unknown keys are refused). Keys: `title`,
-/// `description`, `websiteUrl`, `icons`, `instructions`, `pageSize`, `logging`,
-/// `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, `resourcesSubscribe`,
-/// `cacheTtlMs`, `cacheScope` (`"public"`/`"private"`), `legacyCacheHints`, `extensions`,
-/// `maxConcurrency`, and `limits`: core's `Limits` shape, a patch over the defaults, every key
-/// optional — `maxMessageBytes` (4194304), `maxJsonDepth` (64), `maxBatchLen` (100),
-/// `maxInflight` (10000; past it a request gets -32603 "server busy"), `shutdownGraceMs` (2000),
-/// `peerRequestTimeoutMs` (600000), `maxOutboundQueue` (1000 messages), `maxOutboundBytes`
-/// (8388608; stdio stops reading input while this much output is unread), `maxMrtrRounds` (8),
-/// `stdioIdleSpinUs` (50); and `requestState` (modern `input_required` rounds, MRTR-06):
-/// `seal` (true), `ttlMs` (300000), `audience` (none), `singleUse` (true: a sealed state is
-/// accepted once, a replay gets -32602), `replayCacheCapacity` (100000); a `requestState`
-/// value out of range is refused at once with `MCP_STATUS_INVALID_ARGUMENT`. An unknown key or a wrong type is refused with
-/// `MCP_STATUS_INVALID_JSON` and nothing is applied; a zero limit is reported by
-/// `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
+/// Set options from a JSON object: core's `ServerOptions` shape (camelCase keys, durations in
+/// milliseconds as `...Ms`), applied as a patch: keys not named keep their values, and the
+/// nested `limits` and `requestState` objects are patches too. Every key, with its default in
+/// brackets (as JSON):
+/// - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
+///   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
+/// - `instructions` [null]; `pageSize` [null: every list in one page];
+/// - capabilities: `logging` [true], `toolsListChanged` [true], `promptsListChanged` [true],
+///   `resourcesListChanged` [true], `resourcesSubscribe` [true], `extensions` [{}];
+/// - cache hints on modern results: `cacheTtlMs` [0], `cacheScope` ["private"; or "public"],
+///   `legacyCacheHints` [false: none on legacy results];
+/// - `maxConcurrency` [null: unlimited; 0 too]: handler calls running at once, the rest wait
+///   (as `mcp_server_builder_max_concurrency`);
+/// - `legacyInputShim` [true: `input_required` on legacy sessions becomes real server requests],
+///   `stampServerInfo` [true: modern results carry `_meta` serverInfo];
+/// - `limits`: `maxMessageBytes` [4194304], `maxJsonDepth` [64], `maxBatchLen` [100],
+///   `maxInflight` [10000: per connection or session; past it a request gets -32603 "Server
+///   busy"], `shutdownGraceMs` [2000: after stdin EOF or `mcp_server_shutdown`, requests in
+///   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
+///   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
+///   stops reading input while this much output is unread], `maxMrtrRounds` [8],
+///   `stdioIdleSpinUs` [50];
+/// - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
+///   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
+///   `replayCacheCapacity` [100000].
+///
+/// An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
+/// range (a bad `cacheScope`, a negative number, a `requestState` value) with
+/// `MCP_STATUS_INVALID_ARGUMENT`; nothing is applied then. A zero limit or `pageSize` is
+/// reported by `mcp_server_builder_build` (`MCP_STATUS_INVALID_ARGUMENT`).
 ///
 /// @param builder    the builder.
 /// @param json       UTF-8 JSON object.
@@ -301,9 +219,10 @@ pub extern "C" fn mcp_server_builder_options_json(
         // SAFETY: builder is NULL or live (contract).
         let b = unsafe { handle::borrow_mut(builder, "builder") }?;
         // SAFETY: json is NULL or valid for json_len bytes.
-        let obj = unsafe { json_object_arg(json, json_len, "options") }?;
-        let o: OptionsJson = definition(obj, "options")?;
-        b.apply_options(o)
+        let patch = Value::Object(unsafe { json_object_arg(json, json_len, "options") }?);
+        let mut outcome = Ok(());
+        b.map(|sb| sb.options(|o| outcome = mcpcore::options::apply_json(o, &patch)))?;
+        outcome.map_err(|e| FfiError::options("options", &e))
     })
 }
 
@@ -312,10 +231,12 @@ pub extern "C" fn mcp_server_builder_options_json(
 /// @param builder         the builder.
 /// @param tool_json       the tool definition as listed by `tools/list`: `{"name": ...,
 ///                        "description": ..., "inputSchema": {...}, "outputSchema": {...},
-///                        "annotations": {...}}`; `inputSchema` defaults to an object schema
-///                        without properties. Core validates arguments against `inputSchema`
-///                        before the handler runs and `structuredContent` against `outputSchema`
-///                        after.
+///                        "annotations": {...}}`; without `inputSchema` the tool takes no
+///                        arguments (`{"type": "object", "additionalProperties": false}`, as
+///                        core's `Tool::new`). Core validates arguments against `inputSchema`
+///                        before the handler runs (arguments that fail it are answered with an
+///                        `isError` result naming the problem, TOOL-07, and the handler is not
+///                        called) and `structuredContent` against `outputSchema` after.
 /// @param tool_len        length of `tool_json`.
 /// @param handler         the C handler; its params are the tool's `arguments` object.
 /// @param user_data       passed to every call of `handler`.
@@ -328,8 +249,10 @@ pub extern "C" fn mcp_server_builder_options_json(
 /// **Thread safety**: the builder's thread. `handler` will be called on runtime threads,
 /// possibly concurrently.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
-/// Schema and duplicate-name problems are reported by `mcp_server_builder_build`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+/// (not a tool definition), `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or
+/// with a control character such as NUL; a schema that does not compile, or an `x-mcp-header`
+/// declaration HTTP-14 refuses). A refused tool is not registered; the builder stays usable.
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_tool(
     builder: *mut mcp_server_builder_t,
@@ -348,12 +271,9 @@ pub extern "C" fn mcp_server_builder_add_tool(
         error_out,
         |b, h| {
             // SAFETY: tool_json is NULL or valid for tool_len bytes (contract).
-            let mut def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
-            def.entry("inputSchema")
-                .or_insert_with(|| serde_json::json!({"type": "object"}));
-            let tool: Tool = definition(def, "tool_json")?;
-            b.inner()?.add_tool(tool, h);
-            Ok(())
+            let def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
+            let tool = Tool::from_json(Value::Object(def)).map_err(bad_definition("tool_json"))?;
+            b.inner()?.add_tool(tool, h).map_err(refused)
         },
     )
 }
@@ -374,7 +294,8 @@ pub extern "C" fn mcp_server_builder_add_tool(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a name already registered, empty or with a control character).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_prompt(
     builder: *mut mcp_server_builder_t,
@@ -394,9 +315,9 @@ pub extern "C" fn mcp_server_builder_add_prompt(
         |b, h| {
             // SAFETY: prompt_json is NULL or valid for prompt_len bytes (contract).
             let def = unsafe { json_object_arg(prompt_json, prompt_len, "prompt_json") }?;
-            let prompt: Prompt = definition(def, "prompt_json")?;
-            b.inner()?.add_prompt(prompt, h);
-            Ok(())
+            let prompt =
+                Prompt::from_json(Value::Object(def)).map_err(bad_definition("prompt_json"))?;
+            b.inner()?.add_prompt(prompt, h).map_err(refused)
         },
     )
 }
@@ -416,7 +337,8 @@ pub extern "C" fn mcp_server_builder_add_prompt(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_resource(
     builder: *mut mcp_server_builder_t,
@@ -436,9 +358,9 @@ pub extern "C" fn mcp_server_builder_add_resource(
         |b, h| {
             // SAFETY: resource_json is NULL or valid for resource_len bytes (contract).
             let def = unsafe { json_object_arg(resource_json, resource_len, "resource_json") }?;
-            let r: Resource = definition(def, "resource_json")?;
-            b.inner()?.add_resource(r, h);
-            Ok(())
+            let r =
+                Resource::from_json(Value::Object(def)).map_err(bad_definition("resource_json"))?;
+            b.inner()?.add_resource(r, h).map_err(refused)
         },
     )
 }
@@ -458,8 +380,9 @@ pub extern "C" fn mcp_server_builder_add_resource(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`;
-/// an unparsable template is reported by `mcp_server_builder_build`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a template already registered, empty, with a control
+/// character, or unparsable).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_resource_template(
     builder: *mut mcp_server_builder_t,
@@ -479,9 +402,9 @@ pub extern "C" fn mcp_server_builder_add_resource_template(
         |b, h| {
             // SAFETY: template_json is NULL or valid for template_len bytes (contract).
             let def = unsafe { json_object_arg(template_json, template_len, "template_json") }?;
-            let t: ResourceTemplate = definition(def, "template_json")?;
-            b.inner()?.add_resource_template(t, h);
-            Ok(())
+            let t = ResourceTemplate::from_json(Value::Object(def))
+                .map_err(bad_definition("template_json"))?;
+            b.inner()?.add_resource_template(t, h).map_err(refused)
         },
     )
 }
@@ -515,7 +438,7 @@ pub extern "C" fn mcp_server_builder_set_completion(
         user_data,
         free_user_data,
         error_out,
-        |b, h| b.map(|sb| sb.completion(SharedHandler(h))),
+        |b, h| b.map(|sb| sb.completion(h)),
     )
 }
 
@@ -533,8 +456,9 @@ pub extern "C" fn mcp_server_builder_set_completion(
 ///
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`; a built-in or duplicate
-/// name is reported by `mcp_server_builder_build`.
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (a built-in MCP method, a name already registered, empty or
+/// with a control character such as NUL).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_method(
     builder: *mut mcp_server_builder_t,
@@ -554,23 +478,9 @@ pub extern "C" fn mcp_server_builder_add_method(
         |b, h| {
             // SAFETY: method is NULL or valid for method_len bytes (contract).
             let name = unsafe { str_arg(method, method_len, "method") }?.to_owned();
-            b.inner()?.add_method(name, h);
-            Ok(())
+            b.inner()?.add_method(name, h).map_err(refused)
         },
     )
-}
-
-/// Forwards to a shared handler (core's `completion` takes a handler by value).
-struct SharedHandler(Arc<dyn mcpcore::Handler>);
-
-impl mcpcore::Handler for SharedHandler {
-    fn call(
-        &self,
-        ctx: mcpcore::RequestContext,
-        params: Value,
-    ) -> mcpcore::BoxFuture<Result<mcpcore::Outcome, mcpcore::HandlerError>> {
-        self.0.call(ctx, params)
-    }
 }
 
 /// Consumes the builder: validate everything and build a server that runs on `runtime`.
@@ -587,8 +497,8 @@ impl mcpcore::Handler for SharedHandler {
 ///
 /// **Thread safety**: the builder's thread; the server is thread-safe.
 ///
-/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (duplicate names,
-/// invalid schema, bad template, out-of-range option or limit).
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (an out-of-range
+/// option or limit).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_build(
     builder: *mut mcp_server_builder_t,
@@ -596,22 +506,18 @@ pub extern "C" fn mcp_server_builder_build(
     server_out: *mut *mut mcp_server_t,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    status_guard(error_out, || {
-        // SAFETY: builder is NULL or owned by the caller, consumed here (contract).
-        let b = unsafe { handle::take(builder) }.ok_or_else(|| FfiError::null("builder"))?;
+    // Taken before anything can fail, so the builder is consumed on every path.
+    // SAFETY: builder is NULL or owned by the caller, consumed here (contract).
+    let b = unsafe { handle::take(builder) };
+    status_guard(error_out, move || {
+        let b = b.ok_or_else(|| FfiError::null("builder"))?;
         // SAFETY: runtime is NULL or live (contract).
         let rt = unsafe { handle::borrow(runtime, "runtime") }?;
         handle::require_out(server_out, "server_out")?;
-        let mcp_server_builder_t {
-            builder,
-            limit,
-            max_concurrency,
-        } = *b;
-        let sb = builder.ok_or_else(|| FfiError::invalid("builder already used"))?;
+        let sb = b
+            .builder
+            .ok_or_else(|| FfiError::invalid("builder already used"))?;
         let server = sb.build().map_err(FfiError::from)?;
-        if max_concurrency > 0 {
-            let _ = limit.set(Arc::new(tokio::sync::Semaphore::new(max_concurrency)));
-        }
         let s = handle::into_raw(mcp_server_t {
             inner: Arc::new(ServerState::new(server, rt.inner.clone())),
         });

@@ -136,11 +136,13 @@ fn finish_connect(
 ///                      NUL-terminated string.
 /// @param argc          number of arguments.
 /// @param spawn_json    optional JSON object (NULL for defaults; camelCase, unknown keys
-///                      refused): `env` (`{"NAME": "value"}` added to the inherited
-///                      environment), `envClear` (default false), `cwd`, `stderr`
-///                      (`"inherit"` (default), `"null"`, `"capture"`), `closeGraceMs`,
-///                      `termGraceMs` (how `mcp_client_close` waits before SIGTERM / SIGKILL;
-///                      default 2000 each).
+///                      refused): `env` (`{"NAME": "value"}`
+///                      added to the inherited environment), `envClear`, `cwd`, `stderr`
+///                      (`"inherit"` (default), `"null"`, `"capture"`: the last 64 KiB are
+///                      kept for `mcp_client_stderr`), `closeGraceMs` [5000: after closing
+///                      the server's stdin, `mcp_client_close` waits this long before SIGTERM;
+///                      longer than an mcpcore server's 2000 ms `shutdownGraceMs`], `termGraceMs`
+///                      [2000: then this long before SIGKILL].
 /// @param spawn_len     length of `spawn_json`.
 /// @param client_out    receives the client on success.
 /// @param error_out     optional detailed error.
@@ -382,6 +384,34 @@ pub extern "C" fn mcp_client_instructions(
 ) -> mcp_status_t {
     read_owned(client, text_out, error_out, |c| {
         c.instructions().map(Value::String)
+    })
+}
+
+/// What the stdio server wrote to its standard error, when it was started with
+/// `"stderr": "capture"` (see `mcp_client_connect_stdio`): the last 64 KiB, oldest first, as
+/// UTF-8 (invalid bytes and NUL bytes become U+FFFD). NULL is written to `text_out` when the
+/// client does not capture (another `stderr` mode, or an HTTP client). The capture keeps
+/// running until the server exits, also after `mcp_client_close`.
+///
+/// @param client     the client.
+/// @param text_out   receives the text (owned by the caller) or NULL.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`; free a non-NULL string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_stderr(
+    client: *const mcp_client_t,
+    text_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    // An owned C string cannot hold a NUL byte, and a server may write one.
+    read_owned(client, text_out, error_out, |c| {
+        c.captured_stderr()
+            .map(|t| Value::String(t.replace('\0', "\u{fffd}")))
     })
 }
 

@@ -131,8 +131,9 @@ pub extern "C" fn mcp_client_builder_new(
 
 /// Choose how the era is negotiated (default `MCP_CONNECT_MODE_AUTO`).
 ///
-/// @param builder  the builder.
-/// @param mode     one of `mcp_connect_mode_t` (passed as `int`).
+/// @param builder    the builder.
+/// @param mode       one of `mcp_connect_mode_t` (passed as `int`).
+/// @param error_out  optional detailed error.
 ///
 /// **Ownership**: borrows `builder`.
 ///
@@ -143,8 +144,9 @@ pub extern "C" fn mcp_client_builder_new(
 pub extern "C" fn mcp_client_builder_mode(
     builder: *mut mcp_client_builder_t,
     mode: i32,
+    error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    with_builder(builder, std::ptr::null_mut(), |b| {
+    with_builder(builder, error_out, |b| {
         b.options.mode = self::mode(mode)?;
         Ok(())
     })

@@ -252,8 +252,9 @@ pub extern "C" fn mcp_call_options_on_progress(
 /// Per-request log level on modern connections (`io.modelcontextprotocol/logLevel`; overrides
 /// the client default). Ignored on legacy connections (use `logging/setLevel` there).
 ///
-/// @param options  the options.
-/// @param level    one of `mcp_log_level_t` (passed as `int`).
+/// @param options    the options.
+/// @param level      one of `mcp_log_level_t` (passed as `int`).
+/// @param error_out  optional detailed error.
 ///
 /// **Ownership**: borrows `options`.
 ///
@@ -264,8 +265,9 @@ pub extern "C" fn mcp_call_options_on_progress(
 pub extern "C" fn mcp_call_options_log_level(
     options: *mut mcp_call_options_t,
     level: i32,
+    error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    with_options(options, std::ptr::null_mut(), |o| {
+    with_options(options, error_out, |o| {
         o.log_level = Some(crate::responder::log_level(level)?);
         Ok(())
     })

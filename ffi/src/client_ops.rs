@@ -275,7 +275,7 @@ pub extern "C" fn mcp_client_list_all_blocking(
 /// Call a tool (`tools/call`). Modern `input_required` rounds are answered by the registered client handlers; `structuredContent` is checked against the tool's `outputSchema` when a listing made it known.
 ///
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
-/// when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure is a result with `isError` true, not an error status) as `result_json`, or
+/// when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` (`{"content": [...], "structuredContent": ..., "isError": ...}`; a tool's own failure, and arguments that fail its `inputSchema` (TOOL-07), are results with `isError` true, not error statuses; a modern server's results also carry `resultType` and `_meta` `io.modelcontextprotocol/serverInfo`) as `result_json`, or
 /// with the failure: `MCP_STATUS_PROTOCOL` and the server's JSON-RPC error (code, message,
 /// data) in `error`, `MCP_STATUS_INPUT_REQUIRED` (an `input_required` no registered handler can
 /// answer; the raw result is the error's data), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_CANCELLED`,

@@ -34,10 +34,21 @@ pub(crate) fn ffi_guard<R>(default: R, f: impl FnOnce() -> R) -> R {
 /// Run `f` and turn its outcome into a status. On failure (including a caught panic) a detailed
 /// [`mcp_error_t`] is written to `error_out` when it is not NULL; on success `error_out` is left
 /// untouched.
+///
+/// `*error_out` must be NULL on entry: writing over an error the caller still holds would leak
+/// it, so a non-NULL one refuses the call with `MCP_STATUS_INVALID_ARGUMENT` before `f` runs and
+/// is left as it was. `f` is dropped unrun then, so what it owns (user data, a consumed
+/// builder) is released exactly as on any other failure.
 pub(crate) fn status_guard(
     error_out: *mut *mut mcp_error_t,
     f: impl FnOnce() -> Result<(), FfiError>,
 ) -> mcp_status_t {
+    // SAFETY: error_out is NULL or valid for reading one pointer (contract of every entry point
+    // that takes it; the header requires `*error_out` to be initialized to NULL).
+    if !error_out.is_null() && !unsafe { error_out.read() }.is_null() {
+        tracing::warn!("refused a call whose *error_out was not NULL on entry");
+        return mcp_status_t::InvalidArgument;
+    }
     let outcome = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(payload) => {
@@ -95,12 +106,27 @@ mod tests {
         assert!(v.is_null());
     }
 
+    /// A non-NULL `*error_out` on entry: refused, untouched, and the work is not done (its
+    /// captured ownership is dropped).
     #[test]
-    fn success_leaves_error_out_untouched() {
+    fn a_non_null_error_out_is_refused_untouched() {
         let sentinel = std::ptr::dangling_mut::<mcp_error_t>();
         let mut err = sentinel;
-        assert_eq!(status_guard(&mut err, || Ok(())), mcp_status_t::Ok);
+        let ran = std::cell::Cell::new(false);
+        let st = status_guard(&mut err, || {
+            ran.set(true);
+            Ok(())
+        });
+        assert_eq!(st, mcp_status_t::InvalidArgument);
         assert_eq!(err, sentinel);
+        assert!(!ran.get());
+    }
+
+    #[test]
+    fn success_leaves_error_out_untouched() {
+        let mut err: *mut mcp_error_t = ptr::null_mut();
+        assert_eq!(status_guard(&mut err, || Ok(())), mcp_status_t::Ok);
+        assert!(err.is_null());
     }
 
     #[test]

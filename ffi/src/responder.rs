@@ -145,7 +145,9 @@ impl OwedAnswer for mcp_responder_t {
 ///
 /// @param responder    the responder (consumed, even on error).
 /// @param result_json  the result as JSON text (UTF-8, `result_len` bytes, no NUL needed), e.g.
-///                     a `CallToolResult` `{"content":[...]}` for a tool.
+///                     a `CallToolResult` `{"content":[...]}` for a tool. Core completes it for
+///                     the wire: `resultType`, `_meta` serverInfo and cache hints on the modern
+///                     era, output-schema checks for tools.
 /// @param result_len   length of `result_json` in bytes.
 ///
 /// **Ownership**: consumes `responder` in every case; `result_json` is copied.
@@ -220,8 +222,10 @@ pub extern "C" fn mcp_responder_error(
 ///
 /// **Thread safety**: any thread.
 ///
-/// **Errors**: `MCP_STATUS_INVALID_ARGUMENT` (both inputs NULL), `MCP_STATUS_INVALID_UTF8`,
-/// `MCP_STATUS_INVALID_JSON` (not an object), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`.
+/// **Errors**: `MCP_STATUS_INVALID_ARGUMENT` (both inputs NULL, or a request core refuses: an
+/// unknown method, missing params, an unknown elicitation mode; the peer gets -32603),
+/// `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON` (not an object), `MCP_STATUS_CANCELLED`,
+/// `MCP_STATUS_CLOSED`.
 #[no_mangle]
 pub extern "C" fn mcp_responder_input_required(
     responder: *mut mcp_responder_t,
@@ -245,13 +249,13 @@ pub extern "C" fn mcp_responder_input_required(
                 ))
             }
         };
-        if input_requests.is_empty() && state.is_none() {
-            return Err(FfiError::invalid("input_required needs requests or state"));
-        }
-        Ok(Ok(Outcome::InputRequired(InputRequired {
+        let ir = InputRequired {
             input_requests,
             request_state: state.map(str::to_owned),
-        })))
+        };
+        // Core refuses a malformed outcome anyway; asking it here tells the caller why.
+        ir.validate().map_err(FfiError::invalid)?;
+        Ok(Ok(Outcome::InputRequired(ir)))
     })
 }
 

@@ -98,8 +98,9 @@ pub extern "C" fn mcp_runtime_new(
 ///
 /// **Ownership**: consumes `runtime`.
 ///
-/// **Thread safety**: any thread, but must not be called from inside a callback (it would join
-/// the thread it runs on; in that case the threads are stopped without being joined).
+/// **Thread safety**: any thread, including inside a callback, where it never blocks: if that
+/// releases the last reference, the worker threads are stopped without being joined (joining
+/// would wait for the very thread the callback runs on).
 ///
 /// **Errors**: none.
 #[no_mangle]

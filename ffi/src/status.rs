@@ -51,26 +51,42 @@ pub enum mcp_status {
 /// The status type used in every signature (`MCP_STATUS_*` values of `mcp_status`).
 pub type mcp_status_t = mcp_status;
 
-impl mcp_status {
-    /// Every status, in number order.
-    pub const ALL: [mcp_status_t; 15] = [
-        Self::Ok,
-        Self::NullArgument,
-        Self::InvalidArgument,
-        Self::InvalidUtf8,
-        Self::InvalidJson,
-        Self::Protocol,
-        Self::Transport,
-        Self::Timeout,
-        Self::Cancelled,
-        Self::Closed,
-        Self::LimitExceeded,
-        Self::WouldDeadlock,
-        Self::Panic,
-        Self::Unsupported,
-        Self::InputRequired,
-    ];
+// The C names of the statuses, so the constants below read (and are emitted by cbindgen) as the
+// enum constants C code knows, `MCP_STATUS_OK` and so on.
+use mcp_status::{
+    Cancelled as MCP_STATUS_CANCELLED, Closed as MCP_STATUS_CLOSED,
+    InputRequired as MCP_STATUS_INPUT_REQUIRED, InvalidArgument as MCP_STATUS_INVALID_ARGUMENT,
+    InvalidJson as MCP_STATUS_INVALID_JSON, InvalidUtf8 as MCP_STATUS_INVALID_UTF8,
+    LimitExceeded as MCP_STATUS_LIMIT_EXCEEDED, NullArgument as MCP_STATUS_NULL_ARGUMENT,
+    Ok as MCP_STATUS_OK, Panic as MCP_STATUS_PANIC, Protocol as MCP_STATUS_PROTOCOL,
+    Timeout as MCP_STATUS_TIMEOUT, Transport as MCP_STATUS_TRANSPORT,
+    Unsupported as MCP_STATUS_UNSUPPORTED, WouldDeadlock as MCP_STATUS_WOULD_DEADLOCK,
+};
 
+/// How many statuses there are (the highest number plus one).
+pub const MCP_STATUS_COUNT: usize = 15;
+
+/// Every status in number order, as an array initializer:
+/// `static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;`.
+pub const MCP_STATUS_ALL: [mcp_status_t; MCP_STATUS_COUNT] = [
+    MCP_STATUS_OK,
+    MCP_STATUS_NULL_ARGUMENT,
+    MCP_STATUS_INVALID_ARGUMENT,
+    MCP_STATUS_INVALID_UTF8,
+    MCP_STATUS_INVALID_JSON,
+    MCP_STATUS_PROTOCOL,
+    MCP_STATUS_TRANSPORT,
+    MCP_STATUS_TIMEOUT,
+    MCP_STATUS_CANCELLED,
+    MCP_STATUS_CLOSED,
+    MCP_STATUS_LIMIT_EXCEEDED,
+    MCP_STATUS_WOULD_DEADLOCK,
+    MCP_STATUS_PANIC,
+    MCP_STATUS_UNSUPPORTED,
+    MCP_STATUS_INPUT_REQUIRED,
+];
+
+impl mcp_status {
     /// The status's constant name, NUL-terminated.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -107,7 +123,7 @@ impl mcp_status {
 #[no_mangle]
 pub extern "C" fn mcp_status_str(status: i32) -> *const c_char {
     crate::guard::ffi_guard(c"MCP_STATUS_UNKNOWN".as_ptr(), || {
-        let name = mcp_status_t::ALL
+        let name = MCP_STATUS_ALL
             .iter()
             .find(|s| **s as i32 == status)
             .map_or("MCP_STATUS_UNKNOWN\0", |s| s.name());
@@ -122,7 +138,7 @@ mod tests {
 
     #[test]
     fn numbers_are_stable_and_names_match() {
-        for (i, s) in mcp_status_t::ALL.iter().enumerate() {
+        for (i, s) in MCP_STATUS_ALL.iter().enumerate() {
             assert_eq!(*s as i32, i as i32, "numbers are dense and in order");
             // SAFETY: mcp_status_str returns a static NUL-terminated string.
             let got = unsafe { CStr::from_ptr(mcp_status_str(*s as i32)) };

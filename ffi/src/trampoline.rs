@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
-use std::sync::{Arc, OnceLock};
-use tokio::sync::{oneshot, Semaphore};
+use std::sync::Arc;
+use tokio::sync::oneshot;
 
 use mcpcore::{BoxFuture, Handler, HandlerError, Outcome, RequestContext};
 
@@ -91,30 +91,21 @@ pub(crate) struct CCallback {
     data: UserData,
 }
 
-/// Shared, build-time-fixed concurrency limit for all C handlers of one server.
-pub(crate) type ConcurrencyLimit = Arc<OnceLock<Arc<Semaphore>>>;
-
 /// Core's handler seam implemented by calling a C function.
 pub(crate) struct CHandler {
     cb: Arc<CCallback>,
-    limit: ConcurrencyLimit,
 }
 
 impl CHandler {
     /// Wrap a C handler. Takes ownership of `data` in every case (its finalizer runs when the
     /// handler is dropped, or right away if `func` is NULL).
-    pub(crate) fn new(
-        func: mcp_handler_fn,
-        data: UserData,
-        limit: ConcurrencyLimit,
-    ) -> Result<Self, FfiError> {
+    pub(crate) fn new(func: mcp_handler_fn, data: UserData) -> Result<Self, FfiError> {
         let Some(func) = func else {
             drop(data);
             return Err(FfiError::null("handler"));
         };
         Ok(Self {
             cb: Arc::new(CCallback { func, data }),
-            limit,
         })
     }
 }
@@ -122,16 +113,7 @@ impl CHandler {
 impl Handler for CHandler {
     fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
         let cb = self.cb.clone();
-        let limit = self.limit.get().cloned();
         Box::pin(async move {
-            let _permit = match limit {
-                Some(s) => Some(
-                    s.acquire_owned()
-                        .await
-                        .map_err(|_| HandlerError::internal("server is shutting down"))?,
-                ),
-                None => None,
-            };
             let (tx, rx) = oneshot::channel();
             let request = mcp_request_t::new(&ctx, &params);
             let responder = handle::into_raw(mcp_responder_t::new(tx, ctx.clone(), cb.clone()));

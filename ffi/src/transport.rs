@@ -30,19 +30,24 @@ pub struct mcp_listener_t {
 /// @param addr          UTF-8 socket address `host:port`; port 0 picks a free port.
 /// @param addr_len      length of `addr`.
 /// @param options_json  optional JSON object (NULL for defaults): core's `HttpOptions` shape,
-///                      every key optional (defaults in brackets): `path` ["/mcp"; "" = any],
-///                      `allowedOrigins` and `allowedHosts` ["auto"; or "localhost", "any", a
-///                      list], `legacy` [true], `statelessLegacy` [false], `maxSessions`
-///                      [10000], `sessionIdleTimeoutMs` [1800000],
+///                      every key optional (defaults in brackets, as JSON): `path` ["/mcp";
+///                      "" = any path], `allowedOrigins` ["auto"; or "localhost", "any", a
+///                      list], `allowedHosts` ["auto"; likewise], `legacy` [true],
+///                      `statelessLegacy` [false], `maxSessions` [10000],
+///                      `sessionIdleTimeoutMs` [1800000: an idle legacy session is reaped],
 ///                      `uninitializedSessionTimeoutMs` [10000: a session that never sends
-///                      `notifications/initialized` is reaped], `replayBuffer` [64], `sseRetryMs`
-///                      [1000], `maxListenStreams` [1000], `keepaliveMs` [15000; 0 = off],
-///                      `shutdownDeadlineMs` [5000], `headerReadTimeoutMs` [30000],
-///                      `bodyReadTimeoutMs` [60000; then 408], `connectionIdleTimeoutMs`
-///                      [120000], `writeStallTimeoutMs` [30000: a peer that stops reading is
-///                      cut off], `maxConnections` [512; further connections wait in the
-///                      backlog]. Unknown keys and wrong types: `MCP_STATUS_INVALID_JSON`;
-///                      values out of range: `MCP_STATUS_INVALID_ARGUMENT`.
+///                      `notifications/initialized` is reaped], `replayBuffer` [64],
+///                      `sseRetryMs` [1000], `maxListenStreams` [1000], `keepaliveMs` [15000;
+///                      0 = off], `shutdownDeadlineMs` [5000: on `mcp_listener_free` or server
+///                      shutdown, requests in flight get this long; then each is answered 503
+///                      with a JSON-RPC error, `data.reason` "shutdown"], `headerReadTimeoutMs`
+///                      [30000], `bodyReadTimeoutMs` [60000; then 408],
+///                      `connectionIdleTimeoutMs` [120000], `writeStallTimeoutMs` [30000: a
+///                      peer that stops reading is cut off], `maxConnections` [512; further
+///                      connections wait in the backlog]. Unknown keys and wrong types:
+///                      `MCP_STATUS_INVALID_JSON`; values out of range:
+///                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
+///                      are the server's `limits` (`mcp_server_builder_options_json`).
 /// @param options_len   length of `options_json`.
 /// @param listener_out  receives the listener on success.
 /// @param error_out     optional detailed error.
@@ -137,7 +142,8 @@ pub extern "C" fn mcp_listener_port(listener: *const mcp_listener_t) -> u16 {
 }
 
 /// Stop accepting connections, shut down gracefully (in-flight requests get up to
-/// `shutdownDeadlineMs`), and free the listener. NULL is a no-op. Blocks until done, except on a
+/// `shutdownDeadlineMs`; one still running then is answered 503 with a JSON-RPC error, which a
+/// C client reports as `MCP_STATUS_CLOSED`), and free the listener. NULL is a no-op. Blocks until done, except on a
 /// runtime thread, where the shutdown continues in the background.
 ///
 /// @param listener  the listener.

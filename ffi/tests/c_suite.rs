@@ -98,7 +98,13 @@ fn header_compiles_as_c11_and_cxx17_and_twice_included() {
     let src = dir.join("header_twice.c");
     std::fs::write(
         &src,
-        "#include \"mcpcore.h\"\n#include \"mcpcore.h\"\nint main(void) { mcp_status_t s = MCP_STATUS_OK; return (int)s; }\n",
+        concat!(
+            "#include \"mcpcore.h\"\n#include \"mcpcore.h\"\n",
+            // The header's macros must expand to valid code in both languages.
+            "static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;\n",
+            "int main(void) { mcp_status_t s = MCP_STATUS_OK;\n",
+            "  return (int)s + (int)all[MCP_STATUS_COUNT - 1] - (int)MCP_STATUS_INPUT_REQUIRED; }\n",
+        ),
     )
     .expect("write");
     let include = support::root().join("include");
@@ -182,7 +188,7 @@ async fn c_server_legacy_round_trip() {
         assert!(r["capabilities"]["completions"].is_object());
 
         let tools = p.request("tools/list", json!({})).await;
-        assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(15));
+        assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(16));
 
         let r = call(&mut p, "echo", json!({"text": "hi"})).await;
         assert_eq!(text(&r), r#"{"text":"hi"}"#);
@@ -219,7 +225,7 @@ async fn c_server_legacy_round_trip() {
 
         // Handler failures: bad result JSON and abandoned responders are generic -32603;
         // a chosen JSON-RPC error goes out as is.
-        for name in ["bad_json", "abandon"] {
+        for name in ["bad_json", "bad_input", "abandon"] {
             let r = call(&mut p, name, json!({})).await;
             assert_eq!(r["error"]["code"], -32603, "{name}: {r}");
             assert_eq!(r["error"]["message"], "Internal error");
@@ -283,7 +289,7 @@ async fn c_server_legacy_round_trip() {
         let (resp, before) = recv_until(&mut p, |m| m["id"] == 904).await;
         assert_eq!(
             text(&resp),
-            "cancel=MCP_STATUS_CANCELLED bad_json=MCP_STATUS_INVALID_JSON"
+            "cancel=MCP_STATUS_CANCELLED bad_json=MCP_STATUS_INVALID_JSON bad_input=MCP_STATUS_INVALID_ARGUMENT"
         );
         assert!(before.iter().all(|m| m["id"] != 903), "{before:?}");
 

@@ -269,7 +269,7 @@ static mcp_runtime_t *rt;
 static mcp_client_builder_t *builder(int mode) {
   mcp_client_builder_t *b = NULL;
   OK(mcp_client_builder_new(S("c-client"), S("0.1"), &b, &err));
-  EXPECT(mcp_client_builder_mode(b, mode), MCP_STATUS_OK);
+  EXPECT(mcp_client_builder_mode(b, mode, NULL), MCP_STATUS_OK);
   OK(mcp_client_builder_on_notification(b, on_notification, tag(), free_tag, &err));
   return b;
 }
@@ -586,8 +586,14 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_client_builder_new(S("n"), S("1"), NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
   CHECK(b == NULL);
   OK(mcp_client_builder_new(S("n"), S("1"), &b, &err));
-  EXPECT(mcp_client_builder_mode(b, 7), MCP_STATUS_INVALID_ARGUMENT);
-  EXPECT(mcp_client_builder_mode(NULL, 0), MCP_STATUS_NULL_ARGUMENT);
+  {
+    mcp_error_t *mode_err = NULL;
+    EXPECT(mcp_client_builder_mode(b, 7, &mode_err), MCP_STATUS_INVALID_ARGUMENT);
+    CHECK(mode_err != NULL && mcp_error_status(mode_err) == MCP_STATUS_INVALID_ARGUMENT);
+    CHECK(contains(mcp_error_message(mode_err, NULL), "7"));
+    mcp_error_free(mode_err);
+  }
+  EXPECT(mcp_client_builder_mode(NULL, 0, NULL), MCP_STATUS_NULL_ARGUMENT);
   EXPECT(mcp_client_builder_request_timeout_ms(NULL, 1), MCP_STATUS_NULL_ARGUMENT);
   EXPECT(mcp_client_builder_options_json(b, S("{\"mode\":\"sideways\"}"), NULL),
          MCP_STATUS_INVALID_ARGUMENT);
@@ -704,7 +710,12 @@ static void argument_errors(const char *demo) {
   EXPECT(mcp_call_options_timeout_ms(NULL, 1), MCP_STATUS_NULL_ARGUMENT);
   mcp_call_options_t *opts = NULL;
   OK(mcp_call_options_new(&opts, &err));
-  EXPECT(mcp_call_options_log_level(opts, 8), MCP_STATUS_INVALID_ARGUMENT);
+  {
+    mcp_error_t *level_err = NULL;
+    EXPECT(mcp_call_options_log_level(opts, 8, &level_err), MCP_STATUS_INVALID_ARGUMENT);
+    CHECK(level_err != NULL && mcp_error_status(level_err) == MCP_STATUS_INVALID_ARGUMENT);
+    mcp_error_free(level_err);
+  }
   EXPECT(mcp_call_options_meta_json(opts, S("{"), NULL), MCP_STATUS_INVALID_JSON);
   EXPECT(mcp_call_options_meta_json(opts, S("{\"k\":1}"), NULL), MCP_STATUS_OK);
   OK(mcp_call_options_json(opts, S("{\"timeoutMs\":500,\"logLevel\":\"debug\",\"meta\":{\"k\":1},"
@@ -767,6 +778,110 @@ static void http(const char *url) {
   mcp_client_free(c);
 }
 
+/* ---- shutdown with a request in flight ---- */
+
+static _Atomic(mcp_responder_t *) held;
+
+static void hold(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
+  (void)ud;
+  (void)req;
+  atomic_store(&held, r); /* answered by nobody: the server is shut down under it */
+}
+
+/* A request in flight when the listener is freed: past shutdownDeadlineMs the server answers it
+ * with a JSON-RPC error (not a bare 503), and the C client's call ends with MCP_STATUS_CLOSED. */
+static void shutdown_in_flight(void) {
+  mcp_server_builder_t *sb = NULL;
+  OK(mcp_server_builder_new(S("hold"), S("1"), &sb, &err));
+  OK(mcp_server_builder_add_tool(sb, S("{\"name\":\"hold\"}"), hold, NULL, NULL, &err));
+  mcp_server_t *server = NULL;
+  OK(mcp_server_builder_build(sb, rt, &server, &err));
+  mcp_listener_t *l = NULL;
+  OK(mcp_server_listen_http(server, S("127.0.0.1:0"), S("{\"shutdownDeadlineMs\":200}"), &l, &err));
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)mcp_listener_port(l));
+  for (int mode = MCP_CONNECT_MODE_LEGACY; mode <= MCP_CONNECT_MODE_MODERN; mode++) {
+    if (mode == MCP_CONNECT_MODE_MODERN) {
+      /* A fresh listener: the first one is gone. */
+      OK(mcp_server_listen_http(server, S("127.0.0.1:0"), S("{\"shutdownDeadlineMs\":200}"), &l, &err));
+      snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)mcp_listener_port(l));
+    }
+    mcp_client_t *c = NULL;
+    OK(mcp_client_connect_http(rt, builder(mode), S(url), NULL, 0, &c, &err));
+    waiter_t w;
+    waiter_init(&w, NULL);
+    OK(mcp_client_call_tool(c, S("hold"), NULL, 0, NULL, on_done, &w, &err));
+    for (int i = 0; i < 12000 && atomic_load(&held) == NULL; i++) sleep_ms(10);
+    CHECK(atomic_load(&held) != NULL);
+    mcp_listener_free(l); /* waits out the deadline, then answers the request */
+    wait_done(&w);
+    if (w.status != MCP_STATUS_CLOSED) {
+      fprintf(stderr, "mode %d: in-flight call ended with %s\n", mode, mcp_status_str((int)w.status));
+      exit(1);
+    }
+    mcp_responder_free(atomic_exchange(&held, NULL)); /* the handler still owned it */
+    waiter_destroy(&w);
+    mcp_client_free(c);
+  }
+  mcp_server_free(server);
+}
+
+/* ---- freeing the runtime inside a callback ---- */
+
+static mcp_runtime_t *rt2;
+static atomic_int freed_in_callback;
+
+static void free_all_on_done(void *ud, mcp_status_t status, const char *json, size_t len,
+                             const mcp_error_t *error) {
+  (void)json;
+  (void)len;
+  (void)error;
+  CHECK(status == MCP_STATUS_OK);
+  /* Both are allowed here and return at once: the client closes in the background, and the last
+   * reference to the runtime stops its threads without joining them (never a deadlock). */
+  mcp_client_free((mcp_client_t *)ud);
+  mcp_runtime_free(rt2);
+  atomic_store(&freed_in_callback, 1);
+}
+
+static void runtime_free_in_callback(const char *demo) {
+  OK(mcp_runtime_new(1, &rt2, &err));
+  mcp_client_t *c = NULL;
+  OK(mcp_client_connect_stdio(rt2, NULL, S(demo), NULL, NULL, 0, S("{\"stderr\":\"null\"}"), &c, &err));
+  OK(mcp_client_call_tool(c, S("echo"), S("{\"text\":\"x\"}"), NULL, free_all_on_done, c, &err));
+  wait_count(&freed_in_callback, 1, "the callback that frees the runtime");
+}
+
+/* "stderr": "capture" keeps what the server writes to its standard error for mcp_client_stderr;
+ * other modes have nothing to read (NULL). */
+static void stderr_capture(const char *server, const char *demo) {
+  const char *args[] = {"--print-cwd-env"};
+  mcp_client_t *c = NULL;
+  OK(mcp_client_connect_stdio(rt, builder(MCP_CONNECT_MODE_LEGACY), S(server), args, NULL, 1,
+                              S("{\"stderr\":\"capture\",\"env\":{\"CLIENT_TEST_VAR\":\"from-c\"}}"),
+                              &c, &err));
+  char *text = NULL;
+  for (int i = 0; i < 1500 && !contains(text, "env=from-c"); i++) {
+    mcp_string_free(text);
+    text = NULL;
+    sleep_ms(10);
+    OK(mcp_client_stderr(c, &text, &err));
+    CHECK(text != NULL);
+  }
+  CHECK(contains(text, "env=from-c"));
+  mcp_string_free(text);
+  EXPECT(mcp_client_stderr(c, NULL, NULL), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(mcp_client_stderr(NULL, &text, NULL), MCP_STATUS_NULL_ARGUMENT);
+  mcp_client_free(c);
+
+  c = NULL;
+  OK(mcp_client_connect_stdio(rt, NULL, S(demo), NULL, NULL, 0, S("{\"stderr\":\"null\"}"), &c, &err));
+  text = (char *)&c; /* a sentinel: the reader writes NULL */
+  OK(mcp_client_stderr(c, &text, &err));
+  CHECK(text == NULL);
+  mcp_client_free(c);
+}
+
 int main(int argc, char **argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: client DEMO_SERVER CLIENT_TEST_SERVER HTTP_URL\n");
@@ -796,6 +911,9 @@ int main(int argc, char **argv) {
 
   handlers_legacy(test_server);
   handlers_modern(test_server);
+  stderr_capture(test_server, demo);
+  shutdown_in_flight();
+  runtime_free_in_callback(demo);
   http(url);
 
   for (int i = 0; i < atomic_load(&n_threads); i++) pthread_join(threads[i], NULL);

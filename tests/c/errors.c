@@ -77,6 +77,13 @@ static void statuses(void) {
          MCP_STATUS_TRANSPORT == 6 && MCP_STATUS_TIMEOUT == 7 && MCP_STATUS_CANCELLED == 8 &&
          MCP_STATUS_CLOSED == 9 && MCP_STATUS_LIMIT_EXCEEDED == 10 && MCP_STATUS_WOULD_DEADLOCK == 11 &&
          MCP_STATUS_PANIC == 12 && MCP_STATUS_UNSUPPORTED == 13);
+  /* MCP_STATUS_ALL lists every status in number order; each has a name. */
+  static const mcp_status_t all[MCP_STATUS_COUNT] = MCP_STATUS_ALL;
+  for (int i = 0; i < MCP_STATUS_COUNT; i++) {
+    EXPECT((int)all[i] == i);
+    EXPECT(strcmp(mcp_status_str(all[i]), "MCP_STATUS_UNKNOWN") != 0);
+  }
+  EXPECT(strcmp(mcp_status_str(MCP_STATUS_COUNT), "MCP_STATUS_UNKNOWN") == 0);
 }
 
 static void nulls(void) {
@@ -175,6 +182,15 @@ static void utf8_and_json(void) {
     err = NULL;
     EXPECT_STATUS(mcp_server_builder_options_json(b, no_ttl, strlen(no_ttl), &err), MCP_STATUS_INVALID_ARGUMENT);
     expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "ttlMs");
+    /* Every documented key of core's ServerOptions shape (the same JSON a Rust program applies). */
+    const char *all =
+        "{\"name\":\"n\",\"version\":\"2\",\"title\":\"T\",\"description\":\"D\",\"websiteUrl\":\"https://x\","
+        "\"icons\":[],\"instructions\":\"I\",\"pageSize\":10,\"logging\":false,\"toolsListChanged\":false,"
+        "\"promptsListChanged\":false,\"resourcesListChanged\":false,\"resourcesSubscribe\":false,"
+        "\"extensions\":{\"a/b\":{}},\"cacheTtlMs\":5,\"cacheScope\":\"public\",\"legacyCacheHints\":true,"
+        "\"maxConcurrency\":1,\"legacyInputShim\":false,\"stampServerInfo\":false,"
+        "\"limits\":{\"maxJsonDepth\":32},\"requestState\":{\"audience\":\"a\"}}";
+    EXPECT_STATUS(mcp_server_builder_options_json(b, all, strlen(all), NULL), MCP_STATUS_OK);
   }
   mcp_server_builder_free(b);
 }
@@ -207,35 +223,64 @@ static void registrations(void) {
                 MCP_STATUS_INVALID_UTF8);
   EXPECT(atomic_load(&freed) == 5);
 
-  /* Duplicates are reported by build, which consumes the builder and releases all user data. */
+  /* A second registration under a taken name is refused at once: its user data is released
+     before the call returns (exactly once), and the builder stays usable. */
   EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
                 MCP_STATUS_OK);
-  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
-                MCP_STATUS_OK);
-  /* The refused duplicate was dropped right away (the engine owns it either way). */
-  EXPECT(atomic_load(&freed) == 6);
-  mcp_server_t *server = NULL;
   err = NULL;
-  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, &err),
+                MCP_STATUS_INVALID_ARGUMENT);
   expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "duplicate");
-  EXPECT(server == NULL);
-  EXPECT(atomic_load(&freed) == 7);
-
-  /* An invalid schema. */
-  b = new_builder();
-  const char *bad_schema = "{\"name\":\"s\",\"inputSchema\":{\"type\":\"array\"}}";
-  EXPECT_STATUS(mcp_server_builder_add_tool(b, bad_schema, strlen(bad_schema), never_called, NULL, count_free, NULL),
-                MCP_STATUS_OK);
-  err = NULL;
-  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &err), MCP_STATUS_INVALID_ARGUMENT);
-  expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "s");
-  EXPECT(atomic_load(&freed) == 8);
-
+  EXPECT(atomic_load(&freed) == 6);
+  {
+    const char *p = "{\"name\":\"p\"}";
+    const char *r = "{\"uri\":\"a://b\",\"name\":\"b\"}";
+    const char *t = "{\"uriTemplate\":\"a://{x}\",\"name\":\"x\"}";
+    for (int round = 0; round < 2; round++) {
+      mcp_status_t want = round == 0 ? MCP_STATUS_OK : MCP_STATUS_INVALID_ARGUMENT;
+      EXPECT_STATUS(mcp_server_builder_add_prompt(b, p, strlen(p), never_called, NULL, count_free, NULL), want);
+      EXPECT_STATUS(mcp_server_builder_add_resource(b, r, strlen(r), never_called, NULL, count_free, NULL), want);
+      EXPECT_STATUS(mcp_server_builder_add_resource_template(b, t, strlen(t), never_called, NULL, count_free, NULL),
+                    want);
+      EXPECT_STATUS(mcp_server_builder_add_method(b, "x/y", 3, never_called, NULL, count_free, NULL), want);
+    }
+  }
+  EXPECT(atomic_load(&freed) == 10);
   /* A built-in method name cannot be taken. */
-  b = new_builder();
-  EXPECT_STATUS(mcp_server_builder_add_method(b, "tools/list", 10, never_called, NULL, count_free, NULL), MCP_STATUS_OK);
-  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, NULL), MCP_STATUS_INVALID_ARGUMENT);
-  EXPECT(atomic_load(&freed) == 9);
+  EXPECT_STATUS(mcp_server_builder_add_method(b, "tools/list", 10, never_called, NULL, count_free, NULL),
+                MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(atomic_load(&freed) == 11);
+  /* A NUL byte (or any control character) inside a name is refused, not cut short. */
+  {
+    const char nul_tool[] = "{\"name\":\"a\\u0000b\"}";
+    const char nul_method[] = {'x', '/', '\0', 'y'};
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_add_tool(b, nul_tool, strlen(nul_tool), never_called, NULL, count_free, &err),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "control");
+    EXPECT_STATUS(mcp_server_builder_add_method(b, nul_method, sizeof nul_method, never_called, NULL, count_free,
+                                                NULL),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(mcp_server_builder_add_method(b, "", 0, never_called, NULL, count_free, NULL),
+                  MCP_STATUS_INVALID_ARGUMENT);
+  }
+  EXPECT(atomic_load(&freed) == 14);
+  /* An invalid schema is refused at registration too. */
+  {
+    const char *bad_schema = "{\"name\":\"s\",\"inputSchema\":{\"type\":\"array\"}}";
+    err = NULL;
+    EXPECT_STATUS(mcp_server_builder_add_tool(b, bad_schema, strlen(bad_schema), never_called, NULL, count_free, &err),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "s");
+  }
+  EXPECT(atomic_load(&freed) == 15);
+  /* What was registered builds; the server's registrations are released when it is freed. */
+  mcp_server_t *server = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, NULL), MCP_STATUS_OK);
+  EXPECT(atomic_load(&freed) == 15);
+  mcp_server_free(server);
+  EXPECT(atomic_load(&freed) == 20);
+  server = NULL;
 
   /* A zero limit is refused at build. */
   b = new_builder();
@@ -249,7 +294,7 @@ static void registrations(void) {
   EXPECT_STATUS(mcp_server_builder_add_prompt(b, "{\"name\":\"p\"}", 12, never_called, NULL, count_free, NULL),
                 MCP_STATUS_OK);
   EXPECT_STATUS(mcp_server_builder_build(b, NULL, &server, NULL), MCP_STATUS_NULL_ARGUMENT);
-  EXPECT(atomic_load(&freed) == 10);
+  EXPECT(atomic_load(&freed) == 21);
 
   /* A built server: its user data is released by mcp_server_free. */
   b = new_builder();
@@ -266,7 +311,7 @@ static void registrations(void) {
   EXPECT_STATUS(mcp_server_notify_list_changed(server, "tools", 5, &told), MCP_STATUS_OK);
   EXPECT(told == 0);
   EXPECT_STATUS(mcp_server_notify_resource_updated(server, "x://y", 5, &told), MCP_STATUS_OK);
-  EXPECT(atomic_load(&freed) == 10);
+  EXPECT(atomic_load(&freed) == 21);
   /* HTTP listener argument errors; out-param untouched. */
   mcp_listener_t *listener = NULL;
   err = NULL;
@@ -308,7 +353,7 @@ static void registrations(void) {
   mcp_server_shutdown(server);
   mcp_server_shutdown(server);
   mcp_server_free(server);
-  EXPECT(atomic_load(&freed) == 12);
+  EXPECT(atomic_load(&freed) == 23);
 
   /* An unused builder releases its user data when freed. */
   b = new_builder();
@@ -316,12 +361,43 @@ static void registrations(void) {
                                                 count_free, NULL),
                 MCP_STATUS_OK);
   mcp_server_builder_free(b);
-  EXPECT(atomic_load(&freed) == 13);
+  EXPECT(atomic_load(&freed) == 24);
+  mcp_runtime_free(rt);
+}
+
+/* `*error_out` must be NULL on entry: a held error is never overwritten (and leaked). The call
+   is refused untouched, and what it owns is still released (user data, a consumed builder). */
+static void error_out_must_be_null(void) {
+  mcp_runtime_t *rt = NULL;
+  EXPECT_STATUS(mcp_runtime_new(1, &rt, NULL), MCP_STATUS_OK);
+  mcp_error_t *held = NULL;
+  EXPECT_STATUS(mcp_server_builder_new(NULL, 0, "1", 1, NULL, &held), MCP_STATUS_NULL_ARGUMENT);
+  EXPECT(held != NULL);
+  mcp_error_t *before = held;
+  mcp_server_builder_t *b = NULL;
+  EXPECT_STATUS(mcp_server_builder_new("t", 1, "1", 1, &b, &held), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(held == before && b == NULL);
+  b = new_builder();
+  atomic_store(&freed, 0);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, &held),
+                MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(held == before);
+  EXPECT(atomic_load(&freed) == 1);
+  EXPECT_STATUS(mcp_server_builder_add_tool(b, "{\"name\":\"t\"}", 12, never_called, NULL, count_free, NULL),
+                MCP_STATUS_OK);
+  mcp_server_t *server = NULL;
+  EXPECT_STATUS(mcp_server_builder_build(b, rt, &server, &held), MCP_STATUS_INVALID_ARGUMENT);
+  EXPECT(held == before && server == NULL);
+  EXPECT(atomic_load(&freed) == 2); /* the builder was consumed all the same */
+  /* The held error is intact. */
+  EXPECT(mcp_error_status(held) == MCP_STATUS_NULL_ARGUMENT);
+  mcp_error_free(held);
   mcp_runtime_free(rt);
 }
 
 int main(void) {
   statuses();
+  error_out_must_be_null();
   nulls();
   utf8_and_json();
   registrations();

@@ -18,6 +18,7 @@ static atomic_int registered;
 static atomic_int finalized;
 static atomic_int cancel_answer_status = -1;
 static atomic_int bad_json_status = -1;
+static atomic_int bad_input_status = -1;
 
 #define MAX_THREADS 64
 static pthread_t threads[MAX_THREADS];
@@ -141,7 +142,8 @@ static void h_wait_cancel(void *ud, const mcp_request_t *req, mcp_responder_t *r
   spawn(cancel_worker, r);
 }
 
-/* last_status: what answering a cancelled request and answering bad JSON returned. */
+/* last_status: what answering a cancelled request, answering bad JSON and asking for malformed
+ * input returned. */
 static void h_last_status(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)ud;
   (void)req;
@@ -149,8 +151,9 @@ static void h_last_status(void *ud, const mcp_request_t *req, mcp_responder_t *r
   char buf[256];
   int c = atomic_load(&cancel_answer_status);
   int b = atomic_load(&bad_json_status);
-  snprintf(buf, sizeof buf, "cancel=%s bad_json=%s", c < 0 ? "unset" : mcp_status_str(c),
-           b < 0 ? "unset" : mcp_status_str(b));
+  int i = atomic_load(&bad_input_status);
+  snprintf(buf, sizeof buf, "cancel=%s bad_json=%s bad_input=%s", c < 0 ? "unset" : mcp_status_str(c),
+           b < 0 ? "unset" : mcp_status_str(b), i < 0 ? "unset" : mcp_status_str(i));
   answer_text(r, buf);
 }
 
@@ -171,6 +174,14 @@ static void h_bad_json(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)ud;
   (void)req;
   atomic_store(&bad_json_status, (int)mcp_responder_result(r, "{bad", 4));
+}
+
+/* bad_input: an input request core would refuse (ping cannot be asked of a client, MRTR-02). */
+static void h_bad_input(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
+  (void)ud;
+  (void)req;
+  const char *ask = "{\"k\":{\"method\":\"ping\",\"params\":{}}}";
+  atomic_store(&bad_input_status, (int)mcp_responder_input_required(r, ask, strlen(ask), NULL, 0));
 }
 
 static void h_abandon(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
@@ -370,11 +381,13 @@ int main(void) {
   static const mcp_server_t *server_slot = NULL;
   ADD_TOOL(b, "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}", h_echo);
   ADD_TOOL(b, "{\"name\":\"add\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"sum\":{\"type\":\"number\"}},\"required\":[\"sum\"]}}", h_add);
-  ADD_TOOL(b, "{\"name\":\"async_echo\"}", h_async_echo);
+  /* Takes any arguments: a tool without inputSchema takes none (as core's Tool::new). */
+  ADD_TOOL(b, "{\"name\":\"async_echo\",\"inputSchema\":{\"type\":\"object\"}}", h_async_echo);
   ADD_TOOL(b, "{\"name\":\"wait_cancel\"}", h_wait_cancel);
   ADD_TOOL(b, "{\"name\":\"last_status\"}", h_last_status);
   ADD_TOOL(b, "{\"name\":\"progress\"}", h_progress);
   ADD_TOOL(b, "{\"name\":\"bad_json\"}", h_bad_json);
+  ADD_TOOL(b, "{\"name\":\"bad_input\"}", h_bad_input);
   ADD_TOOL(b, "{\"name\":\"abandon\"}", h_abandon);
   ADD_TOOL(b, "{\"name\":\"rpc_error\"}", h_rpc_error);
   ADD_TOOL(b, "{\"name\":\"ask\"}", h_ask);

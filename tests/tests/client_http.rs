@@ -552,3 +552,35 @@ async fn cache05_modern_listen_notifications_invalidate() {
     c.close().await;
     listener.shutdown().await;
 }
+
+/// A call still running when the server's shutdown deadline passes ends as `Closed`, in both
+/// eras: the server answers 503 with a JSON-RPC error marked `data.reason = "shutdown"` for it
+/// (not a bare 503, which the client could only report as a transport failure).
+#[tokio::test]
+async fn a_call_cut_by_server_shutdown_is_closed() {
+    for mode in [ConnectMode::Modern, ConnectMode::Legacy] {
+        let mut opts = HttpOptions::default();
+        opts.shutdown_deadline = Duration::from_millis(100);
+        let f = Fixture::with(Limits::default(), opts).await;
+        let c = bounded(
+            Client::builder()
+                .mode(mode)
+                .connect_http(&url(&f), HttpClientOptions::default()),
+        )
+        .await
+        .expect("connect");
+        let c = Arc::new(c);
+        let busy = c.clone();
+        let call = tokio::spawn(async move { busy.call_tool("slow", json!({"ms": 60_000})).await });
+        let counters = f.counters.clone();
+        wait_until(
+            || counters.started.load(Ordering::SeqCst) == 1,
+            "slow started",
+        )
+        .await;
+        bounded(f.listener.shutdown()).await;
+        let e = bounded(call).await.expect("join").expect_err("cut short");
+        assert!(matches!(e, ClientError::Closed(_)), "{mode:?}: {e:?}");
+        c.close().await;
+    }
+}

@@ -107,6 +107,50 @@ async fn lc06_kill_after_the_term_grace() {
     assert!(gone(&pid), "killed");
 }
 
+/// LC-06 with the default graces: a server still running a request when stdin closes uses its
+/// shutdown grace (2 s for an mcpcore server), flushes and exits by itself before the client's
+/// close grace ends, so it is never sent SIGTERM.
+#[cfg(unix)]
+#[tokio::test]
+async fn lc06_default_close_grace_outlasts_the_server_shutdown_grace() {
+    let grace = mcpcore::Limits::default().shutdown_grace;
+    let cmd = StdioCommand::new(env!("CARGO_BIN_EXE_client-test-server")).arg("--report-exit");
+    assert!(
+        cmd.close_grace >= grace + Duration::from_secs(2),
+        "close grace {:?} vs shutdown grace {grace:?}",
+        cmd.close_grace
+    );
+    let c = bounded(
+        "connect",
+        Client::builder()
+            .mode(ConnectMode::Legacy)
+            .connect_stdio(cmd.stderr(StderrMode::Capture)),
+    )
+    .await
+    .expect("connect");
+    let c = Arc::new(c);
+    let busy = c.clone();
+    let call = tokio::spawn(async move { busy.call_tool("slow", json!({"ms": 60_000})).await });
+    // The call is running on the server before stdin closes.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = tokio::time::Instant::now();
+    bounded("close", c.close()).await;
+    let took = started.elapsed();
+    assert!(
+        took >= grace - Duration::from_millis(200),
+        "the server used its grace ({took:?})"
+    );
+    assert!(
+        call.await.expect("join").is_err(),
+        "the call ended with the connection"
+    );
+    let line = stderr_line(&c, "client-test-server: exited").await;
+    assert_eq!(
+        line, "client-test-server: exited on its own",
+        "not signalled"
+    );
+}
+
 /// Captures WARN-level tracing output of this thread (the tests run on a current-thread
 /// runtime, so spawned client tasks log here too).
 #[derive(Clone, Default)]

@@ -318,9 +318,9 @@ async fn graceful_shutdown_lets_in_flight_work_finish_within_the_deadline() {
 }
 
 /// Graceful shutdown (issue 5 item 5): in-flight work still running at `shutdown_deadline` is
-/// cancelled: its request token is cancelled and its future dropped, the client gets 503 (or
-/// the connection closes) at the deadline rather than when the 60 s handler would finish, and
-/// shutdown completes.
+/// cancelled: its request token is cancelled and its future dropped, the client gets 503 with a
+/// JSON-RPC error for its request (`data.reason = "shutdown"`; or the connection closes) at the
+/// deadline rather than when the 60 s handler would finish, and shutdown completes. Both eras.
 #[tokio::test]
 async fn graceful_shutdown_cancels_in_flight_work_past_the_deadline() {
     use std::sync::atomic::Ordering::SeqCst;
@@ -336,17 +336,37 @@ async fn graceful_shutdown_cancels_in_flight_work_past_the_deadline() {
         )
         .await
     });
+    let mut legacy = f.client();
+    legacy.initialize().await;
+    let legacy_call = tokio::spawn(async move {
+        legacy
+            .legacy(
+                2,
+                "tools/call",
+                json!({"name": "slow", "arguments": {"ms": 60_000}}),
+            )
+            .await
+    });
     let counters = f.counters.clone();
-    until("slow started", || counters.started.load(SeqCst) == 1).await;
+    until("slow started", || counters.started.load(SeqCst) == 2).await;
     tokio::time::timeout(mcpcore_tests::http::WAIT, f.listener.shutdown())
         .await
         .expect("shutdown finishes after the deadline");
     let answered = tokio::time::timeout(mcpcore_tests::http::WAIT, call)
         .await
         .expect("the in-flight call ends at the deadline, not when its handler would");
+    let legacy_answered = tokio::time::timeout(mcpcore_tests::http::WAIT, legacy_call)
+        .await
+        .expect("the legacy call ends at the deadline too");
     // A panic in the request task means the connection closed without an answer.
-    if let Ok(ex) = answered {
-        assert_eq!(ex.status, 503, "{:?}", ex.messages);
+    for (id, ex) in [(1, answered), (2, legacy_answered)] {
+        if let Ok(ex) = ex {
+            assert_eq!(ex.status, 503, "{:?}", ex.messages);
+            let m = ex.last();
+            assert_eq!(m["id"], id, "{m}");
+            assert_eq!(m["error"]["code"], -32603, "{m}");
+            assert_eq!(m["error"]["data"]["reason"], "shutdown", "{m}");
+        }
     }
     assert_eq!(counters.completed.load(SeqCst), 0);
 }

@@ -20,6 +20,21 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn call(&self, params: Value) -> BoxFuture<Result<Value, ErrorObject>>;
 }
 
+/// A shared client handler is a client handler (one handler for several methods, or the
+/// `Arc<dyn ClientHandler>` a binding built).
+impl<H: ClientHandler + ?Sized> ClientHandler for Arc<H> {
+    fn call(&self, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        (**self).call(params)
+    }
+}
+
+/// A boxed client handler (`Box<dyn ClientHandler>`) is a client handler.
+impl<H: ClientHandler + ?Sized> ClientHandler for Box<H> {
+    fn call(&self, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        (**self).call(params)
+    }
+}
+
 struct FnClientHandler<F>(F);
 
 impl<F, Fut> ClientHandler for FnClientHandler<F>
@@ -130,6 +145,31 @@ mod tests {
             -32601
         );
         assert_eq!(cb.capabilities(&ClientOptions::default(), true), json!({}));
+    }
+
+    /// A shared `Arc<dyn ClientHandler>` and a `Box<dyn ClientHandler>` are client handlers.
+    #[tokio::test]
+    async fn shared_and_boxed_client_handlers() {
+        let shared: Arc<dyn ClientHandler> =
+            Arc::new(client_handler_fn(|_| async { Ok(json!({"roots": []})) }));
+        let boxed: Box<dyn ClientHandler> = Box::new(client_handler_fn(|_| async {
+            Ok(json!({"action": "cancel"}))
+        }));
+        let mut cb = Callbacks::default();
+        cb.handlers.insert(ROOTS.into(), Arc::new(shared.clone()));
+        cb.handlers.insert(ELICITATION.into(), Arc::new(boxed));
+        assert_eq!(
+            cb.answer(ROOTS, json!({})).await.ok(),
+            Some(json!({"roots": []}))
+        );
+        assert_eq!(
+            cb.answer(ELICITATION, json!({})).await.ok(),
+            Some(json!({"action": "cancel"}))
+        );
+        assert_eq!(
+            shared.call(json!({})).await.ok(),
+            Some(json!({"roots": []}))
+        );
     }
 
     #[tokio::test]

@@ -47,7 +47,7 @@ pub use transport::http::HttpClientOptions;
 #[cfg(feature = "http-client")]
 #[deprecated(note = "renamed HttpClientOptions")]
 pub type HttpOptions = HttpClientOptions;
-pub use transport::stdio::{StderrMode, StdioCommand};
+pub use transport::stdio::{StderrMode, StdioCommand, DEFAULT_CLOSE_GRACE, DEFAULT_TERM_GRACE};
 pub use types::{
     CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult, ResultCacheHints,
 };

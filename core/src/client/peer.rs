@@ -259,7 +259,14 @@ impl Peer {
                 let tx = lock(&self.pending).remove(&id);
                 match tx {
                     Some(tx) => {
-                        let _ = tx.send(outcome.map_err(ClientError::Rpc));
+                        let _ = tx.send(outcome.map_err(|e| {
+                            // The server stopped under this request: the connection is going.
+                            if e.is_server_shutdown() {
+                                ClientError::Closed(e.message)
+                            } else {
+                                ClientError::Rpc(e)
+                            }
+                        }));
                     }
                     None => tracing::debug!(%id, "ignoring a late or unknown response"),
                 }

@@ -5,6 +5,7 @@
 //! `jsonrpc`), and nothing here depends on either of them.
 
 mod content;
+mod definition;
 pub mod envelope;
 pub mod mcp_header;
 mod results;
@@ -12,6 +13,7 @@ mod types;
 pub mod version;
 
 pub use content::{CallToolResult, Content};
+pub use definition::DefinitionError;
 pub use results::{GetPromptResult, PromptMessage, ReadResourceResult, Role};
 pub use types::{
     Implementation, LoggingLevel, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,

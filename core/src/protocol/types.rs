@@ -65,6 +65,12 @@ pub struct Tool {
     pub meta: Option<Value>,
 }
 
+/// The `inputSchema` of a tool that declares none: no arguments (TOOL-03 requires an object
+/// schema at the root; an argument the tool did not declare is refused, TOOL-07).
+pub(crate) fn default_input_schema() -> Value {
+    serde_json::json!({"type": "object", "additionalProperties": false})
+}
+
 impl Tool {
     /// A tool with the recommended no-argument schema; set the rest with the builder methods.
     pub fn new(name: impl Into<String>) -> Self {
@@ -72,7 +78,7 @@ impl Tool {
             name: name.into(),
             title: None,
             description: None,
-            input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+            input_schema: default_input_schema(),
             output_schema: None,
             annotations: None,
             icons: None,

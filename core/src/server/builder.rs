@@ -35,6 +35,11 @@ impl Default for CacheHints {
 }
 
 /// Server configuration. Every field has a safe default.
+///
+/// JSON shape (C ABI, bindings; see [`crate::options`]): flat camelCase keys for the identity
+/// (`name`, `version`, `title`, `description`, `websiteUrl`, `icons`) and the switches below
+/// (`cacheTtlMs` and `cacheScope` for [`Self::cache_hints`], `maxConcurrency`: `null` or `0` =
+/// unlimited), with `limits` and `requestState` as nested patches.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServerOptions {
@@ -70,10 +75,18 @@ pub struct ServerOptions {
     /// Stamp `_meta["io.modelcontextprotocol/serverInfo"]` on every modern result (META-02,
     /// default `true`).
     pub stamp_server_info: bool,
+    /// Most handler calls of this server running at once, across all its connections and
+    /// sessions (default `None`: unlimited, each connection still bounded by
+    /// [`Limits::max_inflight`]). A request over the bound waits for a slot; it is not refused.
+    /// A call holds its slot until its handler's future finishes (for a binding, until its
+    /// responder answers). With `Some(1)` handlers never overlap, so they need not be
+    /// reentrant.
+    pub max_concurrency: Option<usize>,
 }
 
 impl ServerOptions {
-    fn new(name: String, version: String) -> Self {
+    /// The defaults for a server with this identity (what [`ServerBuilder::new`] starts from).
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
             server_info: Implementation::new(name, version),
             instructions: None,
@@ -90,6 +103,7 @@ impl ServerOptions {
             request_state: RequestStateOptions::default(),
             legacy_input_shim: true,
             stamp_server_info: true,
+            max_concurrency: None,
         }
     }
 }
@@ -126,9 +140,43 @@ pub enum BuildError {
         /// Why.
         reason: String,
     },
+    /// A name or URI is empty or holds a control character.
+    #[error("invalid {what} name {name:?}: {reason}")]
+    Name {
+        /// `"tool"`, `"prompt"`, `"resource"`, `"resource template"` or `"method"`.
+        what: &'static str,
+        /// The refused name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
     /// A limit or option is out of range.
     #[error("invalid option: {0}")]
     Option(String),
+}
+
+/// Registered names and URIs must be non-empty and free of control characters: a NUL cuts a C
+/// string short (every binding hands names back as C or host strings), and a control character
+/// cannot travel in the `Mcp-Name` header unencoded (HTTP-16). Tool names should also keep to
+/// TOOL-04's `[A-Za-z0-9_.-]{1,128}`, which is not enforced.
+fn check_name(what: &'static str, name: &str) -> Result<(), BuildError> {
+    let reason = if name.is_empty() {
+        "must not be empty"
+    } else if name.chars().any(char::is_control) {
+        "must not contain control characters (NUL included)"
+    } else {
+        return Ok(());
+    };
+    Err(BuildError::Name {
+        what,
+        name: name.to_owned(),
+        reason,
+    })
+}
+
+/// The pre-serialized `*/list` form of a definition.
+fn definition(d: &impl serde::Serialize) -> Result<Value, BuildError> {
+    serde_json::to_value(d).map_err(|e| BuildError::Option(e.to_string()))
 }
 
 /// Builds a [`Server`].
@@ -241,56 +289,42 @@ impl ServerBuilder {
     }
 
     /// Register a tool. Its schemas are checked and compiled here, once, and its `x-mcp-header`
-    /// declarations checked (HTTP-14; [`BuildError::McpHeader`]).
+    /// declarations checked (HTTP-14; [`BuildError::McpHeader`]). A refused registration is
+    /// reported by [`ServerBuilder::build`].
     #[must_use]
-    pub fn tool(mut self, tool: Tool, handler: impl Handler) -> Self {
-        self.add_tool(tool, Arc::new(handler));
-        self
+    pub fn tool(self, tool: Tool, handler: impl Handler) -> Self {
+        self.keep(|b| b.add_tool(tool, Arc::new(handler)))
     }
 
     /// Register a tool with a shared handler.
-    pub fn add_tool(&mut self, tool: Tool, handler: Arc<dyn Handler>) {
-        let input = match schema::compile_input(&tool.input_schema) {
-            Ok(v) => v,
-            Err(reason) => {
-                return self.errors.push(BuildError::Schema {
-                    tool: tool.name,
-                    reason,
-                })
-            }
+    ///
+    /// # Errors
+    /// The registration is refused, and the handler dropped at once: a name already taken, empty
+    /// or with a control character ([`BuildError::Duplicate`], [`BuildError::Name`]), or a
+    /// schema that does not compile ([`BuildError::Schema`], [`BuildError::McpHeader`]).
+    pub fn add_tool(&mut self, tool: Tool, handler: Arc<dyn Handler>) -> Result<(), BuildError> {
+        check_name("tool", &tool.name)?;
+        if self.registry.tool_index.contains_key(&tool.name) {
+            return Err(BuildError::Duplicate(format!("tool {}", tool.name)));
+        }
+        let schema_error = |reason| BuildError::Schema {
+            tool: tool.name.clone(),
+            reason,
         };
-        let param_headers = match mcp_header::declarations(&tool.input_schema) {
-            Ok(d) => d,
-            Err(reason) => {
-                return self.errors.push(BuildError::McpHeader {
-                    tool: tool.name,
-                    reason,
-                })
+        let input = schema::compile_input(&tool.input_schema).map_err(schema_error)?;
+        let param_headers = mcp_header::declarations(&tool.input_schema).map_err(|reason| {
+            BuildError::McpHeader {
+                tool: tool.name.clone(),
+                reason,
             }
-        };
-        let output = match tool
+        })?;
+        let output = tool
             .output_schema
             .as_ref()
             .map(schema::compile_output)
             .transpose()
-        {
-            Ok(v) => v,
-            Err(reason) => {
-                return self.errors.push(BuildError::Schema {
-                    tool: tool.name,
-                    reason,
-                })
-            }
-        };
-        if self.registry.tool_index.contains_key(&tool.name) {
-            return self
-                .errors
-                .push(BuildError::Duplicate(format!("tool {}", tool.name)));
-        }
-        let def = match serde_json::to_value(&tool) {
-            Ok(v) => v,
-            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
-        };
+            .map_err(schema_error)?;
+        let def = definition(&tool)?;
         let legacy_def = tool
             .output_schema
             .as_ref()
@@ -304,7 +338,7 @@ impl ServerBuilder {
             });
         self.registry
             .tool_index
-            .insert(tool.name.clone(), self.registry.tools.len());
+            .insert(tool.name, self.registry.tools.len());
         self.registry.tools.push(ToolEntry {
             def,
             legacy_def,
@@ -313,21 +347,27 @@ impl ServerBuilder {
             param_headers,
             handler,
         });
+        Ok(())
     }
 
     /// Register a prompt.
     #[must_use]
-    pub fn prompt(mut self, prompt: Prompt, handler: impl Handler) -> Self {
-        self.add_prompt(prompt, Arc::new(handler));
-        self
+    pub fn prompt(self, prompt: Prompt, handler: impl Handler) -> Self {
+        self.keep(|b| b.add_prompt(prompt, Arc::new(handler)))
     }
 
     /// Register a prompt with a shared handler.
-    pub fn add_prompt(&mut self, prompt: Prompt, handler: Arc<dyn Handler>) {
+    ///
+    /// # Errors
+    /// A name already taken, empty or with a control character; the handler is dropped at once.
+    pub fn add_prompt(
+        &mut self,
+        prompt: Prompt,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
+        check_name("prompt", &prompt.name)?;
         if self.registry.prompt_index.contains_key(&prompt.name) {
-            return self
-                .errors
-                .push(BuildError::Duplicate(format!("prompt {}", prompt.name)));
+            return Err(BuildError::Duplicate(format!("prompt {}", prompt.name)));
         }
         let required = prompt
             .arguments
@@ -336,74 +376,90 @@ impl ServerBuilder {
             .filter(|a| a.required == Some(true))
             .map(|a| a.name.clone())
             .collect();
-        let def = match serde_json::to_value(&prompt) {
-            Ok(v) => v,
-            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
-        };
+        let def = definition(&prompt)?;
         self.registry
             .prompt_index
-            .insert(prompt.name.clone(), self.registry.prompts.len());
+            .insert(prompt.name, self.registry.prompts.len());
         self.registry.prompts.push(PromptEntry {
             def,
             required,
             handler,
         });
+        Ok(())
     }
 
     /// Register a concrete resource.
     #[must_use]
-    pub fn resource(mut self, resource: Resource, handler: impl Handler) -> Self {
-        self.add_resource(resource, Arc::new(handler));
-        self
+    pub fn resource(self, resource: Resource, handler: impl Handler) -> Self {
+        self.keep(|b| b.add_resource(resource, Arc::new(handler)))
     }
 
     /// Register a concrete resource with a shared handler.
-    pub fn add_resource(&mut self, resource: Resource, handler: Arc<dyn Handler>) {
+    ///
+    /// # Errors
+    /// A URI already registered, empty or with a control character; the handler is dropped at
+    /// once.
+    pub fn add_resource(
+        &mut self,
+        resource: Resource,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
+        check_name("resource", &resource.uri)?;
         if self.registry.resource_index.contains_key(&resource.uri) {
-            return self
-                .errors
-                .push(BuildError::Duplicate(format!("resource {}", resource.uri)));
+            return Err(BuildError::Duplicate(format!("resource {}", resource.uri)));
         }
-        let def = match serde_json::to_value(&resource) {
-            Ok(v) => v,
-            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
-        };
+        let def = definition(&resource)?;
         self.registry
             .resource_index
-            .insert(resource.uri.clone(), self.registry.resources.len());
+            .insert(resource.uri, self.registry.resources.len());
         self.registry.resources.push(ResourceEntry { def, handler });
+        Ok(())
     }
 
     /// Register a resource template (RFC 6570 level-1 `{var}` expressions).
     #[must_use]
-    pub fn resource_template(mut self, template: ResourceTemplate, handler: impl Handler) -> Self {
-        self.add_resource_template(template, Arc::new(handler));
-        self
+    pub fn resource_template(self, template: ResourceTemplate, handler: impl Handler) -> Self {
+        self.keep(|b| b.add_resource_template(template, Arc::new(handler)))
     }
 
     /// Register a resource template with a shared handler.
-    pub fn add_resource_template(&mut self, template: ResourceTemplate, handler: Arc<dyn Handler>) {
-        let parsed = match UriTemplate::parse(&template.uri_template) {
-            Ok(t) => t,
-            Err(reason) => {
-                return self.errors.push(BuildError::Template {
-                    template: template.uri_template,
-                    reason,
-                })
-            }
-        };
-        let def = match serde_json::to_value(&template) {
-            Ok(v) => v,
-            Err(e) => return self.errors.push(BuildError::Option(e.to_string())),
-        };
+    ///
+    /// # Errors
+    /// A template already registered, empty, with a control character, or unparsable
+    /// ([`BuildError::Template`]); the handler is dropped at once.
+    pub fn add_resource_template(
+        &mut self,
+        template: ResourceTemplate,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
+        check_name("resource template", &template.uri_template)?;
+        if self
+            .registry
+            .templates
+            .iter()
+            .any(|t| t.def["uriTemplate"] == template.uri_template.as_str())
+        {
+            return Err(BuildError::Duplicate(format!(
+                "resource template {}",
+                template.uri_template
+            )));
+        }
+        let parsed =
+            UriTemplate::parse(&template.uri_template).map_err(|reason| BuildError::Template {
+                template: template.uri_template.clone(),
+                reason,
+            })?;
+        let def = definition(&template)?;
         self.registry.templates.push(TemplateEntry {
             def,
             template: parsed,
             handler,
         });
+        Ok(())
     }
 
-    /// Register the `completion/complete` handler (params: the whole request params).
+    /// Register the `completion/complete` handler (params: the whole request params). A later
+    /// call replaces it.
     #[must_use]
     pub fn completion(mut self, handler: impl Handler) -> Self {
         self.registry.completion = Some(Arc::new(handler));
@@ -424,21 +480,36 @@ impl ServerBuilder {
 
     /// Register a custom method (params: the whole request params object).
     #[must_use]
-    pub fn method(mut self, name: impl Into<String>, handler: impl Handler) -> Self {
-        self.add_method(name.into(), Arc::new(handler));
-        self
+    pub fn method(self, name: impl Into<String>, handler: impl Handler) -> Self {
+        self.keep(|b| b.add_method(name.into(), Arc::new(handler)))
     }
 
     /// Register a custom method with a shared handler.
-    pub fn add_method(&mut self, name: String, handler: Arc<dyn Handler>) {
+    ///
+    /// # Errors
+    /// A built-in MCP method, a name already registered, empty or with a control character; the
+    /// handler is dropped at once.
+    pub fn add_method(
+        &mut self,
+        name: String,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
+        check_name("method", &name)?;
         if super::methods::BUILT_IN.contains(&name.as_str())
             || self.registry.custom.contains_key(&name)
         {
-            return self
-                .errors
-                .push(BuildError::Duplicate(format!("method {name}")));
+            return Err(BuildError::Duplicate(format!("method {name}")));
         }
         self.registry.custom.insert(name, handler);
+        Ok(())
+    }
+
+    /// Run a registration of the chaining API, keeping its error for [`ServerBuilder::build`].
+    fn keep(mut self, f: impl FnOnce(&mut Self) -> Result<(), BuildError>) -> Self {
+        if let Err(e) = f(&mut self) {
+            self.errors.push(e);
+        }
+        self
     }
 
     /// Finish: validate options and freeze the registry.
@@ -456,7 +527,17 @@ impl ServerBuilder {
         if self.options.page_size == Some(0) {
             return Err(BuildError::Option("page_size must be positive".into()));
         }
-        let capabilities = capabilities(&self.options, &self.registry);
+        let mut registry = self.registry;
+        match self.options.max_concurrency {
+            Some(0) => {
+                return Err(BuildError::Option(
+                    "max_concurrency must be positive (None = unlimited)".into(),
+                ))
+            }
+            Some(n) => super::concurrency::bound(&mut registry, n),
+            None => {}
+        }
+        let capabilities = capabilities(&self.options, &registry);
         let sealer = mrtr::build_sealer(&self.options.request_state)
             .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
         let replay =
@@ -464,7 +545,7 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(ServerInner {
                 options: self.options,
-                registry: self.registry,
+                registry,
                 capabilities,
                 sealer,
                 replay,

@@ -18,6 +18,21 @@ pub trait Handler: Send + Sync + 'static {
     fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>>;
 }
 
+/// A shared handler is a handler, so one registration can serve several names (and a binding can
+/// pass the `Arc<dyn Handler>` it built) without an adapter.
+impl<H: Handler + ?Sized> Handler for std::sync::Arc<H> {
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
+        (**self).call(ctx, params)
+    }
+}
+
+/// A boxed handler (`Box<dyn Handler>`) is a handler.
+impl<H: Handler + ?Sized> Handler for Box<H> {
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
+        (**self).call(ctx, params)
+    }
+}
+
 /// What a handler produced.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -141,6 +156,8 @@ impl From<crate::protocol::ReadResourceResult> for Outcome {
 mod tests {
     use super::*;
     use crate::protocol::CallToolResult;
+    use crate::server::test_support::{call_tool, legacy_session};
+    use crate::{Server, Tool};
     use serde_json::json;
     use std::sync::Arc;
 
@@ -172,5 +189,35 @@ mod tests {
         let e = HandlerError::cancelled().into_wire("tools/call");
         assert_eq!(e.code, crate::error::codes::INTERNAL_ERROR);
         assert_eq!(e.message, "Request cancelled");
+    }
+
+    /// One `Arc<dyn Handler>` serves two tools and the completion handler, and a
+    /// `Box<dyn Handler>` registers as is: no adapter is needed for shared or boxed handlers.
+    #[tokio::test]
+    async fn shared_and_boxed_handlers_register_directly() {
+        let shared: Arc<dyn Handler> = Arc::new(handler_fn(|ctx: RequestContext, _| async move {
+            let name = ctx.name().unwrap_or_default().to_owned();
+            Ok::<_, HandlerError>(CallToolResult::text(name))
+        }));
+        let boxed: Box<dyn Handler> = Box::new(handler_fn(|_, _| async {
+            Ok::<_, HandlerError>(CallToolResult::text("boxed"))
+        }));
+        let server = Server::builder("t", "1")
+            .tool(Tool::new("a"), shared.clone())
+            .tool(Tool::new("b"), shared.clone())
+            .tool(Tool::new("c"), boxed)
+            .completion(shared)
+            .build()
+            .expect("build");
+        let s = legacy_session(&server).await;
+        for (i, (name, want)) in [("a", "a"), ("b", "b"), ("c", "boxed")]
+            .into_iter()
+            .enumerate()
+        {
+            let r = call_tool(&s, i as i64 + 1, name, serde_json::json!({}))
+                .await
+                .expect("result");
+            assert_eq!(r["content"][0]["text"], want);
+        }
     }
 }

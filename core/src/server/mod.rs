@@ -9,6 +9,9 @@
 
 mod ask;
 mod builder;
+#[cfg(test)]
+mod builder_tests;
+mod concurrency;
 mod context;
 mod dispatch;
 pub(crate) mod era;
@@ -16,11 +19,14 @@ mod handler;
 pub(crate) mod listen;
 mod methods;
 mod mrtr;
+mod options;
 mod outbound;
 mod pagination;
 mod peer;
 mod registry;
 mod session;
+#[cfg(test)]
+pub(crate) mod test_support;
 mod typed;
 mod uri_template;
 

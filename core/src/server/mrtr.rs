@@ -345,12 +345,28 @@ pub(crate) fn check_request(req: &Value, caps: &Value) -> Result<(), ErrorObject
     }
 }
 
-fn check(ir: &InputRequired, caps: &Value) -> Result<(), Refusal> {
-    if ir.input_requests.is_empty() && ir.request_state.is_none() {
-        return Err(Refusal::Malformed(
-            "input_required with neither inputRequests nor requestState".into(),
-        ));
+impl InputRequired {
+    /// Check the outcome's shape (MRTR-02): it carries requests or state, and every request is
+    /// one a client may be asked (`elicitation/create` in a known mode, `sampling/createMessage`
+    /// with params, `roots/list`). The engine checks this itself before serving the outcome (a
+    /// malformed one becomes -32603 for the peer); a binding may call it to tell its caller why
+    /// at once.
+    ///
+    /// # Errors
+    /// What is wrong, naming the offending request.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.input_requests.is_empty() && self.request_state.is_none() {
+            return Err("input_required with neither inputRequests nor requestState".into());
+        }
+        for (key, req) in &self.input_requests {
+            requirement(req).map_err(|e| format!("inputRequests[{key:?}]: {e}"))?;
+        }
+        Ok(())
     }
+}
+
+fn check(ir: &InputRequired, caps: &Value) -> Result<(), Refusal> {
+    ir.validate().map_err(Refusal::Malformed)?;
     let mut required = json!({});
     for req in ir.input_requests.values() {
         merge(&mut required, requirement(req).map_err(Refusal::Malformed)?);
@@ -630,5 +646,11 @@ mod tests {
             check(&InputRequired::default(), &json!({})),
             Err(Refusal::Malformed(_))
         ));
+        let e = ir(json!({"k": {"method": "ping", "params": {}}}))
+            .validate()
+            .expect_err("ping");
+        assert!(e.contains("\"k\"") && e.contains("ping"), "{e}");
+        assert!(InputRequired::new().state("s").validate().is_ok());
+        assert!(InputRequired::new().list_roots("r").validate().is_ok());
     }
 }

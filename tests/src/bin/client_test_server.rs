@@ -1,4 +1,4 @@
-//! `client-test-server [--page-size N] [--ttl MS]`: a server built on mcpcore's public API for
+//! `client-test-server [--page-size N] [--ttl MS] [--report-exit]`: a server built on mcpcore's public API for
 //! the client wire tests. Beyond the demo tools it has MRTR tools (modern `input_required`),
 //! server→client requests (legacy sampling / elicitation / roots), list-changed and
 //! resource-updated notifications, many tools for pagination, and a custom method.
@@ -216,11 +216,19 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut page_size = None;
     let mut ttl = None;
+    let mut report_exit = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--page-size" => page_size = args.get(i + 1).and_then(|s| s.parse().ok()),
             "--ttl" => ttl = args.get(i + 1).and_then(|s| s.parse().ok()),
+            "--report-exit" => {
+                // For the close test: a line on stderr once serving ended by itself (a signal
+                // would end the process before it).
+                report_exit = true;
+                i += 1;
+                continue;
+            }
             "--print-cwd-env" => {
                 // For the spawn test: report cwd and one variable on stderr, then serve.
                 eprintln!(
@@ -248,5 +256,8 @@ async fn main() {
     if let Err(e) = serve_stdio(&server).await {
         eprintln!("client-test-server: {e}");
         std::process::exit(1);
+    }
+    if report_exit {
+        eprintln!("client-test-server: exited on its own");
     }
 }

@@ -62,10 +62,11 @@ pub struct StdioCommand {
     pub cwd: Option<PathBuf>,
     /// Standard error handling.
     pub stderr: StderrMode,
-    /// How long to wait for exit after closing stdin before terminating (default 2 s).
+    /// How long to wait for exit after closing stdin before terminating (default
+    /// [`DEFAULT_CLOSE_GRACE`], 5 s).
     #[serde(rename = "closeGraceMs", with = "crate::options::millis")]
     pub close_grace: Duration,
-    /// How long to wait after SIGTERM before killing (default 2 s).
+    /// How long to wait after SIGTERM before killing (default [`DEFAULT_TERM_GRACE`], 2 s).
     #[serde(rename = "termGraceMs", with = "crate::options::millis")]
     pub term_grace: Duration,
 }
@@ -112,6 +113,16 @@ mod env_map {
     }
 }
 
+/// Default [`StdioCommand::close_grace`]: a server given EOF on stdin may let requests in flight
+/// run for its shutdown grace (an mcpcore server: [`crate::Limits::shutdown_grace`], 2 s), then
+/// flushes their answers and exits (LC-06 lets it finish). Waiting exactly that long would send
+/// SIGTERM just before a well-behaved server is done, so the client waits 3 s more.
+pub const DEFAULT_CLOSE_GRACE: Duration =
+    Duration::from_secs(crate::limits::DEFAULT_SHUTDOWN_GRACE.as_secs() + 3);
+
+/// Default [`StdioCommand::term_grace`].
+pub const DEFAULT_TERM_GRACE: Duration = Duration::from_secs(2);
+
 impl StdioCommand {
     /// Run `program` with no arguments.
     pub fn new(program: impl Into<PathBuf>) -> Self {
@@ -122,8 +133,8 @@ impl StdioCommand {
             env_clear: false,
             cwd: None,
             stderr: StderrMode::Inherit,
-            close_grace: Duration::from_secs(2),
-            term_grace: Duration::from_secs(2),
+            close_grace: DEFAULT_CLOSE_GRACE,
+            term_grace: DEFAULT_TERM_GRACE,
         }
     }
     /// Add an argument.

@@ -179,6 +179,8 @@ async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
                 Ok(first) => (first, Started::Done(r)),
                 Err(_) => return match r {
                     Some(r) => json_reply(&id, &r, &Mode::Modern),
+                    // Cancelled by the shutdown itself rather than seen here first.
+                    None if stop.is_cancelled() => shutting_down(&id),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 },
             }
@@ -186,7 +188,7 @@ async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
         Some(first) = rx.recv() => (first, Started::Running(fut)),
         () = stop.cancelled() => {
             session.cancel_request(&id);
-            return body::status(StatusCode::SERVICE_UNAVAILABLE);
+            return shutting_down(&id);
         }
     };
     guard.armed = false;
@@ -197,6 +199,16 @@ async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
         .tracker
         .spawn(plain_pump(state, rx, tx, session, id, pace, true));
     body::sse(brx)
+}
+
+/// The answer to a request still running when the shutdown deadline passed: 503 with a
+/// JSON-RPC error for its id, so the client learns what became of it (a bare 503 says nothing).
+fn shutting_down(id: &Id) -> Resp {
+    body::rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        Some(id),
+        &crate::error::ErrorObject::server_shutting_down(),
+    )
 }
 
 /// How the legacy answer was decided.
@@ -242,7 +254,7 @@ async fn legacy_task(
     let (first, state, gone) = match decided {
         Decided::Stop => {
             session.cancel_request(&id);
-            let _ = answer.send(body::status(StatusCode::SERVICE_UNAVAILABLE));
+            let _ = answer.send(shutting_down(&id));
             return;
         }
         Decided::Reply(r) => match rx.try_recv() {
@@ -250,6 +262,8 @@ async fn legacy_task(
             Err(_) => {
                 let resp = match r {
                     Some(r) => json_reply(&id, &r, &mode),
+                    // Cancelled by the shutdown itself rather than seen here first.
+                    None if stop.is_cancelled() => shutting_down(&id),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
                 };
                 if answer.send(resp).is_err() {

@@ -1,0 +1,234 @@
+//! The JSON shape of [`ServerOptions`] (see [`crate::options`]): the server's identity and
+//! capability switches as flat keys, `limits` and `requestState` as nested patches, so the C
+//! ABI and the bindings configure a server with the same object a Rust program can apply.
+//!
+//! ```
+//! use mcpcore::{options::apply_json, Server};
+//! let mut bad = None;
+//! let server = Server::builder("demo", "1.0")
+//!     .options(|o| {
+//!         let patch = serde_json::json!({"title": "Demo", "pageSize": 50,
+//!             "maxConcurrency": 4, "limits": {"maxInflight": 256}});
+//!         bad = apply_json(o, &patch).err();
+//!     })
+//!     .build()?;
+//! assert!(bad.is_none());
+//! assert_eq!(server.limits().max_inflight, 256);
+//! # Ok::<(), mcpcore::server::BuildError>(())
+//! ```
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::builder::{CacheHints, ServerOptions};
+use super::mrtr::RequestStateOptions;
+use crate::limits::Limits;
+use crate::options::{JsonOptions, OptionsError};
+use crate::protocol::Implementation;
+
+/// The keys, in the order the documentation lists them.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Shape {
+    name: String,
+    version: String,
+    title: Option<String>,
+    description: Option<String>,
+    website_url: Option<String>,
+    icons: Option<Value>,
+    instructions: Option<String>,
+    page_size: Option<usize>,
+    logging: bool,
+    tools_list_changed: bool,
+    prompts_list_changed: bool,
+    resources_list_changed: bool,
+    resources_subscribe: bool,
+    cache_ttl_ms: u64,
+    cache_scope: String,
+    legacy_cache_hints: bool,
+    extensions: Map<String, Value>,
+    /// `null` or `0`: unlimited.
+    max_concurrency: Option<usize>,
+    legacy_input_shim: bool,
+    stamp_server_info: bool,
+    limits: Limits,
+    request_state: RequestStateOptions,
+}
+
+impl From<&ServerOptions> for Shape {
+    fn from(o: &ServerOptions) -> Self {
+        let info = o.server_info.clone();
+        Self {
+            name: info.name,
+            version: info.version,
+            title: info.title,
+            description: info.description,
+            website_url: info.website_url,
+            icons: info.icons,
+            instructions: o.instructions.clone(),
+            page_size: o.page_size,
+            logging: o.logging,
+            tools_list_changed: o.tools_list_changed,
+            prompts_list_changed: o.prompts_list_changed,
+            resources_list_changed: o.resources_list_changed,
+            resources_subscribe: o.resources_subscribe,
+            cache_ttl_ms: o.cache_hints.ttl_ms,
+            cache_scope: o.cache_hints.scope.to_owned(),
+            legacy_cache_hints: o.legacy_cache_hints,
+            extensions: o.extensions.clone(),
+            max_concurrency: o.max_concurrency,
+            legacy_input_shim: o.legacy_input_shim,
+            stamp_server_info: o.stamp_server_info,
+            limits: o.limits.clone(),
+            request_state: o.request_state.clone(),
+        }
+    }
+}
+
+impl TryFrom<Shape> for ServerOptions {
+    type Error = String;
+    fn try_from(j: Shape) -> Result<Self, String> {
+        let scope = match j.cache_scope.as_str() {
+            "public" => "public",
+            "private" => "private",
+            other => {
+                return Err(format!(
+                    "cacheScope must be \"public\" or \"private\", got {other:?}"
+                ))
+            }
+        };
+        let mut server_info = Implementation::new(j.name, j.version);
+        server_info.title = j.title;
+        server_info.description = j.description;
+        server_info.website_url = j.website_url;
+        server_info.icons = j.icons;
+        let mut o = ServerOptions::new("", "");
+        o.server_info = server_info;
+        o.instructions = j.instructions;
+        o.page_size = j.page_size;
+        o.logging = j.logging;
+        o.tools_list_changed = j.tools_list_changed;
+        o.prompts_list_changed = j.prompts_list_changed;
+        o.resources_list_changed = j.resources_list_changed;
+        o.resources_subscribe = j.resources_subscribe;
+        o.cache_hints = CacheHints {
+            ttl_ms: j.cache_ttl_ms,
+            scope,
+        };
+        o.legacy_cache_hints = j.legacy_cache_hints;
+        o.extensions = j.extensions;
+        o.max_concurrency = j.max_concurrency.filter(|&n| n > 0);
+        o.legacy_input_shim = j.legacy_input_shim;
+        o.stamp_server_info = j.stamp_server_info;
+        o.limits = j.limits;
+        o.request_state = j.request_state;
+        Ok(o)
+    }
+}
+
+impl Serialize for ServerOptions {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Shape::from(self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerOptions {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ServerOptions::try_from(Shape::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Limits out of range (a zero limit, `pageSize` 0) are reported by
+/// [`super::ServerBuilder::build`], so a C caller learns of them where a Rust caller does;
+/// `requestState` is checked at once.
+impl JsonOptions for ServerOptions {
+    fn check(&self) -> Result<(), OptionsError> {
+        self.request_state.check()
+    }
+    fn keep_unrepresented(&mut self, from: &Self) {
+        self.request_state.keep_unrepresented(&from.request_state);
+    }
+    const NESTED: &'static [&'static str] = &["limits", "requestState"];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::apply_json;
+    use serde_json::json;
+    use std::time::Duration;
+
+    fn defaults() -> ServerOptions {
+        ServerOptions::new("n", "1")
+    }
+
+    /// Every documented key applies, nested objects are patches, and the defaults round-trip.
+    #[test]
+    fn every_key_applies_and_nested_objects_patch() {
+        let mut o = defaults();
+        let all = serde_json::to_value(&o).expect("serialize");
+        apply_json(&mut o, &all).expect("the full shape applies");
+        apply_json(
+            &mut o,
+            &json!({"title": "T", "description": "D", "websiteUrl": "https://x", "icons": [],
+                "instructions": "I", "pageSize": 3, "logging": false, "toolsListChanged": false,
+                "promptsListChanged": false, "resourcesListChanged": false,
+                "resourcesSubscribe": false, "cacheTtlMs": 5, "cacheScope": "public",
+                "legacyCacheHints": true, "extensions": {"a/b": {}}, "maxConcurrency": 2,
+                "legacyInputShim": false, "stampServerInfo": false,
+                "limits": {"maxInflight": 7}, "requestState": {"ttlMs": 1000}}),
+        )
+        .expect("applies");
+        apply_json(&mut o, &json!({"limits": {"maxJsonDepth": 9}})).expect("applies");
+        assert_eq!(o.server_info.title.as_deref(), Some("T"));
+        assert_eq!(o.server_info.name, "n", "kept");
+        assert_eq!(o.page_size, Some(3));
+        assert!(!o.logging && !o.resources_subscribe && o.legacy_cache_hints);
+        assert_eq!(
+            o.cache_hints,
+            CacheHints {
+                ttl_ms: 5,
+                scope: "public"
+            }
+        );
+        assert_eq!(o.max_concurrency, Some(2));
+        assert_eq!(
+            o.limits.max_inflight, 7,
+            "a nested patch keeps what it does not name"
+        );
+        assert_eq!(o.limits.max_json_depth, 9);
+        assert_eq!(o.request_state.ttl, Duration::from_secs(1));
+        assert!(!o.legacy_input_shim && !o.stamp_server_info);
+        apply_json(&mut o, &json!({"maxConcurrency": 0})).expect("0 = unlimited");
+        assert_eq!(o.max_concurrency, None);
+    }
+
+    #[test]
+    fn refusals_change_nothing_and_name_the_key() {
+        let mut o = defaults();
+        for (bad, key, shape) in [
+            (json!({"pageSiz": 3}), "pageSiz", true),
+            (json!({"limits": {"maxInflite": 1}}), "maxInflite", true),
+            (json!({"cacheScope": "world"}), "cacheScope", false),
+            (json!({"requestState": {"ttlMs": 0}}), "ttlMs", false),
+            (json!({"limits": {"maxOutboundBytes": -1}}), "-1", false),
+        ] {
+            let e = apply_json(&mut o, &bad).expect_err("refused");
+            assert!(e.to_string().contains(key), "{e}");
+            assert_eq!(matches!(e, OptionsError::Shape(_)), shape, "{e}");
+        }
+        assert_eq!(o.cache_hints.scope, "private");
+        assert_eq!(o.limits.max_inflight, Limits::default().max_inflight);
+    }
+
+    /// Keys and a shared replay store have no JSON form: a patch keeps them.
+    #[test]
+    fn a_patch_keeps_the_key_ring() {
+        let mut o = defaults();
+        let key = crate::security::SealKey::new("k1", [7; 32]).expect("key");
+        o.request_state.keys = Some(crate::security::KeyRing::new(key));
+        apply_json(&mut o, &json!({"requestState": {"singleUse": false}})).expect("applies");
+        assert!(o.request_state.keys.is_some());
+        assert!(!o.request_state.single_use);
+    }
+}
