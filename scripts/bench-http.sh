@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Streamable HTTP benchmark (issue 5, "Speed and memory"). Never part of the test suite.
+# Streamable HTTP benchmark ("Speed and memory"). Never part of the test suite.
 #
 # Measures, on this machine, with the server pinned to core 0 and wrk on core 1:
 #   * modern tools/call of `echo` (100-byte text), 64 connections, JSON response:

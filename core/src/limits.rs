@@ -117,7 +117,7 @@ impl Limits {
 mod tests {
     use super::*;
 
-    /// Safe defaults (issue 2 item 7, issue 3 item 8): 4 MiB frames, depth 64, 600 s peer wait.
+    /// Safe defaults: 4 MiB frames, depth 64, 600 s peer wait.
     #[test]
     fn defaults_are_safe_and_zero_is_refused() {
         let l = Limits::default();

@@ -1,4 +1,4 @@
-//! `mcp_server_builder_t`: configuration and registration of C handlers (issue 8 §1).
+//! `mcp_server_builder_t`: configuration and registration of C handlers.
 //!
 //! Registrations take `user_data` plus an optional `free_user_data`; ownership of `user_data`
 //! passes to the engine in every case, so on any failure `free_user_data` has already run when

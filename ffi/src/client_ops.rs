@@ -1,5 +1,5 @@
 //! The client operations exported to C, each as a completion-callback call and a `..._blocking`
-//! twin over the shared bodies in [`crate::client_calls`] (issue 8 §3; REQUIREMENTS PAGE-01,
+//! twin over the shared bodies in [`crate::client_calls`] (REQUIREMENTS PAGE-01,
 //! TOOL-01, TOOL-06, PRM-01, RES-01, CMP-01, LOG-03, MRTR-01…05).
 //!
 //! Pointer contract of every function here: each `(const char *, size_t)` pair is NULL or valid

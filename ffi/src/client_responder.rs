@@ -1,6 +1,6 @@
 //! The owned responder a C client handler receives for a server→client request (sampling,
 //! elicitation, roots or any registered method): the client-side twin of `mcp_responder_t`
-//! (issue 8 §3; REQUIREMENTS JR-05, SAMP-*, ELIC-*, ROOT-01, MRTR-01).
+//! (REQUIREMENTS JR-05, SAMP-*, ELIC-*, ROOT-01, MRTR-01).
 //!
 //! Same rule as on the server: each responder ends in exactly one consuming call
 //! (`_result`, `_error`, `_free`), and a consuming call consumes *even when it returns an error*.

@@ -3,8 +3,8 @@
 //! The C face of [`mcpcore`]: opaque handles, C callback handlers with async completion, detailed
 //! errors without thread-local state, and a cbindgen-generated header (`include/mcpcore.h`). It
 //! adds no protocol logic: [`trampoline::CHandler`] implements core's one handler seam by calling
-//! a C function, and everything else is marshalling, ownership and threading (issue 8;
-//! STYLE.md "C ABI handle model").
+//! a C function, and everything else is marshalling, ownership and threading
+//! (STYLE.md "C ABI handle model").
 //!
 //! Every `extern "C"` function runs inside the panic guard ([`guard`]), checks every pointer, and
 //! validates UTF-8 and JSON before use. Out-parameters are written only on `MCP_STATUS_OK`.

@@ -1,4 +1,4 @@
-//! The borrowed request a handler callback receives (issue 8 §2). Every accessor returns UTF-8
+//! The borrowed request a handler callback receives. Every accessor returns UTF-8
 //! that is NUL-terminated *and* has a length, valid only until the callback returns.
 
 use serde_json::Value;

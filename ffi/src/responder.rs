@@ -1,4 +1,4 @@
-//! The owned responder a handler callback receives: the async-completion path (issue 8 §2).
+//! The owned responder a handler callback receives: the async-completion path.
 //!
 //! Rule: each responder ends in exactly one consuming call (`_result`, `_error`,
 //! `_input_required`, `_free`). A consuming call consumes the responder *even when it returns an

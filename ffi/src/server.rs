@@ -1,5 +1,5 @@
-//! `mcp_server_t`: a built server bound to a runtime, its transports and its shutdown
-//! (issue 8 §1). Serving on stdio blocks the calling thread until EOF or `mcp_server_shutdown`.
+//! `mcp_server_t`: a built server bound to a runtime, its transports and its shutdown.
+//! Serving on stdio blocks the calling thread until EOF or `mcp_server_shutdown`.
 
 use std::ffi::c_char;
 use std::sync::Arc;

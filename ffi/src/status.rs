@@ -1,4 +1,4 @@
-//! Status codes returned by every fallible entry point (STYLE "C ABI handle model", issue 8 §4).
+//! Status codes returned by every fallible entry point (STYLE "C ABI handle model").
 //!
 //! The numbers are explicit, stable and never reused: a new status gets a new number at the end.
 

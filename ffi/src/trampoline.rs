@@ -1,6 +1,6 @@
 //! Every call from Rust *into* C goes through this module: handler callbacks (the [`CHandler`]
 //! implementation of core's [`mcpcore::Handler`] seam), user-data finalizers and completion
-//! callbacks (issue 8 §1–2, STYLE "C ABI handle model").
+//! callbacks (STYLE "C ABI handle model").
 //!
 //! A C callback must return normally: it must not unwind (C++ exceptions) or `longjmp` out of the
 //! call, because the Rust frames beneath it would be skipped.

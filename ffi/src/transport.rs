@@ -1,6 +1,6 @@
 //! Streamable HTTP from C: `mcp_server_listen_http` binds a listener serving both protocol eras
 //! (core's HTTP transport does all protocol work), `mcp_listener_port` reports the bound port
-//! (for port 0), `mcp_listener_free` stops accepting and shuts down gracefully (issue 8 §1).
+//! (for port 0), `mcp_listener_free` stops accepting and shuts down gracefully.
 
 use std::ffi::c_char;
 use std::net::SocketAddr;

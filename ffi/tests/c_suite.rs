@@ -2,7 +2,7 @@
 //! `-std=c11 -Wall -Wextra -Werror` against `include/mcpcore.h`, linked to `libmcpcore.a`, and
 //! run plain, under ASan+UBSan and under valgrind (each when available). Server programs are
 //! driven over real stdio pipes; every message they send is validated against the official
-//! schema of its era (issue 8 "Tests").
+//! schema of its era.
 
 mod support;
 

@@ -1,5 +1,5 @@
-//! The checked-in C header must equal what the pinned cbindgen generates from `ffi/src`
-//! (issue 8 §5). `UPDATE_HEADER=1` rewrites it instead of failing.
+//! The checked-in C header must equal what the pinned cbindgen generates from `ffi/src`.
+//! `UPDATE_HEADER=1` rewrites it instead of failing.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! Cancellation over real stdio pipes (REQUIREMENTS CAN-01, LC-05, LC-08; issue 3 item 7).
+//! Cancellation over real stdio pipes (REQUIREMENTS CAN-01, LC-05, LC-08).
 //! Nested server→client cancellation is in `server_requests.rs`.
 
 use mcpcore_tests::StdioPeer;

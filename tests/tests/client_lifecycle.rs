@@ -1,5 +1,5 @@
 //! The client's shutdown of a stdio server and its deprecation warnings (REQUIREMENTS LC-06,
-//! STDIO-04, 0.8; issue 6 items 1 and 6).
+//! STDIO-04, 0.8).
 //!
 //! Shutdown closes stdin, waits `close_grace`, sends SIGTERM, waits `term_grace`, then kills.
 //! Each stage is proven by a server that only yields to that stage, with the other grace
@@ -189,7 +189,7 @@ fn deprecated_users() -> ClientBuilder {
         .on_roots(ok(json!({"roots": []})))
 }
 
-/// Issue 6 item 6: on a modern connection the deprecated roots, sampling and logging APIs warn
+/// On a modern connection the deprecated roots, sampling and logging APIs warn
 /// once each (not per call); on a legacy connection they are plain features and do not warn.
 #[tokio::test]
 async fn deprecated_apis_warn_once_on_modern_only() {

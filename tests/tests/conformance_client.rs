@@ -1,4 +1,4 @@
-//! The conformance fixture client (`examples/conformance_client.rs`, issue 7 item 2) against a
+//! The conformance fixture client (`examples/conformance_client.rs`) against a
 //! scripted Streamable HTTP server on 127.0.0.1, for rules the official suite checks; every
 //! request the client sends is validated against the 2026-07-28 schema.
 

@@ -1,5 +1,4 @@
-//! The documented defaults of every configurable limit and option, asserted on the public API
-//! (issue 2 item 7, issue 3 items 5 and 8, issue 4 items 2, 5, 9 and 10, issue 5 items 2–5).
+//! The documented defaults of every configurable limit and option, asserted on the public API.
 //! The wire tests exercise each limit with small configured values; this file pins the values a
 //! server gets when nothing is configured, so a changed default cannot go unnoticed.
 

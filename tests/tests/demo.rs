@@ -1,4 +1,4 @@
-//! The README's demo (issue 2 items 8 and 9): `demo-client` drives `demo-server` over real stdio
+//! The README's demo: `demo-client` drives `demo-server` over real stdio
 //! pipes in both eras. One test puts the recording `tap` between them and validates every
 //! message of the legacy run against 2025-11-25 and of the modern run against 2026-07-28; the
 //! other runs the client exactly as the README's command does (no arguments).

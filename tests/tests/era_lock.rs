@@ -1,5 +1,5 @@
 //! The era lock of one stdio connection (REQUIREMENTS §0.2 Δ stdio, §0.4, DISC-01/02, VER-01,
-//! LC-02; issue 4 rules 2–4; seeds: "first era-distinctive message to SUCCEED locks the era",
+//! LC-02; seeds: "first era-distinctive message to SUCCEED locks the era",
 //! removed methods decided by the request's own envelope).
 
 use mcpcore_tests::era::with_envelope;

@@ -79,7 +79,7 @@ async fn failed_first_initialize_leaves_no_session() {
     assert_eq!(f.listener.service().legacy_session_count(), 0);
 }
 
-/// LC-08 over HTTP (issue 5 item 5): a server→client request unanswered within its timeout is
+/// LC-08 over HTTP: a server→client request unanswered within its timeout is
 /// cancelled on the originating POST's stream (`notifications/cancelled` naming it), the
 /// uncaught timeout answers the tool call with -32001, and a late answer is accepted (202) and
 /// ignored; the session keeps working.
@@ -315,7 +315,7 @@ async fn lhttp02_delete_ends_the_session() {
     assert_eq!(c.delete().await, 404);
 }
 
-/// LHTTP-02 (issue 5 item 3): DELETE frees everything the session held: its in-flight
+/// LHTTP-02: DELETE frees everything the session held: its in-flight
 /// request is cancelled (the handler sees it), its resource subscription and its
 /// list-changed registration reach nobody any more.
 #[tokio::test]

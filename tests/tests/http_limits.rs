@@ -283,7 +283,7 @@ async fn until(what: &str, cond: impl Fn() -> bool) {
     }
 }
 
-/// Graceful shutdown (issue 5 item 5): in-flight work that finishes within
+/// Graceful shutdown: in-flight work that finishes within
 /// `shutdown_deadline` is answered normally before the listener stops.
 #[tokio::test]
 async fn graceful_shutdown_lets_in_flight_work_finish_within_the_deadline() {
@@ -317,7 +317,7 @@ async fn graceful_shutdown_lets_in_flight_work_finish_within_the_deadline() {
     assert_eq!(counters.cancelled.load(SeqCst), 0);
 }
 
-/// Graceful shutdown (issue 5 item 5): in-flight work still running at `shutdown_deadline` is
+/// Graceful shutdown: in-flight work still running at `shutdown_deadline` is
 /// cancelled: its request token is cancelled and its future dropped, the client gets 503 with a
 /// JSON-RPC error for its request (`data.reason = "shutdown"`; or the connection closes) at the
 /// deadline rather than when the 60 s handler would finish, and shutdown completes. Both eras.

@@ -1,5 +1,5 @@
 //! JSON-RPC 2.0 layer over real stdio pipes against the demo server (REQUIREMENTS JR-01…JR-03,
-//! JR-06, JR-08; issue 2 item 2). Every bad input gets its precise code and the connection
+//! JR-06, JR-08). Every bad input gets its precise code and the connection
 //! survives: each test ends by showing the server still answers.
 
 use mcpcore_tests::StdioPeer;

@@ -1,5 +1,5 @@
-//! Legacy lifecycle over real stdio pipes (REQUIREMENTS LC-01…LC-03, LC-07; issue 2
-//! items 5 and 6: initialize, negotiation, duplicate initialize, requests before initialize, ping,
+//! Legacy lifecycle over real stdio pipes (REQUIREMENTS LC-01…LC-03, LC-07):
+//! initialize, negotiation, duplicate initialize, requests before initialize, ping,
 //! in-flight ids).
 
 use mcpcore_tests::StdioPeer;

@@ -1,6 +1,6 @@
 //! The 2026-07-28 request path over stdio: classification, envelope errors, discovery, result
 //! stamping, per-request logging and capabilities (REQUIREMENTS §0.2, §0.3, META-01…05, VER-01,
-//! DISC-01, JR-04, CACHE-01, LOG-02, EXT-01; issue 4 rules 1, 2, 5, 6, 7).
+//! DISC-01, JR-04, CACHE-01, LOG-02, EXT-01).
 
 use mcpcore_tests::era::with_envelope;
 use mcpcore_tests::Era;
@@ -95,7 +95,7 @@ async fn cache_legacy_results_never_carry_modern_fields() {
     }
 }
 
-/// CACHE-01 (issue 4 item 5): a server that opted in to hints on the legacy era stamps
+/// CACHE-01: a server that opted in to hints on the legacy era stamps
 /// `ttlMs`/`cacheScope` on cacheable legacy results (configured values, a handler's own win),
 /// still never `resultType`, and never hints on non-cacheable results.
 #[tokio::test]

@@ -1,5 +1,5 @@
 //! input_required round trips on the 2026-07-28 wire and sealed requestState (SEP-2322;
-//! REQUIREMENTS MRTR-01…08, META-04, ELIC-01, SAMP-02, CACHE-01; issue 4 rules 8 and 9).
+//! REQUIREMENTS MRTR-01…08, META-04, ELIC-01, SAMP-02, CACHE-01).
 
 use mcpcore_tests::era::with_envelope;
 use mcpcore_tests::{validate_def, Era, StdioPeer};

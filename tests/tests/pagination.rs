@@ -1,5 +1,5 @@
-//! Pagination of the four list methods over real stdio pipes (REQUIREMENTS PAGE-01; issue 3
-//! item 5): a configurable page size (default: one page), opaque string cursors, and -32602 for
+//! Pagination of the four list methods over real stdio pipes (REQUIREMENTS PAGE-01): a
+//! configurable page size (default: one page), opaque string cursors, and -32602 for
 //! a non-string, malformed, negative or out-of-range cursor.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

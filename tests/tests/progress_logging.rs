@@ -1,5 +1,5 @@
 //! Progress, logging and list-change announcements over real stdio pipes (REQUIREMENTS PROG-01,
-//! LOG-01, LOG-03, SUB-06, SUB-07; issue 3 item 6).
+//! LOG-01, LOG-03, SUB-06, SUB-07).
 
 use mcpcore_tests::StdioPeer;
 use serde_json::{json, Value};

@@ -1,5 +1,5 @@
 //! Prompts, resources, subscriptions and completion over real stdio pipes (REQUIREMENTS
-//! PRM-01, PRM-02, RES-01, RES-02, SUB-07, CMP-01; issue 3 items 2–4).
+//! PRM-01, PRM-02, RES-01, RES-02, SUB-07, CMP-01).
 
 use mcpcore_tests::StdioPeer;
 use serde_json::{json, Value};

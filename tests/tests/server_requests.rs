@@ -1,6 +1,6 @@
 //! Server→client requests on the legacy era over real stdio pipes, with the test acting as the
 //! client (REQUIREMENTS SAMP-01, SAMP-02, ELIC-01, ELIC-05, ROOT-01, LC-07, LC-08, CAN-01,
-//! CAN-04; issue 3 items 7 and 8). For each request type: answered, timed out (short
+//! CAN-04). For each request type: answered, timed out (short
 //! per-request timeout → `notifications/cancelled` + -32001) and cancelled with its parent.
 
 use mcpcore_tests::StdioPeer;

@@ -1,5 +1,5 @@
 //! Routing across several live sessions of one server (REQUIREMENTS SUB-06, SUB-07, LHTTP-05,
-//! LHTTP-08; issue 3 items 6 and 8). A stdio process has one session, so these drive sessions
+//! LHTTP-08). A stdio process has one session, so these drive sessions
 //! in process through the transport seam (`Server::new_session` + an `Outbound` channel);
 //! every frame is still validated against the 2025-11-25 schema.
 
@@ -147,7 +147,7 @@ async fn sub07_resource_updated_only_to_subscribers() {
     assert!(b.drain().is_empty());
 }
 
-/// LHTTP-08 / issue 3 item 8: a server→client request goes to the session that owns the
+/// LHTTP-08: a server→client request goes to the session that owns the
 /// originating request, never broadcast; its answer is routed back by id.
 #[tokio::test]
 async fn server_request_routed_to_owning_session() {

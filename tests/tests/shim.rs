@@ -1,5 +1,5 @@
 //! The legacy input_required shim over stdio (REQUIREMENTS MRTR-09, ELIC-07, SAMP-02, ROOT-01;
-//! issue 4 rule 10; seeds: the dual-era authoring shim). Every message is validated against the
+//! seeds: the dual-era authoring shim). Every message is validated against the
 //! 2025-11-25 schema, including the server→client requests the shim sends.
 
 use mcpcore_tests::StdioPeer;

@@ -1,5 +1,5 @@
-//! The stdio server transport over real pipes (REQUIREMENTS STDIO-01, STDIO-04, LC-06; issue 2
-//! item 7): concurrency, the frame cap, a final frame without a newline, EOF grace, logs on stderr.
+//! The stdio server transport over real pipes (REQUIREMENTS STDIO-01, STDIO-04, LC-06):
+//! concurrency, the frame cap, a final frame without a newline, EOF grace, logs on stderr.
 
 use mcpcore_tests::{wire_server_bin, StdioPeer};
 use serde_json::{json, Value};

@@ -1,5 +1,5 @@
 //! Tools over real stdio pipes (REQUIREMENTS TOOL-01, TOOL-03, TOOL-05…TOOL-07, JSS-01…JSS-03,
-//! MISC-03; issue 3 item 1), plus registration-time schema bounds (in process: they are build
+//! MISC-03), plus registration-time schema bounds (in process: they are build
 //! errors, not wire traffic).
 
 use mcpcore::{handler_fn, HandlerError, Server, Tool};
