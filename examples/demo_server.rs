@@ -62,6 +62,8 @@ fn open_database() -> Result<String, String> {
     Err("connection refused: database password is hunter2".into())
 }
 
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 fn build() -> Result<Server, mcpcore::server::BuildError> {
     Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"))
         .instructions("A demo server: echo text, add numbers, read notes.")

@@ -21,6 +21,7 @@ pub mod client;
 pub mod client_builder;
 pub mod client_calls;
 pub mod client_ops;
+pub mod client_ops_content;
 pub mod client_responder;
 pub mod error;
 mod guard;

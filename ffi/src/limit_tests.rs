@@ -36,6 +36,8 @@ unsafe extern "C" fn slow(_ud: *mut c_void, _req: *const mcp_request_t, r: *mut 
     });
 }
 
+// Long by design: one scripted scenario, step by step, against one peer process; split up, its
+// steps would lose the order they depend on.
 #[test]
 fn max_concurrency_one_serializes_c_handlers() {
     let mut rt: *mut mcp_runtime_t = std::ptr::null_mut();

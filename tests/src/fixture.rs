@@ -35,6 +35,8 @@ pub fn build(limits: Limits, counters: Arc<Counters>) -> Server {
 }
 
 /// Build the fixture server, editing its options first.
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 pub fn build_with(
     limits: Limits,
     counters: Arc<Counters>,

@@ -39,6 +39,7 @@ async fn echo_works(c: &Client) {
 /// DISC-02 / HTTP-18: whatever answers the probe — modern error codes included — the client
 /// falls back to `initialize` (and a modern-only server would refuse that with -32022, which
 /// re-probes); it never depends on one code, and never hangs.
+// Long by design: one table of odd probe answers, each checked the same way.
 #[tokio::test]
 async fn http18_any_probe_failure_falls_back_to_initialize() {
     type Case = (&'static str, fn(&Req) -> Act);

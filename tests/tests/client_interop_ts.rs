@@ -80,6 +80,8 @@ struct Expect {
 }
 
 /// The calls every combination must get right.
+// Long by design: one scripted scenario, step by step, against one peer process; split up, its
+// steps would lose the order they depend on.
 async fn exercise(c: &Client, seen: &Seen, x: &Expect) {
     let modern = c.is_modern();
     assert_eq!(

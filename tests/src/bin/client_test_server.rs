@@ -98,6 +98,8 @@ async fn rounds(ctx: mcpcore::RequestContext, args: Value) -> Result<Outcome, Ha
     }))
 }
 
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 fn build(
     page_size: Option<usize>,
     ttl: Option<u64>,

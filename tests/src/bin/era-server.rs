@@ -118,6 +118,8 @@ fn parse_args() -> Args {
     a
 }
 
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 fn tools(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
     b.tool(
         tool("mrtr_elicit"),

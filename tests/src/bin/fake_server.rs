@@ -24,6 +24,8 @@ fn reply(out: &mut impl Write, id: &Value, result: Value) {
     send(out, &json!({"jsonrpc": "2.0", "id": id, "result": result}));
 }
 
+// Long by design: one match arm per scripted server behaviour, read as the list of what the
+// fake server can be told to do.
 fn main() {
     let opts: HashMap<String, String> = std::env::args()
         .skip(1)

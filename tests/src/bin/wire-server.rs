@@ -138,6 +138,8 @@ fn build(flags: &Flags) -> Result<Server, mcpcore::server::BuildError> {
     builder.build()
 }
 
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 fn tools(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
     b.tool(
         Tool::new("echo")
@@ -351,6 +353,8 @@ fn text_contents(uri: &str, text: String) -> Value {
     json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]})
 }
 
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 fn prompts_and_resources(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
     b.prompt(
         Prompt::new("greet")

@@ -1,0 +1,142 @@
+//! The C client half of the C suite: the C client programs (`tests/c/client.c`,
+//! `examples/c/echo_client.c`) compiled against `include/mcpcore.h`, linked to `libmcpcore.a` and
+//! run plain, under ASan+UBSan and under valgrind (each when available), against the Rust demo
+//! server and the C echo server over stdio and HTTP. The server half is `c_suite.rs`.
+
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+use support::{build, command, variants, Variant};
+
+const EXIT_WAIT: Duration = Duration::from_secs(60);
+/// The first message of a program under valgrind can take long on a loaded machine.
+const FIRST_WAIT: Duration = Duration::from_secs(180);
+
+/// Run a C program that needs no peer on its stdio to the end; returns its stdout.
+async fn run_to_end(exe: &std::path::Path, v: Variant, extra: &[String]) -> String {
+    support::clear_reports(exe);
+    let (prog, mut args) = command(exe, v);
+    args.extend(extra.iter().cloned());
+    let child = tokio::process::Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the C program");
+    let out = tokio::time::timeout(FIRST_WAIT + EXIT_WAIT, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{v:?}: {} did not finish in time", exe.display()))
+        .expect("wait");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{v:?}: {} failed ({}):\n{stdout}\n{}\n{}",
+        exe.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        support::reports(exe)
+    );
+    stdout
+}
+
+/// A child process killed when dropped (bounded wait for its exit).
+struct Killed(tokio::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+/// Start `exe --http 127.0.0.1:0` and read the URL it reports (`demo-server` prints
+/// `... listening on http://ADDR/mcp` on stderr).
+async fn demo_server_http() -> (Killed, String) {
+    use tokio::io::AsyncBufReadExt;
+    let (exe, _) = support::rust_servers();
+    let mut child = tokio::process::Command::new(exe)
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn demo-server --http");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let line = tokio::time::timeout(FIRST_WAIT, lines.next_line())
+        .await
+        .expect("demo-server printed its address in time")
+        .expect("read")
+        .expect("an address line");
+    let url = line
+        .split_once("http://")
+        .map(|(_, u)| format!("http://{}", u.trim()))
+        .unwrap_or_else(|| panic!("unexpected line {line:?}"));
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (Killed(child), url)
+}
+
+/// The C client (tests/c/client.c) against Rust servers: demo-server over stdio in legacy,
+/// modern and auto mode and over HTTP, client-test-server for sampling / elicitation / roots
+/// handlers in C (legacy server→client requests and modern input_required rounds), blocking and
+/// callback calls, cancellation, timeouts, notifications and every client error path. The
+/// program exits 0 only if every check passed and every finalizer ran exactly once.
+#[tokio::test]
+async fn c_client_against_rust_servers() {
+    let _serial = support::one_at_a_time().await;
+    let (demo, test_server) = support::rust_servers();
+    let (_http, url) = demo_server_http().await;
+    let args = [
+        demo.display().to_string(),
+        test_server.display().to_string(),
+        url,
+    ];
+    for v in variants() {
+        let exe = build("client", &["tests/c/client.c"], v);
+        let out = run_to_end(&exe, v, &args).await;
+        assert!(out.contains("client: ok"), "{v:?}: {out}");
+    }
+}
+
+/// The example C client (examples/c/echo_client.c) against the example C server
+/// (examples/c/echo_server.c): spawned over stdio, and over Streamable HTTP.
+#[tokio::test]
+async fn c_echo_client_against_c_echo_server() {
+    use tokio::io::AsyncBufReadExt;
+    let _serial = support::one_at_a_time().await;
+    // The server always runs plain; the client runs in every variant.
+    let server = build(
+        "echo_server_for_client",
+        &["examples/c/echo_server.c"],
+        Variant::Plain,
+    );
+    let mut http = tokio::process::Command::new(&server)
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the C echo server");
+    let mut lines = tokio::io::BufReader::new(http.stdout.take().expect("stdout")).lines();
+    let line = tokio::time::timeout(FIRST_WAIT, lines.next_line())
+        .await
+        .expect("the C server printed its port in time")
+        .expect("read")
+        .expect("a port line");
+    let port = line.strip_prefix("port=").expect("port=N").to_owned();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let http = Killed(http);
+    for v in variants() {
+        let exe = build("echo_client", &["examples/c/echo_client.c"], v);
+        let out = run_to_end(&exe, v, &[server.display().to_string()]).await;
+        assert!(out.contains("tools: echo, calculate"), "{v:?}: {out}");
+        assert!(out.contains("echo -> hello from C"), "{v:?}: {out}");
+        assert!(out.contains("calculate -> {\"value\":42}"), "{v:?}: {out}");
+        let out = run_to_end(&exe, v, &["--http".into(), url.clone()]).await;
+        assert!(out.contains("echo -> hello from C"), "{v:?}: {out}");
+    }
+    drop(http);
+}
