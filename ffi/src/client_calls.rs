@@ -9,13 +9,12 @@
 //! shuts down first (then `MCP_STATUS_CLOSED`, on the thread that shuts it down). When it
 //! returns anything else, the callback is never invoked.
 
-use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::ffi::{c_char, c_void};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use mcpcore::client::{CallOptions, Client, ListPage, ProgressFn};
+use mcpcore::client::{CallOptions, Client, ListKind, ProgressFn};
 use mcpcore::options::apply_json;
 use mcpcore::LoggingLevel;
 
@@ -395,40 +394,25 @@ pub(crate) enum Op {
     SetLogLevel(LoggingLevel),
 }
 
-fn page_json<T: Serialize>(page: ListPage<T>, key: &str) -> Value {
-    let mut raw = match page.raw {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
-    // The typed items: what core kept (e.g. tools with valid `x-mcp-header` over HTTP).
-    raw.insert(key.into(), json!(page.items));
-    Value::Object(raw)
+/// The C list kind as core's.
+fn core_kind(k: mcp_list_kind) -> ListKind {
+    match k {
+        mcp_list_kind::Tools => ListKind::Tools,
+        mcp_list_kind::Prompts => ListKind::Prompts,
+        mcp_list_kind::Resources => ListKind::Resources,
+        mcp_list_kind::ResourceTemplates => ListKind::ResourceTemplates,
+    }
 }
 
 async fn run(client: Client, op: Op, o: CallOptions) -> Result<Value, FfiError> {
-    use mcp_list_kind as K;
     Ok(match op {
         Op::Request(method, params) => client.request_with(&method, params, o).await?,
         Op::ListPage(kind, cursor) => {
-            let c = cursor.as_deref();
-            match kind {
-                K::Tools => page_json(client.list_tools_with(c, o).await?, "tools"),
-                K::Prompts => page_json(client.list_prompts_with(c, o).await?, "prompts"),
-                K::Resources => page_json(client.list_resources_with(c, o).await?, "resources"),
-                K::ResourceTemplates => page_json(
-                    client.list_resource_templates_with(c, o).await?,
-                    "resourceTemplates",
-                ),
-            }
+            client
+                .list_page_json(core_kind(kind), cursor.as_deref(), o)
+                .await?
         }
-        Op::ListAll(kind) => match kind {
-            K::Tools => json!({"tools": client.list_all_tools_with(o).await?}),
-            K::Prompts => json!({"prompts": client.list_all_prompts_with(o).await?}),
-            K::Resources => json!({"resources": client.list_all_resources_with(o).await?}),
-            K::ResourceTemplates => {
-                json!({"resourceTemplates": client.list_all_resource_templates_with(o).await?})
-            }
-        },
+        Op::ListAll(kind) => client.list_all_json(core_kind(kind), o).await?,
         Op::CallTool(name, args) => json!(client.call_tool_with(&name, args, o).await?),
         Op::GetPrompt(name, args) => client.get_prompt_with(&name, args, o).await?.raw,
         Op::ReadResource(uri) => client.read_resource_with(&uri, o).await?.raw,

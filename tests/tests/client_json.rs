@@ -94,3 +94,34 @@ async fn log03_json_set_level_on_modern_sets_the_per_request_level() {
     assert!(matches!(e, ClientError::InvalidArgument(_)), "{e:?}");
     c.close().await;
 }
+
+/// HTTP-14, PAGE-01: the list calls for bindings (`list_page_json`, `list_all_json`) return the
+/// list's JSON result and teach the client like the typed calls: after a JSON page of tools, the
+/// `region` tool's `Mcp-Param-*` headers are sent.
+#[tokio::test]
+async fn page01_json_lists_return_the_result_and_teach_the_client() {
+    use mcpcore::client::{CallOptions, ListKind};
+    let f = Fixture::start().await;
+    let c = http_client(&f).await;
+    let page = bounded(c.list_page_json(ListKind::Tools, None, CallOptions::new()))
+        .await
+        .expect("page");
+    let tools = page["tools"].as_array().expect("tools array");
+    assert!(tools.iter().any(|t| t["name"] == "region"), "{page}");
+    let all = bounded(c.list_all_json(ListKind::Tools, CallOptions::new()))
+        .await
+        .expect("all");
+    assert_eq!(
+        all["tools"].as_array().map(Vec::len),
+        Some(tools.len()),
+        "{all}"
+    );
+    let templates = bounded(c.list_all_json(ListKind::ResourceTemplates, CallOptions::new()))
+        .await
+        .expect("templates");
+    assert!(templates["resourceTemplates"].is_array(), "{templates}");
+    let call = json!({"name": "region", "arguments": {"region": "eu", "count": 1}});
+    let r = request(&c, "tools/call", call).await.expect("headers sent");
+    assert_ne!(r["isError"], true, "{r}");
+    c.close().await;
+}

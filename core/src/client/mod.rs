@@ -25,6 +25,7 @@ mod callbacks;
 mod calls;
 mod error;
 mod json;
+mod list_json;
 mod listen;
 mod mrtr;
 mod negotiate;
@@ -47,6 +48,7 @@ pub use transport::http::HttpClientOptions;
 #[cfg(feature = "http-client")]
 #[deprecated(note = "renamed HttpClientOptions")]
 pub type HttpOptions = HttpClientOptions;
+pub use list_json::ListKind;
 pub use transport::stdio::{StderrMode, StdioCommand, DEFAULT_CLOSE_GRACE, DEFAULT_TERM_GRACE};
 pub use types::{
     CompleteResult, Era, ListPage, Negotiated, PromptResult, ReadResult, ResultCacheHints,
