@@ -6,12 +6,13 @@
 //! closes the request stream (HTTP).
 
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::peer::RequestSpec;
+use super::peer::{Peer, RequestSpec};
 use super::{CallOptions, Client, ClientError};
 use crate::jsonrpc::Id;
 
@@ -104,64 +105,12 @@ impl Client {
         params.insert("notifications".into(), filter);
         self.stamp(&mut params, &opts);
         let cancel = CancellationToken::new();
-        let token = cancel.clone();
-        let rid = id.clone();
-        let mut task = tokio::spawn(async move {
-            let r = peer
-                .request(
-                    rid.clone(),
-                    "subscriptions/listen",
-                    params,
-                    RequestSpec {
-                        timeout: None,
-                        cancel: Some(&token),
-                        on_progress: None,
-                        notify_cancel: true,
-                    },
-                )
-                .await;
-            peer.remove_listen(&rid);
-            r
-        });
+        let mut task = spawn_listen(peer, id.clone(), params, cancel.clone());
         let wait = opts
             .timeout
             .or(self.inner.options.request_timeout)
             .unwrap_or(ACK_TIMEOUT);
-        let first = tokio::select! {
-            m = rx.recv() => m,
-            r = &mut task => {
-                return Err(match r {
-                    Ok(Ok(_)) => ClientError::Protocol("the listen stream ended before its acknowledgement".into()),
-                    Ok(Err(e)) => e,
-                    Err(_) => ClientError::Closed("listen task failed".into()),
-                });
-            }
-            () = tokio::time::sleep(wait) => {
-                cancel.cancel();
-                return Err(ClientError::Timeout);
-            }
-        };
-        let Some(first) = first else {
-            // The queue closes when the request ends (or the connection does): report the
-            // request's own outcome, e.g. the server's error, not just "closed".
-            cancel.cancel();
-            return Err(match tokio::time::timeout(wait, task).await {
-                Ok(Ok(Err(e))) => e,
-                Ok(Ok(Ok(_))) => ClientError::Protocol(
-                    "the listen stream ended before its acknowledgement".into(),
-                ),
-                _ => ClientError::Closed("the listen stream closed".into()),
-            });
-        };
-        if first.get("method").and_then(Value::as_str)
-            != Some("notifications/subscriptions/acknowledged")
-        {
-            cancel.cancel();
-            return Err(ClientError::Protocol(format!(
-                "the first message of a listen stream must be the acknowledgement, got {}",
-                first.get("method").cloned().unwrap_or(Value::Null)
-            )));
-        }
+        let first = acknowledgement(&mut rx, &mut task, &cancel, wait).await?;
         let honored = first
             .pointer("/params/notifications")
             .cloned()
@@ -175,4 +124,77 @@ impl Client {
             client: self.clone(),
         })
     }
+}
+
+/// Run the listen request in its own task: it stays open until `token` is cancelled or the
+/// server ends it, then the subscription's queue is unregistered (which closes it).
+fn spawn_listen(
+    peer: Arc<Peer>,
+    rid: Id,
+    params: Map<String, Value>,
+    token: CancellationToken,
+) -> JoinHandle<Result<Value, ClientError>> {
+    tokio::spawn(async move {
+        let r = peer
+            .request(
+                rid.clone(),
+                "subscriptions/listen",
+                params,
+                RequestSpec {
+                    timeout: None,
+                    cancel: Some(&token),
+                    on_progress: None,
+                    notify_cancel: true,
+                },
+            )
+            .await;
+        peer.remove_listen(&rid);
+        r
+    })
+}
+
+/// Wait up to `wait` for the first message of a listen stream and check that it is the
+/// acknowledgement. On failure the request is cancelled.
+async fn acknowledgement(
+    rx: &mut mpsc::Receiver<Value>,
+    task: &mut JoinHandle<Result<Value, ClientError>>,
+    cancel: &CancellationToken,
+    wait: Duration,
+) -> Result<Value, ClientError> {
+    let first = tokio::select! {
+        m = rx.recv() => m,
+        r = &mut *task => {
+            return Err(match r {
+                Ok(Ok(_)) => ClientError::Protocol("the listen stream ended before its acknowledgement".into()),
+                Ok(Err(e)) => e,
+                Err(_) => ClientError::Closed("listen task failed".into()),
+            });
+        }
+        () = tokio::time::sleep(wait) => {
+            cancel.cancel();
+            return Err(ClientError::Timeout);
+        }
+    };
+    let Some(first) = first else {
+        // The queue closes when the request ends (or the connection does): report the
+        // request's own outcome, e.g. the server's error, not just "closed".
+        cancel.cancel();
+        return Err(match tokio::time::timeout(wait, task).await {
+            Ok(Ok(Err(e))) => e,
+            Ok(Ok(Ok(_))) => {
+                ClientError::Protocol("the listen stream ended before its acknowledgement".into())
+            }
+            _ => ClientError::Closed("the listen stream closed".into()),
+        });
+    };
+    if first.get("method").and_then(Value::as_str)
+        != Some("notifications/subscriptions/acknowledged")
+    {
+        cancel.cancel();
+        return Err(ClientError::Protocol(format!(
+            "the first message of a listen stream must be the acknowledgement, got {}",
+            first.get("method").cloned().unwrap_or(Value::Null)
+        )));
+    }
+    Ok(first)
 }

@@ -68,6 +68,21 @@ pub fn encode_reply(id: &Id, reply: &Reply) -> Vec<u8> {
     }
 }
 
+/// The handler target named by a request: the tool or prompt `name`, or the resource `uri`.
+fn target_name(method: &str, p: Option<&Map<String, Value>>) -> Option<String> {
+    match method {
+        "tools/call" | "prompts/get" => p
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => p
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
 /// Methods whose modern results are cacheable (CACHE-01).
 const CACHEABLE: &[&str] = &[
     "tools/list",
@@ -255,24 +270,13 @@ impl Session {
     ) -> Reply {
         let modern = envelope.is_some();
         let p = params.as_ref();
-        let reg = &self.server.inner.registry;
-        let has = |cap: &str| self.server.inner.capabilities.get(cap).is_some();
-        let mrtr_method = match method {
-            "tools/call" => has("tools"),
-            "prompts/get" => has("prompts"),
-            "resources/read" => has("resources"),
-            _ => false,
-        };
+        let mrtr_method = self.is_mrtr_method(method);
         // Only modern requests carry MRTR fields on the wire; the legacy shim supplies them
         // in-process, so a legacy client can never inject an unsealed state. A refusal here is
         // the engine refusing the request before any handler runs, like the envelope check, so
         // it is pre-dispatch: over HTTP a refused `requestState` is 400, not an in-band 200.
         let (retry, asks) = if modern && mrtr_method {
-            // `request_client` answers carried from earlier rounds come out of the state here.
-            let read = mrtr::read_retry(&self.server.inner, method, p)
-                .await
-                .and_then(|mut r| ask::from_retry(&mut r).map(|a| (r, a)));
-            match read {
+            match self.read_mrtr_retry(method, p).await {
                 Ok(r) => r,
                 Err(e) => return Reply::pre(e),
             }
@@ -280,22 +284,11 @@ impl Session {
             Default::default()
         };
         let retried = retry.input_responses.is_some() || retry.request_state.is_some();
-        let name = match method {
-            "tools/call" | "prompts/get" => p
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => p
-                .and_then(|p| p.get("uri"))
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            _ => None,
-        };
         let ctx = RequestContext {
             inner: Arc::new(CtxInner {
                 id,
                 method: method.to_owned(),
-                name,
+                name: target_name(method, p),
                 meta: p.and_then(|p| p.get("_meta")).cloned(),
                 cancel: token,
                 sink,
@@ -307,7 +300,59 @@ impl Session {
                 asks: Mutex::new(asks),
             }),
         };
-        let outcome = match method {
+        let outcome = match self.run_method(&ctx, method, p, modern).await {
+            Ok(outcome) => outcome,
+            Err(refused) => return refused,
+        };
+        let result = self
+            .finish_outcome(&ctx, p, outcome, modern, mrtr_method, retried)
+            .await;
+        Reply {
+            result,
+            pre_dispatch: false,
+        }
+    }
+
+    /// Whether the server advertises capability `cap`.
+    fn has_capability(&self, cap: &str) -> bool {
+        self.server.inner.capabilities.get(cap).is_some()
+    }
+
+    /// Whether `method` is one that may answer `input_required` (and so carries MRTR fields),
+    /// given the capabilities this server advertises.
+    fn is_mrtr_method(&self, method: &str) -> bool {
+        match method {
+            "tools/call" => self.has_capability("tools"),
+            "prompts/get" => self.has_capability("prompts"),
+            "resources/read" => self.has_capability("resources"),
+            _ => false,
+        }
+    }
+
+    /// Open the echoed `inputResponses` / `requestState` of a modern MRTR request.
+    async fn read_mrtr_retry(
+        &self,
+        method: &str,
+        p: Option<&Map<String, Value>>,
+    ) -> Result<(mrtr::Retry, ask::Asks), ErrorObject> {
+        // `request_client` answers carried from earlier rounds come out of the state here.
+        mrtr::read_retry(&self.server.inner, method, p)
+            .await
+            .and_then(|mut r| ask::from_retry(&mut r).map(|a| (r, a)))
+    }
+
+    /// Route `method` to its handler and run it. `Err` is the answer for a method this server
+    /// does not serve (refused before any handler runs).
+    async fn run_method(
+        self: &Arc<Self>,
+        ctx: &RequestContext,
+        method: &str,
+        p: Option<&Map<String, Value>>,
+        modern: bool,
+    ) -> Result<Result<Outcome, ErrorObject>, Reply> {
+        let reg = &self.server.inner.registry;
+        let has = |cap: &str| self.has_capability(cap);
+        Ok(match method {
             "server/discover" if modern => Ok(Outcome::Complete(methods::discover(self))),
             "tools/list" if has("tools") => methods::list_tools(self, p),
             "tools/call" if has("tools") => methods::call_tool(ctx.clone(), p).await,
@@ -326,16 +371,27 @@ impl Session {
             "logging/setLevel" if has("logging") => methods::set_level(self, p),
             other => match reg.custom.get(other) {
                 Some(h) => h
-                    .call(
-                        ctx.clone(),
-                        Value::Object(params.clone().unwrap_or_default()),
-                    )
+                    .call(ctx.clone(), Value::Object(p.cloned().unwrap_or_default()))
                     .await
                     .map_err(|e| e.into_wire(other)),
-                None => return Reply::pre(ErrorObject::method_not_found(other)),
+                None => return Err(Reply::pre(ErrorObject::method_not_found(other))),
             },
-        };
-        let result = match outcome {
+        })
+    }
+
+    /// Turn a handler's outcome into the result sent: complete results are stamped, an
+    /// `input_required` outcome is served by MRTR (modern) or fulfilled by the shim (legacy).
+    async fn finish_outcome(
+        self: &Arc<Self>,
+        ctx: &RequestContext,
+        p: Option<&Map<String, Value>>,
+        outcome: Result<Outcome, ErrorObject>,
+        modern: bool,
+        mrtr_method: bool,
+        retried: bool,
+    ) -> Result<Value, ErrorObject> {
+        let method = ctx.method();
+        match outcome {
             Err(e) => Err(e),
             Ok(Outcome::Complete(v)) => Ok(self.stamp_complete(method, v, modern, retried)),
             Ok(Outcome::InputRequired(_)) if !mrtr_method => {
@@ -346,15 +402,11 @@ impl Session {
                 Err(ErrorObject::internal())
             }
             Ok(Outcome::InputRequired(ir)) if modern => {
-                mrtr::modern_result(&self.server.inner, &ctx, p, ask::finish(&ctx, ir))
+                mrtr::modern_result(&self.server.inner, ctx, p, ask::finish(ctx, ir))
             }
-            Ok(Outcome::InputRequired(ir)) => mrtr::legacy_shim(self, &ctx, p, ir)
+            Ok(Outcome::InputRequired(ir)) => mrtr::legacy_shim(self, ctx, p, ir)
                 .await
                 .map(|v| self.stamp_complete(method, v, false, false)),
-        };
-        Reply {
-            result,
-            pre_dispatch: false,
         }
     }
 

@@ -474,19 +474,7 @@ pub(crate) async fn legacy_shim(
     let mut ir = first;
     let mut rounds = 0usize;
     loop {
-        match check(&ir, &caps) {
-            Ok(()) => {}
-            Err(Refusal::Malformed(why)) => {
-                tracing::error!(method, %why, "handler returned a malformed input_required outcome");
-                return Err(ErrorObject::internal());
-            }
-            Err(Refusal::Missing(_, missing)) => {
-                return Err(ErrorObject::new(
-                    codes::INTERNAL_ERROR,
-                    format!("Client does not support {}", missing.join(", ")),
-                ));
-            }
-        }
+        shim_check(&method, &ir, &caps)?;
         if rounds >= max {
             return Err(ErrorObject::new(
                 codes::INTERNAL_ERROR,
@@ -494,37 +482,7 @@ pub(crate) async fn legacy_shim(
             ));
         }
         rounds += 1;
-        let mut answers = Map::new();
-        for (key, req) in std::mem::take(&mut ir.input_requests) {
-            let leg = req
-                .get("method")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let mut leg_params = req.get("params").cloned();
-            if leg == "elicitation/create" {
-                if let Some(p) = leg_params.as_mut().and_then(Value::as_object_mut) {
-                    let url_mode = p.get("mode").and_then(Value::as_str) == Some("url");
-                    if url_mode && !p.contains_key("elicitationId") {
-                        p.insert("elicitationId".into(), json!(synthesize_elicitation_id()));
-                    }
-                }
-            }
-            // A client error on a leg fails the original request; it is reported as -32603 so
-            // the client's code is never mistaken for an answer about the original method.
-            let answer = match ctx.peer_request(&leg, leg_params, None).await {
-                Ok(v) => v,
-                Err(PeerError::Rpc(e)) => {
-                    return Err(ErrorObject::new(
-                        codes::INTERNAL_ERROR,
-                        format!("The client refused {leg} for input {key}: {}", e.message),
-                    )
-                    .with_data(json!({"clientError": e})))
-                }
-                Err(e) => return Err(HandlerError::from(e).into_wire(&leg)),
-            };
-            answers.insert(key, answer);
-        }
+        let answers = fulfil_round(ctx, std::mem::take(&mut ir.input_requests)).await?;
         let responses = (!answers.is_empty()).then_some(answers);
         let next = ctx.with_inputs(responses, ir.request_state.take());
         match methods::run_mrtr(&method, next, params).await? {
@@ -532,6 +490,69 @@ pub(crate) async fn legacy_shim(
             Outcome::InputRequired(n) => ir = n,
         }
     }
+}
+
+/// The shim's capability check of one round: the client must support every request before any
+/// of them is sent.
+fn shim_check(method: &str, ir: &InputRequired, caps: &Value) -> Result<(), ErrorObject> {
+    match check(ir, caps) {
+        Ok(()) => Ok(()),
+        Err(Refusal::Malformed(why)) => {
+            tracing::error!(method, %why, "handler returned a malformed input_required outcome");
+            Err(ErrorObject::internal())
+        }
+        Err(Refusal::Missing(_, missing)) => Err(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            format!("Client does not support {}", missing.join(", ")),
+        )),
+    }
+}
+
+/// Send one round's `inputRequests` to the client as real requests and collect the answers,
+/// keyed like the requests.
+async fn fulfil_round(
+    ctx: &RequestContext,
+    requests: Map<String, Value>,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let mut answers = Map::new();
+    for (key, req) in requests {
+        let (leg, leg_params) = leg_request(&req);
+        // A client error on a leg fails the original request; it is reported as -32603 so
+        // the client's code is never mistaken for an answer about the original method.
+        let answer = match ctx.peer_request(&leg, leg_params, None).await {
+            Ok(v) => v,
+            Err(PeerError::Rpc(e)) => {
+                return Err(ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    format!("The client refused {leg} for input {key}: {}", e.message),
+                )
+                .with_data(json!({"clientError": e})))
+            }
+            Err(e) => return Err(HandlerError::from(e).into_wire(&leg)),
+        };
+        answers.insert(key, answer);
+    }
+    Ok(answers)
+}
+
+/// The method and params of one input request as sent to the client; a URL-mode elicitation
+/// without an `elicitationId` gets one.
+fn leg_request(req: &Value) -> (String, Option<Value>) {
+    let leg = req
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let mut leg_params = req.get("params").cloned();
+    if leg == "elicitation/create" {
+        if let Some(p) = leg_params.as_mut().and_then(Value::as_object_mut) {
+            let url_mode = p.get("mode").and_then(Value::as_str) == Some("url");
+            if url_mode && !p.contains_key("elicitationId") {
+                p.insert("elicitationId".into(), json!(synthesize_elicitation_id()));
+            }
+        }
+    }
+    (leg, leg_params)
 }
 
 #[cfg(test)]

@@ -254,60 +254,9 @@ impl HttpTransport {
         let is_sse = content_type(resp.headers()).starts_with("text/event-stream");
         let mut body = resp.into_body();
         if is_sse {
-            let mut last_id = None;
-            let mut retry = None;
-            if self
-                .read_sse(&mut body, id, &mut last_id, &mut retry)
-                .await?
-            {
-                return Ok(());
-            }
-            // LHTTP-04 SSE polling: a legacy stream that ends without the response is resumed
-            // with GET + Last-Event-ID after the server's `retry` delay, a bounded number of times.
-            for _ in 0..MAX_RESUMPTIONS {
-                let (Some(event_id), true) = (last_id.clone(), lock(&self.session).is_some())
-                else {
-                    break;
-                };
-                let wait =
-                    Duration::from_millis(retry.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS));
-                tokio::time::sleep(wait).await;
-                let req = self
-                    .base(Method::GET, None)
-                    .header(ACCEPT, "text/event-stream")
-                    .header("last-event-id", event_id.as_str())
-                    .body(Full::new(Bytes::new()))
-                    .map_err(|e| {
-                        ClientError::InvalidArgument(format!("cannot build the request: {e}"))
-                    })?;
-                let resp = self.pool.send(req, Hold::Long).await.map_err(|e| match e {
-                    ClientError::Transport(m) => {
-                        ClientError::Transport(format!("SSE resumption: {m}"))
-                    }
-                    other => other,
-                })?;
-                if !resp.status().is_success() {
-                    if resp.status() == hyper::StatusCode::NOT_FOUND {
-                        // The session ended: the next call starts a new one. This call may have
-                        // been processed, so it is not re-sent.
-                        let _ = self.session_gone(sent_session.as_deref());
-                    }
-                    return Err(ClientError::Closed(format!(
-                        "resuming the SSE stream failed (HTTP {})",
-                        resp.status()
-                    )));
-                }
-                let mut body = resp.into_body();
-                if self
-                    .read_sse(&mut body, id, &mut last_id, &mut retry)
-                    .await?
-                {
-                    return Ok(());
-                }
-            }
-            return Err(ClientError::Closed(format!(
-                "the SSE stream (HTTP {status}) ended before the response"
-            )));
+            return self
+                .exchange_sse(id, body, status, sent_session.as_deref())
+                .await;
         }
         let bytes = read_limited(&mut body, self.max_bytes).await?;
         if !bytes.is_empty() && self.deliver(&bytes, Some(id)).await {
@@ -316,6 +265,73 @@ impl HttpTransport {
         Err(ClientError::Transport(format!(
             "HTTP {status} without a JSON-RPC response"
         )))
+    }
+
+    /// Read a request's answer from its SSE stream, resuming the stream when it ends early.
+    async fn exchange_sse(
+        &self,
+        id: &Id,
+        mut body: hyper::body::Incoming,
+        status: hyper::StatusCode,
+        sent_session: Option<&str>,
+    ) -> Result<(), ClientError> {
+        let mut last_id = None;
+        let mut retry = None;
+        if self
+            .read_sse(&mut body, id, &mut last_id, &mut retry)
+            .await?
+        {
+            return Ok(());
+        }
+        // LHTTP-04 SSE polling: a legacy stream that ends without the response is resumed
+        // with GET + Last-Event-ID after the server's `retry` delay, a bounded number of times.
+        for _ in 0..MAX_RESUMPTIONS {
+            let (Some(event_id), true) = (last_id.clone(), lock(&self.session).is_some()) else {
+                break;
+            };
+            let wait = Duration::from_millis(retry.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS));
+            tokio::time::sleep(wait).await;
+            let mut body = self.resume_sse(&event_id, sent_session).await?;
+            if self
+                .read_sse(&mut body, id, &mut last_id, &mut retry)
+                .await?
+            {
+                return Ok(());
+            }
+        }
+        Err(ClientError::Closed(format!(
+            "the SSE stream (HTTP {status}) ended before the response"
+        )))
+    }
+
+    /// Reopen an SSE stream after `event_id` (GET + Last-Event-ID) and return its body.
+    async fn resume_sse(
+        &self,
+        event_id: &str,
+        sent_session: Option<&str>,
+    ) -> Result<hyper::body::Incoming, ClientError> {
+        let req = self
+            .base(Method::GET, None)
+            .header(ACCEPT, "text/event-stream")
+            .header("last-event-id", event_id)
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))?;
+        let resp = self.pool.send(req, Hold::Long).await.map_err(|e| match e {
+            ClientError::Transport(m) => ClientError::Transport(format!("SSE resumption: {m}")),
+            other => other,
+        })?;
+        if !resp.status().is_success() {
+            if resp.status() == hyper::StatusCode::NOT_FOUND {
+                // The session ended: the next call starts a new one. This call may have
+                // been processed, so it is not re-sent.
+                let _ = self.session_gone(sent_session);
+            }
+            return Err(ClientError::Closed(format!(
+                "resuming the SSE stream failed (HTTP {})",
+                resp.status()
+            )));
+        }
+        Ok(resp.into_body())
     }
 
     /// Read SSE events until the response to `id` arrives (`true`) or the stream ends (`false`),

@@ -21,6 +21,7 @@ use super::legacy;
 use super::respond::RequestSink;
 use super::server::Shared;
 use super::sessions::Entry;
+use super::stream::Stream;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, encode_error, Id, Incoming};
 use crate::server::{encode_reply, era, Reply};
@@ -151,6 +152,16 @@ struct Task {
     close: tokio_util::sync::CancellationToken,
 }
 
+/// How phase 1 of a batch ended.
+enum Phase1 {
+    /// The batch is answered with this: the JSON array, 202 when no element has a response, or
+    /// 503 on a hard stop.
+    Answered(Resp),
+    /// The answer must be a stream: the related message that came first (if any), and whether
+    /// the client went away.
+    Stream(Option<Vec<u8>>, bool),
+}
+
 impl Task {
     async fn run(
         mut self,
@@ -160,41 +171,77 @@ impl Task {
     ) {
         let stop = self.shared.hard_stop.clone();
         // Phase 1: all answers before any related message → one JSON array.
-        let (first, gone) = loop {
+        let phase1 = self
+            .collect(&mut done, &mut running, &mut answer, &stop)
+            .await;
+        let (first, gone) = match phase1 {
+            Phase1::Answered(resp) => {
+                let _ = answer.send(resp);
+                return;
+            }
+            Phase1::Stream(first, gone) => (first, gone),
+        };
+        // Phase 2: a resumable SSE stream with every message and response as its own event.
+        let (stream, detached) = self.open_sse(first.as_deref(), &done, gone, answer);
+        self.pump_sse(&stream, running, detached, &stop).await;
+    }
+
+    /// Phase 1: wait for the elements' answers until all are in or something calls for a
+    /// stream (a related message, the handler closing the stream, a keep-alive interval, the
+    /// client leaving).
+    async fn collect(
+        &mut self,
+        done: &mut Vec<Vec<u8>>,
+        running: &mut Running,
+        answer: &mut oneshot::Sender<Resp>,
+        stop: &tokio_util::sync::CancellationToken,
+    ) -> Phase1 {
+        loop {
             tokio::select! {
                 biased;
                 () = stop.cancelled() => {
                     running.cancel(&self.entry).await;
-                    let _ = answer.send(body::status(StatusCode::SERVICE_UNAVAILABLE));
-                    return;
+                    return Phase1::Answered(body::status(StatusCode::SERVICE_UNAVAILABLE));
                 }
                 next = running.next() => match next {
                     Some(frame) => done.extend(frame),
                     None => match self.rx.try_recv() {
-                        Ok(m) => break (Some(m), false),
+                        Ok(m) => return Phase1::Stream(Some(m), false),
                         Err(_) => {
                             let resp = if done.is_empty() {
                                 body::status(StatusCode::ACCEPTED)
                             } else {
-                                body::json(StatusCode::OK, join_array(&done))
+                                body::json(StatusCode::OK, join_array(done))
                             };
-                            let _ = answer.send(resp);
-                            return;
+                            return Phase1::Answered(resp);
                         }
                     },
                 },
-                Some(m) = self.rx.recv() => break (Some(m), false),
-                () = self.close.cancelled() => break (None, false),
-                () = super::respond::tick(self.shared.opts.keepalive) => break (None, false),
-                () = answer.closed() => break (None, true),
+                Some(m) = self.rx.recv() => return Phase1::Stream(Some(m), false),
+                () = self.close.cancelled() => return Phase1::Stream(None, false),
+                () = super::respond::tick(self.shared.opts.keepalive) => {
+                    return Phase1::Stream(None, false)
+                }
+                () = answer.closed() => return Phase1::Stream(None, true),
             }
-        };
-        // Phase 2: a resumable SSE stream with every message and response as its own event.
+        }
+    }
+
+    /// Open the session's resumable SSE stream with `first` and the answers so far, and hand its
+    /// head to the client (unless it is `gone`). Returns the stream and whether it is detached
+    /// (nobody reads it now).
+    fn open_sse(
+        &self,
+        first: Option<&[u8]>,
+        done: &[Vec<u8>],
+        gone: bool,
+        answer: oneshot::Sender<Resp>,
+    ) -> (Arc<Stream>, bool) {
         let (stream, brx) = self.entry.open_stream(
             self.shared.opts.replay_buffer,
             self.shared.opts.sse_retry_ms,
         );
-        for frame in first.iter().chain(done.iter()) {
+        for frame in first.into_iter().chain(done.iter().map(Vec::as_slice)) {
             stream.push(frame);
         }
         let mut r = body::sse(brx);
@@ -210,7 +257,18 @@ impl Task {
         if !delivered {
             stream.detach();
         }
-        let mut detached = !delivered;
+        (stream, !delivered)
+    }
+
+    /// Phase 2: carry related messages and the remaining answers on `stream` until every
+    /// element has finished (or a hard stop), then end it.
+    async fn pump_sse(
+        &mut self,
+        stream: &Stream,
+        mut running: Running,
+        mut detached: bool,
+        stop: &tokio_util::sync::CancellationToken,
+    ) {
         loop {
             tokio::select! {
                 biased;

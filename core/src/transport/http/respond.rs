@@ -259,62 +259,93 @@ async fn legacy_task(
         }
         Decided::Reply(r) => match rx.try_recv() {
             Ok(first) => (Some(first), Started::Done(r), false),
-            Err(_) => {
-                let resp = match r {
-                    Some(r) => json_reply(&id, &r, &mode),
-                    // Cancelled by the shutdown itself rather than seen here first.
-                    None if stop.is_cancelled() => shutting_down(&id),
-                    None => body::status(StatusCode::SERVICE_UNAVAILABLE),
-                };
-                if answer.send(resp).is_err() {
-                    tracing::debug!(?id, "legacy client left before its JSON answer");
-                }
-                return;
-            }
+            Err(_) => return send_legacy_json(&id, r, &mode, &stop, answer),
         },
         Decided::Stream(first) => (first, Started::Running(fut), false),
         Decided::Gone => (None, Started::Running(fut), true),
     };
     match mode {
         Mode::Legacy(entry) => {
-            let (stream, brx) =
-                entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
-            if let Some(first) = &first {
-                stream.push(first);
-            }
-            let mut r = body::sse(brx);
-            if let Ok(v) = HeaderValue::from_str(entry.sid()) {
-                r.headers_mut().insert(super::headers::SESSION_ID, v);
-            }
-            let delivered = if gone {
-                drop(r);
-                false
-            } else {
-                answer.send(r).is_ok()
-            };
-            if !delivered {
-                // Nobody reads it now; events stay in the stream's replay buffer.
-                stream.detach();
-            }
+            let stream = open_legacy_stream(&shared, &entry, first.as_deref(), gone, answer);
             let pace = Pace::new(&shared);
             legacy_pump(state, rx, stream, session, id, pace, close).await;
         }
         Mode::LegacyStateless | Mode::Modern => {
-            let (tx, brx) = mpsc::channel::<Bytes>(32);
-            if let Some(first) = &first {
-                let _ = tx.try_send(sse::event(None, first));
-            }
-            let resp = body::sse(brx);
-            if gone {
-                drop(resp);
-            } else {
-                // On failure the body (and its receiver) is dropped; the pump sees it closed.
-                let _ = answer.send(resp);
-            }
+            let tx = open_plain_stream(first.as_deref(), gone, answer);
             let pace = Pace::new(&shared);
             plain_pump(state, rx, tx, session, id, pace, false).await;
         }
     }
+}
+
+/// A legacy request whose handler finished before anything else was queued: one JSON body.
+fn send_legacy_json(
+    id: &Id,
+    r: Option<Reply>,
+    mode: &Mode,
+    stop: &tokio_util::sync::CancellationToken,
+    answer: oneshot::Sender<Resp>,
+) {
+    let resp = match r {
+        Some(r) => json_reply(id, &r, mode),
+        // Cancelled by the shutdown itself rather than seen here first.
+        None if stop.is_cancelled() => shutting_down(id),
+        None => body::status(StatusCode::SERVICE_UNAVAILABLE),
+    };
+    if answer.send(resp).is_err() {
+        tracing::debug!(?id, "legacy client left before its JSON answer");
+    }
+}
+
+/// Open a legacy session's resumable SSE stream, queue `first` on it and hand its head to the
+/// client (unless the client is `gone`). Returns the stream the pump writes to.
+fn open_legacy_stream(
+    shared: &Shared,
+    entry: &Entry,
+    first: Option<&[u8]>,
+    gone: bool,
+    answer: oneshot::Sender<Resp>,
+) -> Arc<Stream> {
+    let (stream, brx) = entry.open_stream(shared.opts.replay_buffer, shared.opts.sse_retry_ms);
+    if let Some(first) = first {
+        stream.push(first);
+    }
+    let mut r = body::sse(brx);
+    if let Ok(v) = HeaderValue::from_str(entry.sid()) {
+        r.headers_mut().insert(super::headers::SESSION_ID, v);
+    }
+    let delivered = if gone {
+        drop(r);
+        false
+    } else {
+        answer.send(r).is_ok()
+    };
+    if !delivered {
+        // Nobody reads it now; events stay in the stream's replay buffer.
+        stream.detach();
+    }
+    stream
+}
+
+/// Open a plain SSE stream (no event ids), queue `first` on it and hand its head to the client
+/// (unless the client is `gone`). Returns the sender the pump writes to.
+fn open_plain_stream(
+    first: Option<&[u8]>,
+    gone: bool,
+    answer: oneshot::Sender<Resp>,
+) -> mpsc::Sender<Bytes> {
+    let (tx, brx) = mpsc::channel::<Bytes>(32);
+    if let Some(first) = first {
+        let _ = tx.try_send(sse::event(None, first));
+    }
+    let resp = body::sse(brx);
+    if gone {
+        drop(resp);
+    } else {
+        // On failure the body (and its receiver) is dropped; the pump sees it closed.
+        let _ = answer.send(resp);
+    }
+    tx
 }
 
 /// The hard-stop token and the keep-alive interval of a running stream.
