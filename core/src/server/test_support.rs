@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{Server, Session, SessionKind};
 use crate::error::ErrorObject;
 use crate::jsonrpc::Id;
-use crate::transport::{NullOutbound, Outbound};
+use crate::server::{NullOutbound, Outbound};
 
 /// A session of `server` after a legacy `initialize` / `notifications/initialized`.
 pub(crate) async fn legacy_session(server: &Server) -> Arc<Session> {
