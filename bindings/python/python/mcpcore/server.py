@@ -1,0 +1,391 @@
+"""The server API: ``Server`` with ``@tool``/``@prompt``/``@resource`` decorators, ``Context``."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import inspect
+import json
+import logging
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, TypeVar
+
+from . import _native
+from ._schema import first_paragraph, function_schema
+from .errors import InputRequired, McpError, ToolError
+
+__all__ = ["Server", "Context", "HttpHandle"]
+
+logger = logging.getLogger("mcpcore")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class Context:
+    """What a handler may know about and do for the request it serves.
+
+    Declare a parameter annotated ``Context`` to receive it.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the client cancelled the request (or the connection ended)."""
+        return bool(self._native.cancelled)
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The protocol version of this request."""
+        return self._native.protocol_version
+
+    @property
+    def is_modern(self) -> bool:
+        """True on a 2026-07-28 (stateless) request."""
+        return bool(self._native.is_modern)
+
+    @property
+    def method(self) -> str:
+        """The JSON-RPC method (``tools/call``, …)."""
+        return self._native.method
+
+    @property
+    def name(self) -> Optional[str]:
+        """The tool or prompt name, or the resource URI."""
+        return self._native.name
+
+    @property
+    def client_capabilities(self) -> Dict[str, Any]:
+        """The client's capabilities as this request declares them."""
+        return self._native.client_capabilities
+
+    async def progress(
+        self, progress: float, total: Optional[float] = None, message: Optional[str] = None
+    ) -> bool:
+        """Report progress against the request's progress token; False when nothing was sent."""
+        return bool(self._native.progress(float(progress), total, message))
+
+    async def log(self, level: str, data: Any, logger: Optional[str] = None) -> bool:
+        """Send a log message (``"debug"`` … ``"emergency"``), filtered by the client's level."""
+        return bool(self._native.log(level, data, logger))
+
+    async def request_client(self, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
+        """Ask the client (``elicitation/create``, ``sampling/createMessage``, ``roots/list``).
+
+        Legacy sessions send a real request; on 2026-07-28 the server answers ``input_required``
+        and the handler runs again from the start with the answer (so make the same calls in the
+        same order, and do side effects after the last one).
+        """
+        return await self._native.request_client(method, params)
+
+    async def elicit(self, message: str, schema: Dict[str, Any]) -> Dict[str, Any]:
+        """Ask the user for input matching ``schema``: ``{"action": ..., "content": {...}}``."""
+        return await self.request_client(
+            "elicitation/create", {"message": message, "requestedSchema": schema}
+        )
+
+
+class HttpHandle:
+    """A running Streamable HTTP listener (endpoint ``/mcp``)."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def port(self) -> int:
+        return int(self._native.port)
+
+    @property
+    def host(self) -> str:
+        return str(self._native.host)
+
+    @property
+    def url(self) -> str:
+        host = self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/mcp"
+
+    async def close(self) -> None:
+        """Stop accepting, finish or cancel in-flight work (graceful shutdown)."""
+        await self._native.close()
+
+    async def __aenter__(self) -> "HttpHandle":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+
+def _is_context(param: inspect.Parameter, annotation: Any) -> bool:
+    return annotation is Context or annotation == "Context"
+
+
+def _text(text: str) -> Dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _tool_result(value: Any) -> Dict[str, Any]:
+    if value is None:
+        return {"content": []}
+    if isinstance(value, str):
+        return {"content": [_text(value)]}
+    if isinstance(value, dict):
+        return {
+            "content": [_text(json.dumps(value, ensure_ascii=False))],
+            "structuredContent": value,
+        }
+    return {"content": [_text(json.dumps(value, ensure_ascii=False))]}
+
+
+def _prompt_result(value: Any) -> Dict[str, Any]:
+    if isinstance(value, str):
+        return {"messages": [{"role": "user", "content": _text(value)}]}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (list, tuple)):
+        return {
+            "messages": [
+                {"role": "user", "content": _text(m)} if isinstance(m, str) else m for m in value
+            ]
+        }
+    raise TypeError(f"a prompt returns str, a list of messages or a dict, not {type(value).__name__}")
+
+
+class _Entry:
+    """One registered function and how to call it."""
+
+    def __init__(
+        self,
+        kind: str,
+        definition: Dict[str, Any],
+        fn: Callable[..., Any],
+        params: List[str],
+        ctx_params: List[str],
+        shape: Callable[[Any, Context], Dict[str, Any]],
+    ) -> None:
+        self.kind = kind
+        self.definition = definition
+        self.fn = fn
+        self.params = params
+        self.ctx_params = ctx_params
+        self.shape = shape
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self.var_kw = any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(fn).parameters.values()
+        )
+
+    def label(self) -> str:
+        d = self.definition
+        return str(d.get("name") or d.get("uri") or d.get("uriTemplate"))
+
+    async def invoke(self, native_ctx: Any, params: Any, responder: Any) -> None:
+        """Run the function and report exactly once through ``responder``."""
+        ctx = Context(native_ctx)
+        try:
+            args = params if isinstance(params, dict) else {}
+            kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
+            for name in self.ctx_params:
+                kwargs[name] = ctx
+            if self.is_async:
+                value = await self.fn(**kwargs)
+            else:
+                value = await asyncio.to_thread(functools.partial(self.fn, **kwargs))
+            result = self.shape(value, ctx)
+        except McpError as e:
+            responder.error(e.code, e.message, e.data)
+        except ToolError as e:
+            if self.kind == "tool":
+                responder.ok({"content": [_text(str(e))], "isError": True})
+            else:
+                responder.error(-32603, str(e))
+        except InputRequired:
+            # 2026-07-28: core answers input_required for the unanswered request_client calls.
+            responder.fail("input required")
+        except asyncio.CancelledError:
+            responder.cancelled()
+            raise
+        except Exception as e:
+            logger.exception("mcpcore: %s %r failed", self.kind, self.label())
+            responder.fail(f"{type(e).__name__}: {e}")
+        else:
+            try:
+                responder.ok(result)
+            except Exception as e:
+                logger.exception("mcpcore: %s %r returned a value that is not JSON", self.kind, self.label())
+                responder.fail(f"{type(e).__name__}: {e}")
+
+
+class Server:
+    """An MCP server speaking both protocol eras over stdio or Streamable HTTP."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        instructions: Optional[str] = None,
+        options: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.options = options
+        self._entries: List[_Entry] = []
+
+    # ---- registration ----
+
+    def _signature(self, fn: Callable[..., Any]) -> Tuple[Dict[str, Any], List[str], List[str]]:
+        schema, names = function_schema(fn, _is_context)
+        sig = inspect.signature(fn)
+        try:
+            import typing
+
+            hints = typing.get_type_hints(fn)
+        except Exception:
+            hints = {}
+        ctx = [
+            p.name for p in sig.parameters.values() if _is_context(p, hints.get(p.name, p.annotation))
+        ]
+        return schema, names, ctx
+
+    def tool(
+        self,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        *,
+        input_schema: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
+        title: Optional[str] = None,
+        annotations: Optional[Dict[str, Any]] = None,
+    ) -> Callable[[F], F]:
+        """Register a tool. The name defaults to the function's, the description to its docstring.
+
+        The input schema comes from the type hints unless ``input_schema`` is given. A ``str``
+        result is a text block; a ``dict`` is ``structuredContent`` (and its JSON as text);
+        raise ``ToolError`` for an ``isError`` result and ``McpError`` for a JSON-RPC error.
+        """
+
+        def register(fn: F) -> F:
+            schema, names, ctx = self._signature(fn)
+            if input_schema is not None:
+                schema = input_schema
+                names = list(input_schema.get("properties", {}))
+            d: Dict[str, Any] = {"name": name or fn.__name__, "inputSchema": schema}
+            desc = description if description is not None else first_paragraph(fn.__doc__)
+            if desc:
+                d["description"] = desc
+            if title:
+                d["title"] = title
+            if output_schema is not None:
+                d["outputSchema"] = output_schema
+            if annotations is not None:
+                d["annotations"] = annotations
+            self._entries.append(_Entry("tool", d, fn, names, ctx, lambda v, _c: _tool_result(v)))
+            return fn
+
+        return register
+
+    def prompt(
+        self,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        *,
+        title: Optional[str] = None,
+    ) -> Callable[[F], F]:
+        """Register a prompt; its parameters are the prompt's (string) arguments.
+
+        Return a ``str`` (one user message), a list of messages (``str`` or message dicts) or a
+        whole ``GetPromptResult`` dict.
+        """
+
+        def register(fn: F) -> F:
+            schema, names, ctx = self._signature(fn)
+            required = set(schema.get("required", []))
+            args = [{"name": n, "required": n in required} for n in names]
+            d: Dict[str, Any] = {"name": name or fn.__name__, "arguments": args}
+            desc = description if description is not None else first_paragraph(fn.__doc__)
+            if desc:
+                d["description"] = desc
+            if title:
+                d["title"] = title
+            self._entries.append(
+                _Entry("prompt", d, fn, names, ctx, lambda v, _c: _prompt_result(v))
+            )
+            return fn
+
+        return register
+
+    def resource(
+        self,
+        uri: str,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        *,
+        mime_type: Optional[str] = None,
+        title: Optional[str] = None,
+    ) -> Callable[[F], F]:
+        """Register a resource at an exact URI or an RFC 6570 template (``demo://notes/{id}``).
+
+        The template variables are the function's parameters. Return ``str`` (text), ``bytes``
+        (a blob) or a whole ``ReadResourceResult`` dict.
+        """
+        template = "{" in uri
+
+        def register(fn: F) -> F:
+            _schema, names, ctx = self._signature(fn)
+            d: Dict[str, Any] = {"name": name or fn.__name__}
+            d["uriTemplate" if template else "uri"] = uri
+            desc = description if description is not None else first_paragraph(fn.__doc__)
+            if desc:
+                d["description"] = desc
+            if mime_type:
+                d["mimeType"] = mime_type
+            if title:
+                d["title"] = title
+
+            def shape(value: Any, c: Context) -> Dict[str, Any]:
+                target = c.name or uri
+                if isinstance(value, dict):
+                    return value
+                item: Dict[str, Any] = {"uri": target}
+                if isinstance(value, (bytes, bytearray)):
+                    item["mimeType"] = mime_type or "application/octet-stream"
+                    item["blob"] = base64.b64encode(bytes(value)).decode("ascii")
+                else:
+                    item["mimeType"] = mime_type or "text/plain"
+                    item["text"] = value if isinstance(value, str) else json.dumps(value)
+                return {"contents": [item]}
+
+            kind = "resource_template" if template else "resource"
+            self._entries.append(_Entry(kind, d, fn, names, ctx, shape))
+            return fn
+
+        return register
+
+    # ---- serving ----
+
+    def _build(self, loop: asyncio.AbstractEventLoop) -> Any:
+        entries = [(e.kind, e.definition, e.invoke) for e in self._entries]
+        return _native.NativeServer(
+            self.name, self.version, self.instructions, entries, loop, self.options
+        )
+
+    async def serve_stdio(self) -> None:
+        """Serve stdin/stdout until EOF. ``async def`` handlers run on this event loop."""
+        native = self._build(asyncio.get_running_loop())
+        await native.serve_stdio()
+
+    def run_stdio(self) -> None:
+        """Serve stdin/stdout until EOF (blocking; runs its own event loop)."""
+        asyncio.run(self.serve_stdio())
+
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 0) -> HttpHandle:
+        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port)."""
+        native = self._build(asyncio.get_running_loop())
+        return HttpHandle(await native.serve_http(host, port))

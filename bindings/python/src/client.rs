@@ -1,0 +1,179 @@
+//! `NativeClient`: core's [`Client`] behind awaitables, at the JSON level (`Client::request`,
+//! `list_all_json`), so every protocol rule stays in core.
+
+use std::time::Duration;
+
+use mcpcore::client::{
+    CallOptions, Client, ClientOptions, ConnectMode, HttpClientOptions, ListKind, StdioCommand,
+};
+use mcpcore::protocol::Era;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::convert::{self, Json};
+use crate::errors;
+
+fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptions> {
+    let mut o = ClientOptions::default();
+    if let Some(p) = convert::from_py_opt(patch)? {
+        mcpcore::options::apply_json(&mut o, &p)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    o.mode = serde_json::from_value::<ConnectMode>(serde_json::Value::String(mode.into()))
+        .map_err(|_| {
+            PyValueError::new_err(format!(
+                "mode must be \"auto\", \"legacy\" or \"modern\", not {mode:?}"
+            ))
+        })?;
+    Ok(o)
+}
+
+fn call_options(timeout: Option<f64>) -> PyResult<CallOptions> {
+    let mut o = CallOptions::new();
+    if let Some(t) = timeout {
+        let d = Duration::try_from_secs_f64(t).map_err(|_| {
+            PyValueError::new_err("timeout must be a non-negative number of seconds")
+        })?;
+        o = o.timeout(d);
+    }
+    Ok(o)
+}
+
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct NativeClient {
+    client: Client,
+}
+
+#[pymethods]
+impl NativeClient {
+    /// Spawn `argv` and connect over stdio (an awaitable of `NativeClient`).
+    #[staticmethod]
+    #[pyo3(signature = (argv, mode="auto", options=None))]
+    fn connect_stdio<'py>(
+        py: Python<'py>,
+        argv: Vec<String>,
+        mode: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opts = self::options(mode, options)?;
+        let Some((program, args)) = argv.split_first() else {
+            return Err(PyValueError::new_err("argv must name a program"));
+        };
+        let cmd = StdioCommand::new(program).args(args);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let client = Client::builder()
+                .options(opts)
+                .connect_stdio(cmd)
+                .await
+                .map_err(errors::client)?;
+            Ok(NativeClient { client })
+        })
+    }
+
+    /// Connect to a Streamable HTTP endpoint (an awaitable of `NativeClient`).
+    #[staticmethod]
+    #[pyo3(signature = (url, mode="auto", options=None))]
+    fn connect_http<'py>(
+        py: Python<'py>,
+        url: String,
+        mode: &str,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opts = self::options(mode, options)?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let client = Client::builder()
+                .options(opts)
+                .connect_http(&url, HttpClientOptions::default())
+                .await
+                .map_err(errors::client)?;
+            Ok(NativeClient { client })
+        })
+    }
+
+    /// `"legacy"` or `"modern"` (`None` before negotiation).
+    #[getter]
+    fn era(&self) -> Option<&'static str> {
+        self.client.era().map(|e| match e {
+            Era::Legacy => "legacy",
+            _ => "modern",
+        })
+    }
+
+    /// The negotiated protocol version.
+    #[getter]
+    fn protocol_version(&self) -> Option<String> {
+        self.client.protocol_version()
+    }
+
+    /// The server's `instructions`, when it sent any.
+    #[getter]
+    fn instructions(&self) -> Option<String> {
+        self.client.instructions()
+    }
+
+    /// The server's implementation info (`serverInfo`).
+    #[getter]
+    fn server_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.client.server_info_raw() {
+            Some(v) => convert::to_py(py, &v),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// Any request at the JSON level: the raw result (an awaitable of `dict`).
+    #[pyo3(signature = (method, params=None, timeout=None))]
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = convert::from_py_opt(params)?.unwrap_or(serde_json::Value::Null);
+        let opts = call_options(timeout)?;
+        let client = self.client.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            client
+                .request_with(&method, params, opts)
+                .await
+                .map(Json)
+                .map_err(errors::client)
+        })
+    }
+
+    /// A whole list (`"tools"`, `"prompts"`, `"resources"`, `"resource_templates"`), following
+    /// cursors: an awaitable of `{"<items key>": [...]}`.
+    #[pyo3(signature = (kind, timeout=None))]
+    fn list_all<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let kind = match kind {
+            "tools" => ListKind::Tools,
+            "prompts" => ListKind::Prompts,
+            "resources" => ListKind::Resources,
+            "resource_templates" => ListKind::ResourceTemplates,
+            other => return Err(PyValueError::new_err(format!("unknown list {other:?}"))),
+        };
+        let opts = call_options(timeout)?;
+        let client = self.client.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            client
+                .list_all_json(kind, opts)
+                .await
+                .map(Json)
+                .map_err(errors::client)
+        })
+    }
+
+    /// Close the connection (stdio: close stdin, wait, then terminate the child).
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.client.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            client.close().await;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,93 @@
+//! `Context`: the request context a Python handler gets (wraps core's [`RequestContext`]).
+
+use mcpcore::{LoggingLevel, RequestContext};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::convert::{self, Json};
+use crate::errors;
+
+#[pyclass(module = "mcpcore._native", name = "NativeContext", frozen)]
+pub struct PyContext {
+    ctx: RequestContext,
+}
+
+impl PyContext {
+    pub fn new(ctx: RequestContext) -> Self {
+        Self { ctx }
+    }
+}
+
+#[pymethods]
+impl PyContext {
+    /// True once the peer cancelled the request (or the connection ended).
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// The request's protocol version (modern: from its envelope; legacy: negotiated).
+    #[getter]
+    fn protocol_version(&self) -> Option<String> {
+        self.ctx.protocol_version()
+    }
+
+    /// True on a 2026-07-28 (stateless) request.
+    #[getter]
+    fn is_modern(&self) -> bool {
+        self.ctx.is_modern()
+    }
+
+    /// The method (`tools/call`, …).
+    #[getter]
+    fn method(&self) -> String {
+        self.ctx.method().to_owned()
+    }
+
+    /// The tool or prompt name, or the resource URI.
+    #[getter]
+    fn name(&self) -> Option<String> {
+        self.ctx.name().map(str::to_owned)
+    }
+
+    /// The client's capabilities as this request declares them.
+    #[getter]
+    fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.ctx.client_capabilities())
+    }
+
+    /// Report progress; `False` when nothing was sent (no token, not increasing, cancelled).
+    #[pyo3(signature = (progress, total=None, message=None))]
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
+        self.ctx.progress(progress, total, message.as_deref())
+    }
+
+    /// Send a log notification at `level` (`"debug"` … `"emergency"`), filtered by the client's level.
+    #[pyo3(signature = (level, data, logger=None))]
+    fn log(&self, level: &str, data: &Bound<'_, PyAny>, logger: Option<String>) -> PyResult<bool> {
+        let level: LoggingLevel =
+            serde_json::from_value(serde_json::Value::String(level.into()))
+                .map_err(|_| PyValueError::new_err(format!("unknown logging level {level:?}")))?;
+        let data = convert::from_py(data)?;
+        Ok(self.ctx.log(level, logger.as_deref(), data))
+    }
+
+    /// Ask the client (`elicitation/create`, `sampling/createMessage`, `roots/list`): a legacy
+    /// server→client request, or an `input_required` round on 2026-07-28 (all in core).
+    #[pyo3(signature = (method, params=None))]
+    fn request_client<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = convert::from_py_opt(params)?;
+        let ctx = self.ctx.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            ctx.request_client(&method, params)
+                .await
+                .map(Json)
+                .map_err(errors::peer)
+        })
+    }
+}

@@ -1,0 +1,139 @@
+//! `PyHandler`: core's [`Handler`] seam implemented by calling a Python coroutine function.
+//!
+//! The Python side (`mcpcore.server`) wraps every registered function as
+//! `async def invoke(ctx, params, responder)`: it runs `async def` functions on the server's
+//! asyncio loop and plain `def` functions in a worker thread, and reports exactly once through
+//! the [`Responder`]. Here the coroutine is scheduled on the loop captured at serve time
+//! (`asyncio.run_coroutine_threadsafe`); the tokio task then waits for the responder without the
+//! interpreter lock. Peer cancellation cancels the asyncio task (the handler sees
+//! `CancelledError`).
+
+use std::sync::{Arc, Mutex};
+
+use mcpcore::{BoxFuture, ErrorObject, Handler, HandlerError, Outcome, RequestContext};
+use pyo3::prelude::*;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::context::PyContext;
+use crate::convert;
+
+/// What the Python wrapper reports.
+type Reply = Result<Outcome, HandlerError>;
+
+/// The Python objects every handler call needs; shared by the handlers of one server.
+pub struct Loop {
+    /// The asyncio event loop captured when serving started.
+    pub event_loop: Py<PyAny>,
+    /// `asyncio.run_coroutine_threadsafe`.
+    pub run_threadsafe: Py<PyAny>,
+}
+
+/// One registered Python function.
+pub struct PyHandler {
+    pub invoke: Arc<Py<PyAny>>,
+    pub event_loop: Arc<Loop>,
+}
+
+struct Call {
+    invoke: Arc<Py<PyAny>>,
+    event_loop: Arc<Loop>,
+}
+
+impl Call {
+    /// Create the coroutine and schedule it; returns the `concurrent.futures.Future`.
+    fn schedule(
+        &self,
+        py: Python<'_>,
+        ctx: &RequestContext,
+        params: &Value,
+        tx: oneshot::Sender<Reply>,
+    ) -> PyResult<Py<PyAny>> {
+        let pctx = Py::new(py, PyContext::new(ctx.clone()))?;
+        let args = convert::to_py(py, params)?;
+        let responder = Py::new(
+            py,
+            Responder {
+                tx: Mutex::new(Some(tx)),
+            },
+        )?;
+        let coro = self.invoke.bind(py).call1((pctx, args, responder))?;
+        let lp = &self.event_loop;
+        Ok(lp
+            .run_threadsafe
+            .bind(py)
+            .call1((coro, lp.event_loop.bind(py)))?
+            .unbind())
+    }
+}
+
+impl Handler for PyHandler {
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
+        let this = Call {
+            invoke: self.invoke.clone(),
+            event_loop: self.event_loop.clone(),
+        };
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            // The interpreter is held only to create and schedule the coroutine.
+            let fut = Python::attach(|py| this.schedule(py, &ctx, &params, tx))
+                .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
+            tokio::select! {
+                r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
+                () = ctx.cancelled() => {
+                    Python::attach(|py| {
+                        let _ = fut.bind(py).call_method0("cancel");
+                    });
+                    Err(HandlerError::cancelled())
+                }
+            }
+        })
+    }
+}
+
+/// The one-shot reply channel handed to the Python wrapper.
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct Responder {
+    tx: Mutex<Option<oneshot::Sender<Reply>>>,
+}
+
+impl Responder {
+    fn send(&self, reply: Reply) {
+        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(tx) = tx {
+            let _ = tx.send(reply);
+        }
+    }
+}
+
+#[pymethods]
+impl Responder {
+    /// The complete result object.
+    fn ok(&self, result: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = convert::from_py(result)?;
+        self.send(Ok(Outcome::Complete(v)));
+        Ok(())
+    }
+
+    /// Exactly this JSON-RPC error.
+    #[pyo3(signature = (code, message, data=None))]
+    fn error(&self, code: i64, message: String, data: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let mut obj = ErrorObject::new(code, message);
+        if let Some(d) = convert::from_py_opt(data)? {
+            obj = obj.with_data(d);
+        }
+        self.send(Err(HandlerError::Rpc(obj)));
+        Ok(())
+    }
+
+    /// An internal failure: the peer sees a generic -32603, the detail stays local. After an
+    /// unanswered `request_client` on a 2026-07-28 request, core answers `input_required`.
+    fn fail(&self, detail: String) {
+        self.send(Err(HandlerError::internal(detail)));
+    }
+
+    /// The handler was cancelled.
+    fn cancelled(&self) {
+        self.send(Err(HandlerError::cancelled()));
+    }
+}

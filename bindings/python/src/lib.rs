@@ -1,0 +1,27 @@
+//! The native half of the `mcpcore` Python package (`mcpcore._native`).
+//!
+//! It implements core's [`mcpcore::Handler`] seam by calling Python coroutine functions
+//! ([`handler::PyHandler`]) and exposes core's server and client as awaitables. It adds no
+//! protocol logic: marshalling ([`convert`]), lifetimes and the asyncio bridge only. The
+//! ergonomic API (decorators, schemas from type hints, `Context`, `Client`) is the pure-Python
+//! package around it.
+
+mod client;
+mod context;
+mod convert;
+mod errors;
+mod handler;
+mod server;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<server::NativeServer>()?;
+    m.add_class::<server::HttpHandle>()?;
+    m.add_class::<handler::Responder>()?;
+    m.add_class::<context::PyContext>()?;
+    m.add_class::<client::NativeClient>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! `NativeServer`: a core [`Server`] built from the Python registry when serving starts.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use mcpcore::transport::http::{HttpListener, HttpOptions};
+use mcpcore::{Prompt, Resource, ResourceTemplate, Server, ServerBuilder, Tool};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use serde::de::DeserializeOwned;
+
+use crate::convert;
+use crate::handler::{Loop, PyHandler};
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn definition<T: DeserializeOwned>(def: &Bound<'_, PyAny>) -> PyResult<T> {
+    serde_json::from_value(convert::from_py(def)?).map_err(value_error)
+}
+
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct NativeServer {
+    server: Server,
+}
+
+#[pymethods]
+impl NativeServer {
+    /// Build a server. `entries` holds `(kind, definition, invoke)` with kind `"tool"`,
+    /// `"prompt"`, `"resource"` or `"resource_template"`, the definition as its wire object and
+    /// `invoke(ctx, params, responder)` a coroutine function run on `event_loop`. `options` is
+    /// core's `ServerOptions` JSON shape (`mcpcore::options`).
+    #[new]
+    #[pyo3(signature = (name, version, instructions, entries, event_loop, options=None))]
+    fn new(
+        py: Python<'_>,
+        name: String,
+        version: String,
+        instructions: Option<String>,
+        entries: Vec<(String, Bound<'_, PyAny>, Py<PyAny>)>,
+        event_loop: Py<PyAny>,
+        options: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let lp = Arc::new(Loop {
+            event_loop,
+            run_threadsafe: py
+                .import("asyncio")?
+                .getattr("run_coroutine_threadsafe")?
+                .unbind(),
+        });
+        let mut b = ServerBuilder::new(name, version);
+        if let Some(text) = instructions {
+            b = b.instructions(text);
+        }
+        if let Some(patch) = convert::from_py_opt(options.as_ref())? {
+            let mut err = None;
+            b = b.options(|o| {
+                if let Err(e) = mcpcore::options::apply_json(o, &patch) {
+                    err = Some(e);
+                }
+            });
+            if let Some(e) = err {
+                return Err(value_error(e));
+            }
+        }
+        for (kind, def, invoke) in entries {
+            let h = Arc::new(PyHandler {
+                invoke: Arc::new(invoke),
+                event_loop: lp.clone(),
+            });
+            match kind.as_str() {
+                "tool" => b.add_tool(definition::<Tool>(&def)?, h),
+                "prompt" => b.add_prompt(definition::<Prompt>(&def)?, h),
+                "resource" => b.add_resource(definition::<Resource>(&def)?, h),
+                "resource_template" => {
+                    b.add_resource_template(definition::<ResourceTemplate>(&def)?, h)
+                }
+                other => return Err(value_error(format!("unknown entry kind {other:?}"))),
+            }
+            .map_err(value_error)?;
+        }
+        Ok(Self {
+            server: b.build().map_err(value_error)?,
+        })
+    }
+
+    /// Serve stdin/stdout until EOF (an awaitable).
+    fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let server = self.server.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            server
+                .serve_stdio()
+                .await
+                .map_err(|e| PyOSError::new_err(e.to_string()))
+        })
+    }
+
+    /// Bind `host:port` and serve Streamable HTTP at `/mcp` (an awaitable of `HttpHandle`).
+    fn serve_http<'py>(
+        &self,
+        py: Python<'py>,
+        host: String,
+        port: u16,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ip: std::net::IpAddr = host.parse().map_err(value_error)?;
+        let addr = SocketAddr::new(ip, port);
+        let server = self.server.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let listener = server
+                .serve_http(addr, HttpOptions::default())
+                .await
+                .map_err(|e| PyOSError::new_err(e.to_string()))?;
+            Ok(HttpHandle {
+                addr: listener.local_addr(),
+                listener: Mutex::new(Some(listener)),
+            })
+        })
+    }
+
+    /// Tell connected clients the tool list changed; returns how many were told.
+    fn notify_tools_list_changed(&self) -> usize {
+        self.server.notify_tools_list_changed()
+    }
+}
+
+/// A running HTTP listener.
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct HttpHandle {
+    addr: SocketAddr,
+    listener: Mutex<Option<HttpListener>>,
+}
+
+#[pymethods]
+impl HttpHandle {
+    /// The bound port.
+    #[getter]
+    fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// The bound host.
+    #[getter]
+    fn host(&self) -> String {
+        self.addr.ip().to_string()
+    }
+
+    /// Graceful shutdown (an awaitable); a second call does nothing.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let listener = self
+            .listener
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            if let Some(l) = listener {
+                l.shutdown().await;
+            }
+            Ok(())
+        })
+    }
+}
