@@ -1,17 +1,21 @@
 //! `NativeClient`: core's [`Client`] behind awaitables, at the JSON level (`Client::request`,
 //! `list_all_json`), so every protocol rule stays in core.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcpcore::client::{
-    CallOptions, Client, ClientOptions, ConnectMode, HttpClientOptions, ListKind, StdioCommand,
+    CallOptions, Client, ClientBuilder, ClientOptions, ConnectMode, HttpClientOptions, ListKind,
+    StdioCommand,
 };
 use mcpcore::protocol::Era;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::convert::{self, Json};
 use crate::errors;
+use crate::handler::{Loop, PyClientHandler};
 
 fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptions> {
     let mut o = ClientOptions::default();
@@ -26,6 +30,37 @@ fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptio
             ))
         })?;
     Ok(o)
+}
+
+/// A client builder with the options and the Python callbacks (`method → invoke(params, responder)`).
+fn builder(
+    py: Python<'_>,
+    mode: &str,
+    patch: Option<&Bound<'_, PyAny>>,
+    handlers: Option<&Bound<'_, PyDict>>,
+    event_loop: Option<Py<PyAny>>,
+) -> PyResult<ClientBuilder> {
+    let mut b = Client::builder().options(options(mode, patch)?);
+    let Some(handlers) = handlers.filter(|h| !h.is_empty()) else {
+        return Ok(b);
+    };
+    let Some(event_loop) = event_loop else {
+        return Err(PyValueError::new_err(
+            "handlers need the event loop they run on",
+        ));
+    };
+    let lp = Loop::new(py, event_loop)?;
+    for (method, invoke) in handlers.iter() {
+        let method: String = method.extract()?;
+        b = b.on_request(
+            &method,
+            PyClientHandler {
+                invoke: Arc::new(invoke.unbind()),
+                event_loop: lp.clone(),
+            },
+        );
+    }
+    Ok(b)
 }
 
 fn call_options(timeout: Option<f64>) -> PyResult<CallOptions> {
@@ -48,41 +83,40 @@ pub struct NativeClient {
 impl NativeClient {
     /// Spawn `argv` and connect over stdio (an awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (argv, mode="auto", options=None))]
+    #[pyo3(signature = (argv, mode="auto", options=None, handlers=None, event_loop=None))]
     fn connect_stdio<'py>(
         py: Python<'py>,
         argv: Vec<String>,
         mode: &str,
         options: Option<&Bound<'py, PyAny>>,
+        handlers: Option<&Bound<'py, PyDict>>,
+        event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = self::options(mode, options)?;
+        let b = builder(py, mode, options, handlers, event_loop)?;
         let Some((program, args)) = argv.split_first() else {
             return Err(PyValueError::new_err("argv must name a program"));
         };
         let cmd = StdioCommand::new(program).args(args);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let client = Client::builder()
-                .options(opts)
-                .connect_stdio(cmd)
-                .await
-                .map_err(errors::client)?;
+            let client = b.connect_stdio(cmd).await.map_err(errors::client)?;
             Ok(NativeClient { client })
         })
     }
 
     /// Connect to a Streamable HTTP endpoint (an awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (url, mode="auto", options=None))]
+    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, event_loop=None))]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
         mode: &str,
         options: Option<&Bound<'py, PyAny>>,
+        handlers: Option<&Bound<'py, PyDict>>,
+        event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = self::options(mode, options)?;
+        let b = builder(py, mode, options, handlers, event_loop)?;
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let client = Client::builder()
-                .options(opts)
+            let client = b
                 .connect_http(&url, HttpClientOptions::default())
                 .await
                 .map_err(errors::client)?;

@@ -10,6 +10,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use mcpcore::client::ClientHandler;
 use mcpcore::{BoxFuture, ErrorObject, Handler, HandlerError, Outcome, RequestContext};
 use pyo3::prelude::*;
 use serde_json::Value;
@@ -29,6 +30,19 @@ pub struct Loop {
     pub run_threadsafe: Py<PyAny>,
 }
 
+impl Loop {
+    /// The loop handlers of one server or client run on.
+    pub fn new(py: Python<'_>, event_loop: Py<PyAny>) -> PyResult<Arc<Self>> {
+        Ok(Arc::new(Self {
+            event_loop,
+            run_threadsafe: py
+                .import("asyncio")?
+                .getattr("run_coroutine_threadsafe")?
+                .unbind(),
+        }))
+    }
+}
+
 /// One registered Python function.
 pub struct PyHandler {
     pub invoke: Arc<Py<PyAny>>,
@@ -41,29 +55,32 @@ struct Call {
 }
 
 impl Call {
-    /// Create the coroutine and schedule it; returns the `concurrent.futures.Future`.
-    fn schedule(
+    /// Call `invoke(*args, responder)` and schedule the coroutine on the loop; returns the
+    /// `concurrent.futures.Future` (to cancel it) and the reply channel.
+    fn start(
         &self,
         py: Python<'_>,
-        ctx: &RequestContext,
-        params: &Value,
-        tx: oneshot::Sender<Reply>,
-    ) -> PyResult<Py<PyAny>> {
-        let pctx = Py::new(py, PyContext::new(ctx.clone()))?;
-        let args = convert::to_py(py, params)?;
+        args: Vec<Bound<'_, PyAny>>,
+    ) -> PyResult<(Py<PyAny>, oneshot::Receiver<Reply>)> {
+        let (tx, rx) = oneshot::channel();
         let responder = Py::new(
             py,
             Responder {
                 tx: Mutex::new(Some(tx)),
             },
         )?;
-        let coro = self.invoke.bind(py).call1((pctx, args, responder))?;
+        let mut all = args;
+        all.push(responder.into_bound(py).into_any());
+        let coro = self
+            .invoke
+            .bind(py)
+            .call1(pyo3::types::PyTuple::new(py, all)?)?;
         let lp = &self.event_loop;
-        Ok(lp
+        let fut = lp
             .run_threadsafe
             .bind(py)
-            .call1((coro, lp.event_loop.bind(py)))?
-            .unbind())
+            .call1((coro, lp.event_loop.bind(py)))?;
+        Ok((fut.unbind(), rx))
     }
 }
 
@@ -74,10 +91,12 @@ impl Handler for PyHandler {
             event_loop: self.event_loop.clone(),
         };
         Box::pin(async move {
-            let (tx, rx) = oneshot::channel();
             // The interpreter is held only to create and schedule the coroutine.
-            let fut = Python::attach(|py| this.schedule(py, &ctx, &params, tx))
-                .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
+            let (fut, rx) = Python::attach(|py| {
+                let pctx = Py::new(py, PyContext::new(ctx.clone()))?.into_bound(py);
+                this.start(py, vec![pctx.into_any(), convert::to_py(py, &params)?])
+            })
+            .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
                 () = ctx.cancelled() => {
@@ -86,6 +105,32 @@ impl Handler for PyHandler {
                     });
                     Err(HandlerError::cancelled())
                 }
+            }
+        })
+    }
+}
+
+/// A client-side callback (`on_elicitation`, `on_sampling`, `on_roots`): core's
+/// [`ClientHandler`] seam, run on the loop captured at connect time like [`PyHandler`].
+pub struct PyClientHandler {
+    pub invoke: Arc<Py<PyAny>>,
+    pub event_loop: Arc<Loop>,
+}
+
+impl ClientHandler for PyClientHandler {
+    fn call(&self, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        let this = Call {
+            invoke: self.invoke.clone(),
+            event_loop: self.event_loop.clone(),
+        };
+        Box::pin(async move {
+            let (_fut, rx) =
+                Python::attach(|py| this.start(py, vec![convert::to_py(py, &params)?]))
+                    .map_err(|_| ErrorObject::internal())?;
+            match rx.await {
+                Ok(Ok(Outcome::Complete(v))) => Ok(v),
+                Ok(Err(HandlerError::Rpc(e))) => Err(e),
+                _ => Err(ErrorObject::internal()),
             }
         })
     }

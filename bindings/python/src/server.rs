@@ -42,13 +42,7 @@ impl NativeServer {
         event_loop: Py<PyAny>,
         options: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let lp = Arc::new(Loop {
-            event_loop,
-            run_threadsafe: py
-                .import("asyncio")?
-                .getattr("run_coroutine_threadsafe")?
-                .unbind(),
-        });
+        let lp = Loop::new(py, event_loop)?;
         let mut b = ServerBuilder::new(name, version);
         if let Some(text) = instructions {
             b = b.instructions(text);

@@ -2,11 +2,53 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+import asyncio
+import functools
+import inspect
+import logging
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _native
+from .errors import McpError
+
+logger = logging.getLogger("mcpcore")
+
+#: A client callback: takes the request's params, returns its result (sync or async).
+Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, Any]]]]
 
 __all__ = ["Client"]
+
+
+def _invoker(method: str, fn: Callback) -> Callable[[Any, Any], Awaitable[None]]:
+    is_async = inspect.iscoroutinefunction(fn)
+
+    async def invoke(params: Any, responder: Any) -> None:
+        try:
+            if is_async:
+                result = await fn(params)  # type: ignore[misc]
+            else:
+                result = await asyncio.to_thread(functools.partial(fn, params))
+            responder.ok(result)
+        except McpError as e:
+            responder.error(e.code, e.message, e.data)
+        except Exception:
+            logger.exception("mcpcore: client callback for %s failed", method)
+            responder.error(-32603, "Internal error")
+
+    return invoke
+
+
+def _handlers(
+    on_elicitation: Optional[Callback],
+    on_sampling: Optional[Callback],
+    on_roots: Optional[Callback],
+) -> Dict[str, Any]:
+    pairs = {
+        "elicitation/create": on_elicitation,
+        "sampling/createMessage": on_sampling,
+        "roots/list": on_roots,
+    }
+    return {m: _invoker(m, f) for m, f in pairs.items() if f is not None}
 
 
 class Client:
@@ -14,7 +56,10 @@ class Client:
 
     ``mode`` is ``"auto"`` (probe ``server/discover``, fall back to ``initialize``),
     ``"legacy"`` or ``"modern"``; ``options`` is core's ``ClientOptions`` JSON shape
-    (e.g. ``{"requestTimeoutMs": 5000}``).
+    (e.g. ``{"requestTimeoutMs": 5000}``). ``on_elicitation``, ``on_sampling`` and ``on_roots``
+    take the request's params and return its result (``def`` or ``async def``; raise
+    ``McpError`` to refuse): they answer legacy server requests and fulfil 2026-07-28
+    ``input_required`` rounds, on the event loop that connected.
     """
 
     def __init__(self, native: Any) -> None:
@@ -22,17 +67,39 @@ class Client:
 
     @classmethod
     async def connect_stdio(
-        cls, argv: Sequence[str], *, mode: str = "auto", options: Optional[Dict[str, Any]] = None
+        cls,
+        argv: Sequence[str],
+        *,
+        mode: str = "auto",
+        options: Optional[Dict[str, Any]] = None,
+        on_elicitation: Optional[Callback] = None,
+        on_sampling: Optional[Callback] = None,
+        on_roots: Optional[Callback] = None,
     ) -> "Client":
         """Spawn ``argv`` and connect over its stdin/stdout."""
-        return cls(await _native.NativeClient.connect_stdio(list(argv), mode, options))
+        handlers = _handlers(on_elicitation, on_sampling, on_roots)
+        loop = asyncio.get_running_loop()
+        return cls(
+            await _native.NativeClient.connect_stdio(list(argv), mode, options, handlers, loop)
+        )
 
     @classmethod
     async def connect_http(
-        cls, url: str, *, mode: str = "auto", options: Optional[Dict[str, Any]] = None
+        cls,
+        url: str,
+        *,
+        mode: str = "auto",
+        options: Optional[Dict[str, Any]] = None,
+        on_elicitation: Optional[Callback] = None,
+        on_sampling: Optional[Callback] = None,
+        on_roots: Optional[Callback] = None,
     ) -> "Client":
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
-        return cls(await _native.NativeClient.connect_http(url, mode, options))
+        handlers = _handlers(on_elicitation, on_sampling, on_roots)
+        loop = asyncio.get_running_loop()
+        return cls(
+            await _native.NativeClient.connect_http(url, mode, options, handlers, loop)
+        )
 
     async def __aenter__(self) -> "Client":
         return self

@@ -1,0 +1,115 @@
+"""The server the tests drive: over stdio (``python app.py``) or in-process over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import Dict, List, Literal, Optional
+
+from mcpcore import Context, McpError, Server, ToolError
+
+server = Server("py-test", "1.2.3", instructions="Test server.")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text.
+
+    More detail that is not part of the description.
+    """
+    return text
+
+
+@server.tool(name="add", description="Add two numbers")
+async def add(a: float, b: float, ctx: Context) -> dict:
+    await ctx.progress(1, 1, "added")
+    return {"sum": a + b, "era": "modern" if ctx.is_modern else "legacy", "version": ctx.protocol_version}
+
+
+@server.tool()
+def where() -> dict:
+    """Which thread a sync handler runs on."""
+    return {"main": threading.current_thread() is threading.main_thread()}
+
+
+@server.tool()
+async def where_async() -> dict:
+    """Which thread an async handler runs on."""
+    return {"main": threading.current_thread() is threading.main_thread()}
+
+
+@server.tool()
+def typed(
+    name: str,
+    count: int,
+    ratio: float,
+    flag: bool,
+    tags: List[str],
+    scores: Dict[str, int],
+    mode: Literal["fast", "slow"],
+    note: Optional[str] = None,
+    limit: int = 10,
+) -> str:
+    """Every supported annotation."""
+    return f"{name}:{count}:{ratio}:{flag}:{tags}:{scores}:{mode}:{note}:{limit}"
+
+
+@server.tool()
+def fail_rpc(code: int) -> str:
+    """Raise McpError."""
+    raise McpError(code, "custom failure", {"why": "test"})
+
+
+@server.tool()
+async def fail_tool() -> str:
+    """Raise ToolError."""
+    raise ToolError("the tool says no")
+
+
+@server.tool()
+def boom() -> str:
+    """Raise an unexpected exception."""
+    raise RuntimeError("secret internal detail")
+
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    """Elicit a name (a server→client request on legacy, input_required on modern)."""
+    answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return f"Hello, {answer.get('content', {}).get('name')}! ({answer.get('action')})"
+
+
+@server.tool()
+async def slow(ms: int, ctx: Context) -> str:
+    """Sleep; reports whether it was cancelled."""
+    try:
+        await asyncio.sleep(ms / 1000)
+    except asyncio.CancelledError:
+        raise
+    return "done"
+
+
+@server.prompt()
+def greet(name: str, style: Optional[str] = None) -> str:
+    """A greeting prompt."""
+    return f"Say hello to {name}" + (f" in a {style} way" if style else "")
+
+
+@server.resource("demo://readme", mime_type="text/markdown")
+def readme() -> str:
+    """The readme."""
+    return "# Readme"
+
+
+@server.resource("demo://notes/{id}")
+def note(id: str) -> str:
+    """A note by id."""
+    return f"Note {id}"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--async":
+        asyncio.run(server.serve_stdio())
+    else:
+        server.run_stdio()
