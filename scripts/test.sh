@@ -51,5 +51,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (unit, wire, TypeScript interop, C suite)"
 cargo test --workspace
 
+# The Python binding: built by pip through maturin (its PEP 517 backend, from PyPI) into a venv,
+# with the dev profile and this CARGO_TARGET_DIR so the crates `cargo test` built are reused, then
+# its pytest suite (a Python server over stdio and HTTP in both eras, the Python client against
+# the Rust demo-server built above).
+echo "== python binding (pip install ./bindings/python, pytest)"
+bash scripts/test-python.sh
+
 echo "== conformance suite"
 bash scripts/conformance.sh

@@ -24,7 +24,11 @@ def echo(text: str) -> str:
 @server.tool(name="add", description="Add two numbers")
 async def add(a: float, b: float, ctx: Context) -> dict:
     await ctx.progress(1, 1, "added")
-    return {"sum": a + b, "era": "modern" if ctx.is_modern else "legacy", "version": ctx.protocol_version}
+    return {
+        "sum": a + b,
+        "era": "modern" if ctx.is_modern else "legacy",
+        "version": ctx.protocol_version,
+    }
 
 
 @server.tool()
@@ -76,7 +80,9 @@ def boom() -> str:
 @server.tool()
 async def ask(ctx: Context) -> str:
     """Elicit a name (a server→client request on legacy, input_required on modern)."""
-    answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    answer = await ctx.elicit(
+        "Name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+    )
     return f"Hello, {answer.get('content', {}).get('name')}! ({answer.get('action')})"
 
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 
 from mcpcore import Client
-
-
 
 
 async def test_schemas_from_type_hints(app_argv):

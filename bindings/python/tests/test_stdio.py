@@ -49,7 +49,11 @@ async def test_async_tool_runs_on_the_loop_with_context(client):
 async def test_mcp_error_is_sent_exactly(client):
     with pytest.raises(McpError) as e:
         await client.call_tool("fail_rpc", {"code": -32042})
-    assert (e.value.code, e.value.message, e.value.data) == (-32042, "custom failure", {"why": "test"})
+    assert (e.value.code, e.value.message, e.value.data) == (
+        -32042,
+        "custom failure",
+        {"why": "test"},
+    )
 
 
 async def test_tool_error_is_an_is_error_result(client):
@@ -99,11 +103,15 @@ async def test_prompts_and_resources(client):
         {"role": "user", "content": {"type": "text", "text": "Say hello to Ann in a formal way"}}
     ]
     resources = await client.list_resources()
-    assert [(x["uri"], x.get("mimeType")) for x in resources] == [("demo://readme", "text/markdown")]
+    assert [(x["uri"], x.get("mimeType")) for x in resources] == [
+        ("demo://readme", "text/markdown")
+    ]
     templates = await client.list_resource_templates()
     assert [t["uriTemplate"] for t in templates] == ["demo://notes/{id}"]
     r = await client.read_resource("demo://notes/42")
-    assert r["contents"] == [{"uri": "demo://notes/42", "mimeType": "text/plain", "text": "Note 42"}]
+    assert r["contents"] == [
+        {"uri": "demo://notes/42", "mimeType": "text/plain", "text": "Note 42"}
+    ]
     r = await client.read_resource("demo://readme")
     assert r["contents"][0]["text"] == "# Readme"
 

@@ -19,10 +19,10 @@ Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, 
 __all__ = ["Client"]
 
 
-def _invoker(method: str, fn: Callback) -> Callable[[Any, Any], Awaitable[None]]:
+def _invoker(method: str, fn: Callback) -> _native._ClientInvoke:
     is_async = inspect.iscoroutinefunction(fn)
 
-    async def invoke(params: Any, responder: Any) -> None:
+    async def invoke(params: Any, responder: _native.Responder) -> None:
         try:
             if is_async:
                 result = await fn(params)  # type: ignore[misc]
@@ -42,7 +42,7 @@ def _handlers(
     on_elicitation: Optional[Callback],
     on_sampling: Optional[Callback],
     on_roots: Optional[Callback],
-) -> Dict[str, Any]:
+) -> Dict[str, _native._ClientInvoke]:
     pairs = {
         "elicitation/create": on_elicitation,
         "sampling/createMessage": on_sampling,
@@ -62,7 +62,7 @@ class Client:
     ``input_required`` rounds, on the event loop that connected.
     """
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _native.NativeClient) -> None:
         self._native = native
 
     @classmethod
@@ -97,9 +97,7 @@ class Client:
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
         handlers = _handlers(on_elicitation, on_sampling, on_roots)
         loop = asyncio.get_running_loop()
-        return cls(
-            await _native.NativeClient.connect_http(url, mode, options, handlers, loop)
-        )
+        return cls(await _native.NativeClient.connect_http(url, mode, options, handlers, loop))
 
     async def __aenter__(self) -> "Client":
         return self
@@ -128,7 +126,11 @@ class Client:
         return self._native.server_info
 
     async def request(
-        self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
+        self,
+        method: str,
+        params: Optional[Dict[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
     ) -> Dict[str, Any]:
         """Any request; returns the raw result. Errors: ``McpError`` / ``McpcoreError``."""
         return await self._native.request(method, params, timeout)

@@ -8,7 +8,7 @@ import functools
 import inspect
 import json
 import logging
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 from . import _native
 from ._schema import first_paragraph, function_schema
@@ -31,7 +31,7 @@ class Context:
 
     __slots__ = ("_native",)
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _native.NativeContext) -> None:
         self._native = native
 
     @property
@@ -85,15 +85,16 @@ class Context:
 
     async def elicit(self, message: str, schema: Dict[str, Any]) -> Dict[str, Any]:
         """Ask the user for input matching ``schema``: ``{"action": ..., "content": {...}}``."""
-        return await self.request_client(
+        answer: Dict[str, Any] = await self.request_client(
             "elicitation/create", {"message": message, "requestedSchema": schema}
         )
+        return answer
 
 
 class HttpHandle:
     """A running Streamable HTTP listener (endpoint ``/mcp``)."""
 
-    def __init__(self, native: Any) -> None:
+    def __init__(self, native: _native.HttpHandle) -> None:
         self._native = native
 
     @property
@@ -154,7 +155,9 @@ def _prompt_result(value: Any) -> Dict[str, Any]:
                 {"role": "user", "content": _text(m)} if isinstance(m, str) else m for m in value
             ]
         }
-    raise TypeError(f"a prompt returns str, a list of messages or a dict, not {type(value).__name__}")
+    raise TypeError(
+        f"a prompt returns str, a list of messages or a dict, not {type(value).__name__}"
+    )
 
 
 class _Entry:
@@ -177,14 +180,17 @@ class _Entry:
         self.shape = shape
         self.is_async = inspect.iscoroutinefunction(fn)
         self.var_kw = any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(fn).parameters.values()
+            p.kind is inspect.Parameter.VAR_KEYWORD
+            for p in inspect.signature(fn).parameters.values()
         )
 
     def label(self) -> str:
         d = self.definition
         return str(d.get("name") or d.get("uri") or d.get("uriTemplate"))
 
-    async def invoke(self, native_ctx: Any, params: Any, responder: Any) -> None:
+    async def invoke(
+        self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
+    ) -> None:
         """Run the function and report exactly once through ``responder``."""
         ctx = Context(native_ctx)
         try:
@@ -217,7 +223,9 @@ class _Entry:
             try:
                 responder.ok(result)
             except Exception as e:
-                logger.exception("mcpcore: %s %r returned a value that is not JSON", self.kind, self.label())
+                logger.exception(
+                    "mcpcore: %s %r returned a value that is not JSON", self.kind, self.label()
+                )
                 responder.fail(f"{type(e).__name__}: {e}")
 
 
@@ -250,7 +258,9 @@ class Server:
         except Exception:
             hints = {}
         ctx = [
-            p.name for p in sig.parameters.values() if _is_context(p, hints.get(p.name, p.annotation))
+            p.name
+            for p in sig.parameters.values()
+            if _is_context(p, hints.get(p.name, p.annotation))
         ]
         return schema, names, ctx
 
@@ -370,8 +380,10 @@ class Server:
 
     # ---- serving ----
 
-    def _build(self, loop: asyncio.AbstractEventLoop) -> Any:
-        entries = [(e.kind, e.definition, e.invoke) for e in self._entries]
+    def _build(self, loop: asyncio.AbstractEventLoop) -> _native.NativeServer:
+        entries: List[Tuple[str, Dict[str, Any], _native._Invoke]] = [
+            (e.kind, e.definition, e.invoke) for e in self._entries
+        ]
         return _native.NativeServer(
             self.name, self.version, self.instructions, entries, loop, self.options
         )

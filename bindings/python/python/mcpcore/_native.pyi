@@ -1,0 +1,105 @@
+"""Type stubs of the native half (``mcpcore._native``); the public API is the pure-Python package."""
+
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, final
+
+__all__ = [
+    "NativeServer",
+    "HttpHandle",
+    "Responder",
+    "NativeContext",
+    "NativeClient",
+    "__version__",
+]
+__version__: str
+
+@final
+class Responder:
+    """The one-shot reply of a handler call (used by ``mcpcore.server``/``mcpcore.client``)."""
+
+    def ok(self, result: Any) -> None: ...
+    def error(self, code: int, message: str, data: Optional[Any] = None) -> None: ...
+    def fail(self, detail: str) -> None: ...
+    def cancelled(self) -> None: ...
+
+@final
+class NativeContext:
+    @property
+    def cancelled(self) -> bool: ...
+    @property
+    def protocol_version(self) -> Optional[str]: ...
+    @property
+    def is_modern(self) -> bool: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def name(self) -> Optional[str]: ...
+    @property
+    def client_capabilities(self) -> Dict[str, Any]: ...
+    def progress(
+        self, progress: float, total: Optional[float] = None, message: Optional[str] = None
+    ) -> bool: ...
+    def log(self, level: str, data: Any, logger: Optional[str] = None) -> bool: ...
+    def request_client(
+        self, method: str, params: Optional[Dict[str, Any]] = None
+    ) -> Awaitable[Any]: ...
+
+_Invoke = Callable[[NativeContext, Any, Responder], Awaitable[None]]
+
+@final
+class HttpHandle:
+    @property
+    def port(self) -> int: ...
+    @property
+    def host(self) -> str: ...
+    def close(self) -> Awaitable[None]: ...
+
+@final
+class NativeServer:
+    def __new__(
+        cls,
+        name: str,
+        version: str,
+        instructions: Optional[str],
+        entries: Sequence[Tuple[str, Dict[str, Any], _Invoke]],
+        event_loop: Any,
+        options: Optional[Dict[str, Any]] = None,
+    ) -> NativeServer: ...
+    def serve_stdio(self) -> Awaitable[None]: ...
+    def serve_http(self, host: str, port: int) -> Awaitable[HttpHandle]: ...
+    def notify_tools_list_changed(self) -> int: ...
+
+_ClientInvoke = Callable[[Any, Responder], Awaitable[None]]
+
+@final
+class NativeClient:
+    @staticmethod
+    def connect_stdio(
+        argv: List[str],
+        mode: str = "auto",
+        options: Optional[Dict[str, Any]] = None,
+        handlers: Optional[Dict[str, _ClientInvoke]] = None,
+        event_loop: Optional[Any] = None,
+    ) -> Awaitable[NativeClient]: ...
+    @staticmethod
+    def connect_http(
+        url: str,
+        mode: str = "auto",
+        options: Optional[Dict[str, Any]] = None,
+        handlers: Optional[Dict[str, _ClientInvoke]] = None,
+        event_loop: Optional[Any] = None,
+    ) -> Awaitable[NativeClient]: ...
+    @property
+    def era(self) -> Optional[str]: ...
+    @property
+    def protocol_version(self) -> Optional[str]: ...
+    @property
+    def instructions(self) -> Optional[str]: ...
+    @property
+    def server_info(self) -> Optional[Dict[str, Any]]: ...
+    def request(
+        self, method: str, params: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None
+    ) -> Awaitable[Dict[str, Any]]: ...
+    def list_all(
+        self, kind: str, timeout: Optional[float] = None
+    ) -> Awaitable[Dict[str, List[Dict[str, Any]]]]: ...
+    def close(self) -> Awaitable[None]: ...

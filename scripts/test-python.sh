@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds and installs the Python binding into a venv and runs its pytest suite.
+#   MCPCORE_PY_VENV   the venv (default: next to CARGO_TARGET_DIR, reused between runs)
+#   PYTHON            the interpreter that creates it (default: python3; 3.9 or newer)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+python="${PYTHON:-python3}"
+venv="${MCPCORE_PY_VENV:-$(dirname "$CARGO_TARGET_DIR")/py-venv}"
+
+if ! "$python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/dev/null; then
+  echo "$python 3.9 or newer is required for the Python binding" >&2
+  exit 1
+fi
+if [ ! -x "$venv/bin/python" ]; then
+  if ! "$python" -m venv "$venv" 2>/dev/null; then
+    echo "== installing python3-venv (apt-get)"
+    rm -rf "$venv"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    "$python" -m venv "$venv"
+  fi
+fi
+
+start=$(date +%s)
+"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy
+# The dev profile shares the artifacts of `cargo test` (a release build would compile every
+# crate again with LTO). --force-reinstall: the version does not change between commits.
+MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  --force-reinstall --no-deps ./bindings/python
+built=$(date +%s)
+echo "== python binding built and installed in $((built - start)) s"
+
+# The package type-checks strictly and the stub matches the extension (pydantic-core's habit).
+(cd bindings/python/python && "$venv/bin/python" -m mypy --strict --no-incremental -p mcpcore)
+(cd "$venv" && bin/python -m mypy.stubtest mcpcore._native)
+
+# The demo-server the client tests drive (already built by `cargo test --workspace`).
+cargo build -q -p mcpcore-examples --bin demo-server
+"$venv/bin/python" -m pytest bindings/python/tests -q -p no:cacheprovider -r fEs
+echo "== python tests ran in $(($(date +%s) - built)) s"
