@@ -13,8 +13,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::bridge;
 use crate::convert::{self, Json};
-use crate::errors;
 use crate::handler::{Loop, PyClientHandler};
 
 fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptions> {
@@ -97,8 +97,8 @@ impl NativeClient {
             return Err(PyValueError::new_err("argv must name a program"));
         };
         let cmd = StdioCommand::new(program).args(args);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let client = b.connect_stdio(cmd).await.map_err(errors::client)?;
+        bridge::awaitable(py, async move {
+            let client = b.connect_stdio(cmd).await?;
             Ok(NativeClient { client })
         })
     }
@@ -115,11 +115,8 @@ impl NativeClient {
         event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let b = builder(py, mode, options, handlers, event_loop)?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let client = b
-                .connect_http(&url, HttpClientOptions::default())
-                .await
-                .map_err(errors::client)?;
+        bridge::awaitable(py, async move {
+            let client = b.connect_http(&url, HttpClientOptions::default()).await?;
             Ok(NativeClient { client })
         })
     }
@@ -166,12 +163,8 @@ impl NativeClient {
         let params = convert::from_py_opt(params)?.unwrap_or(serde_json::Value::Null);
         let opts = call_options(timeout)?;
         let client = self.client.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            client
-                .request_with(&method, params, opts)
-                .await
-                .map(Json)
-                .map_err(errors::client)
+        bridge::awaitable(py, async move {
+            Ok(Json(client.request_with(&method, params, opts).await?))
         })
     }
 
@@ -193,19 +186,15 @@ impl NativeClient {
         };
         let opts = call_options(timeout)?;
         let client = self.client.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            client
-                .list_all_json(kind, opts)
-                .await
-                .map(Json)
-                .map_err(errors::client)
+        bridge::awaitable(py, async move {
+            Ok(Json(client.list_all_json(kind, opts).await?))
         })
     }
 
     /// Close the connection (stdio: close stdin, wait, then terminate the child).
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let client = self.client.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        bridge::awaitable(py, async move {
             client.close().await;
             Ok(())
         })

@@ -4,8 +4,8 @@ use mcpcore::{LoggingLevel, RequestContext};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::bridge;
 use crate::convert::{self, Json};
-use crate::errors;
 
 #[pyclass(module = "mcpcore._native", name = "NativeContext", frozen)]
 pub struct PyContext {
@@ -83,11 +83,8 @@ impl PyContext {
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = convert::from_py_opt(params)?;
         let ctx = self.ctx.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            ctx.request_client(&method, params)
-                .await
-                .map(Json)
-                .map_err(errors::peer)
+        bridge::awaitable(py, async move {
+            Ok(Json(ctx.request_client(&method, params).await?))
         })
     }
 }

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use crate::bridge;
 use crate::context::PyContext;
 use crate::convert;
 
@@ -92,15 +93,16 @@ impl Handler for PyHandler {
         };
         Box::pin(async move {
             // The interpreter is held only to create and schedule the coroutine.
-            let (fut, rx) = Python::attach(|py| {
+            let (fut, rx) = bridge::attach(|py| {
                 let pctx = Py::new(py, PyContext::new(ctx.clone()))?.into_bound(py);
                 this.start(py, vec![pctx.into_any(), convert::to_py(py, &params)?])
             })
+            .ok_or_else(|| HandlerError::internal("the interpreter is shutting down"))?
             .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
                 () = ctx.cancelled() => {
-                    Python::attach(|py| {
+                    bridge::attach(|py| {
                         let _ = fut.bind(py).call_method0("cancel");
                     });
                     Err(HandlerError::cancelled())
@@ -125,8 +127,9 @@ impl ClientHandler for PyClientHandler {
         };
         Box::pin(async move {
             let (_fut, rx) =
-                Python::attach(|py| this.start(py, vec![convert::to_py(py, &params)?]))
-                    .map_err(|_| ErrorObject::internal())?;
+                bridge::attach(|py| this.start(py, vec![convert::to_py(py, &params)?]))
+                    .and_then(Result::ok)
+                    .ok_or_else(ErrorObject::internal)?;
             match rx.await {
                 Ok(Ok(Outcome::Complete(v))) => Ok(v),
                 Ok(Err(HandlerError::Rpc(e))) => Err(e),

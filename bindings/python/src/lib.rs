@@ -6,6 +6,7 @@
 //! ergonomic API (decorators, schemas from type hints, `Context`, `Client`) is the pure-Python
 //! package around it.
 
+mod bridge;
 mod client;
 mod context;
 mod convert;
@@ -22,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::Responder>()?;
     m.add_class::<context::PyContext>()?;
     m.add_class::<client::NativeClient>()?;
+    m.add_function(wrap_pyfunction!(bridge::shutdown, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use serde::de::DeserializeOwned;
 
+use crate::bridge;
 use crate::convert;
 use crate::handler::{Loop, PyHandler};
 
@@ -82,11 +83,11 @@ impl NativeServer {
     /// Serve stdin/stdout until EOF (an awaitable).
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let server = self.server.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        bridge::awaitable(py, async move {
             server
                 .serve_stdio()
                 .await
-                .map_err(|e| PyOSError::new_err(e.to_string()))
+                .map_err(|e| PyOSError::new_err(e.to_string()).into())
         })
     }
 
@@ -100,7 +101,7 @@ impl NativeServer {
         let ip: std::net::IpAddr = host.parse().map_err(value_error)?;
         let addr = SocketAddr::new(ip, port);
         let server = self.server.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        bridge::awaitable(py, async move {
             let listener = server
                 .serve_http(addr, HttpOptions::default())
                 .await
@@ -146,7 +147,7 @@ impl HttpHandle {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        bridge::awaitable(py, async move {
             if let Some(l) = listener {
                 l.shutdown().await;
             }

@@ -4,6 +4,9 @@ Both protocol eras (the ``initialize`` handshake era and the stateless 2026-07-2
 stdio and Streamable HTTP; all protocol behaviour lives in the Rust core.
 """
 
+import atexit as _atexit
+
+from . import _native
 from .client import Client
 from .errors import (
     InputRequired,
@@ -14,6 +17,10 @@ from .errors import (
     ToolError,
 )
 from .server import Context, HttpHandle, Server
+
+# Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
+# enters a finalizing interpreter is killed by CPython, which crashes the process).
+_atexit.register(_native.shutdown)
 
 __all__ = [
     "Server",

@@ -12,6 +12,9 @@ __all__ = [
 ]
 __version__: str
 
+def shutdown(timeout: float = 2.0) -> None:
+    """``atexit``: stop runtime threads from entering the interpreter; wait for those inside."""
+
 @final
 class Responder:
     """The one-shot reply of a handler call (used by ``mcpcore.server``/``mcpcore.client``)."""

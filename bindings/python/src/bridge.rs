@@ -1,0 +1,192 @@
+//! The asyncio bridge and the one runtime: Rust futures as asyncio awaitables, run on core's
+//! owned runtime ([`mcpcore::runtime::Runtime`]), and the gate every runtime thread passes to
+//! enter the interpreter.
+//!
+//! Why a gate: a runtime thread that enters the interpreter while it finalizes is ended by
+//! CPython (`pthread_exit` in `PyGILState_Ensure`), which crashes the process. The package
+//! registers [`shutdown`] with `atexit`; it closes the gate and waits (without the interpreter
+//! lock) for the threads inside it to leave. After that, runtime threads never enter the
+//! interpreter again (their Python references are released through PyO3's deferred pool).
+//!
+//! Results are set by a blocking-pool thread (never a tokio worker) with
+//! `loop.call_soon_threadsafe`, and only while the asyncio future is still pending. Cancelling
+//! the awaiting task drops the Rust future.
+
+use std::future::Future;
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+use mcpcore::client::ClientError;
+use mcpcore::runtime::Runtime;
+use mcpcore::server::PeerError;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+use tokio::sync::oneshot;
+
+use crate::errors;
+
+static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+
+/// The runtime every server and client of this process runs on (started on first use, one
+/// worker per CPU).
+pub fn runtime() -> PyResult<&'static Runtime> {
+    RUNTIME
+        .get_or_init(|| Runtime::new(0).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| PyRuntimeError::new_err(format!("mcpcore runtime: {e}")))
+}
+
+#[derive(Default)]
+struct GateState {
+    closed: bool,
+    inside: usize,
+}
+
+static GATE: Mutex<GateState> = Mutex::new(GateState {
+    closed: false,
+    inside: 0,
+});
+static GATE_LEFT: Condvar = Condvar::new();
+
+fn gate() -> std::sync::MutexGuard<'static, GateState> {
+    GATE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Enter the interpreter from a runtime thread; `None` once the interpreter is shutting down.
+pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
+    {
+        let mut g = gate();
+        if g.closed {
+            return None;
+        }
+        g.inside += 1;
+    }
+    let out = Python::attach(f);
+    gate().inside -= 1;
+    GATE_LEFT.notify_all();
+    Some(out)
+}
+
+/// `atexit`: close the gate and wait (at most `timeout` seconds) for the threads inside it.
+#[pyfunction]
+#[pyo3(signature = (timeout=2.0))]
+pub fn shutdown(py: Python<'_>, timeout: f64) {
+    py.detach(|| {
+        let mut g = gate();
+        g.closed = true;
+        let wait = Duration::try_from_secs_f64(timeout).unwrap_or(Duration::ZERO);
+        let _ = GATE_LEFT.wait_timeout_while(g, wait, |g| g.inside > 0);
+    });
+}
+
+/// A failure of a native awaitable, turned into a Python exception only when the result is set
+/// (under the interpreter lock the setter holds).
+pub enum NativeError {
+    Py(PyErr),
+    Client(ClientError),
+    Peer(PeerError),
+}
+
+impl From<PyErr> for NativeError {
+    fn from(e: PyErr) -> Self {
+        NativeError::Py(e)
+    }
+}
+impl From<ClientError> for NativeError {
+    fn from(e: ClientError) -> Self {
+        NativeError::Client(e)
+    }
+}
+impl From<PeerError> for NativeError {
+    fn from(e: PeerError) -> Self {
+        NativeError::Peer(e)
+    }
+}
+
+impl NativeError {
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            NativeError::Py(e) => e,
+            NativeError::Client(e) => errors::client(py, e),
+            NativeError::Peer(e) => errors::peer(py, e),
+        }
+    }
+}
+
+/// Cancels the Rust side when the asyncio future is done first (cancelled or collected).
+#[pyclass(module = "mcpcore._native", frozen)]
+struct CancelOnDone {
+    tx: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+#[pymethods]
+impl CancelOnDone {
+    fn __call__(&self, _fut: &Bound<'_, PyAny>) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Set `fut`'s result or exception if it is still pending (runs on the event loop).
+#[pyfunction]
+fn settle(fut: &Bound<'_, PyAny>, ok: bool, value: Bound<'_, PyAny>) -> PyResult<()> {
+    if fut.call_method0("done")?.is_truthy()? {
+        return Ok(());
+    }
+    if ok {
+        fut.call_method1("set_result", (value,))?;
+    } else {
+        fut.call_method1("set_exception", (value,))?;
+    }
+    Ok(())
+}
+
+/// `fut` as an awaitable of the running asyncio loop.
+pub fn awaitable<'py, F, T>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = Result<T, NativeError>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    let rt = runtime()?;
+    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let py_fut = event_loop.call_method0("create_future")?;
+    let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+    py_fut.call_method1(
+        "add_done_callback",
+        (CancelOnDone {
+            tx: Mutex::new(Some(cancel_tx)),
+        },),
+    )?;
+    let target = (event_loop.unbind(), py_fut.clone().unbind());
+    rt.spawn(async move {
+        let out = tokio::select! {
+            r = fut => r,
+            _ = cancel_rx => return,
+        };
+        // The interpreter is entered from the blocking pool, never from a tokio worker.
+        let setter = tokio::task::spawn_blocking(move || {
+            attach(|py| {
+                let (event_loop, py_fut) = target;
+                let (ok, value) =
+                    match out.and_then(|v| v.into_bound_py_any(py).map_err(Into::into)) {
+                        Ok(v) => (true, v),
+                        Err(e) => (
+                            false,
+                            e.into_py(py).into_value(py).into_bound(py).into_any(),
+                        ),
+                    };
+                let set = wrap_pyfunction!(settle, py).and_then(|f| {
+                    event_loop
+                        .bind(py)
+                        .call_method1("call_soon_threadsafe", (f, py_fut.bind(py), ok, value))
+                });
+                // A closed loop: nobody awaits the result any more.
+                drop(set);
+            });
+        });
+        let _ = setter.await;
+    });
+    Ok(py_fut)
+}
