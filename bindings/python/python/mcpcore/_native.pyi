@@ -8,6 +8,7 @@ __all__ = [
     "Responder",
     "NativeContext",
     "NativeClient",
+    "shutdown",
     "__version__",
 ]
 __version__: str
