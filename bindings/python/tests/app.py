@@ -86,14 +86,24 @@ async def ask(ctx: Context) -> str:
     return f"Hello, {answer.get('content', {}).get('name')}! ({answer.get('action')})"
 
 
+STATE = {"cancelled": 0}
+
+
 @server.tool()
 async def slow(ms: int, ctx: Context) -> str:
-    """Sleep; reports whether it was cancelled."""
+    """Sleep; counts the runs that were cancelled (the asyncio task gets CancelledError)."""
     try:
         await asyncio.sleep(ms / 1000)
     except asyncio.CancelledError:
+        STATE["cancelled"] += 1
         raise
     return "done"
+
+
+@server.tool()
+def cancelled_count() -> int:
+    """How many `slow` runs were cancelled."""
+    return STATE["cancelled"]
 
 
 @server.prompt()

@@ -57,3 +57,13 @@ async def test_close_is_idempotent():
     handle = await server.serve_http("127.0.0.1", 0)
     await handle.close()
     await handle.close()
+
+
+async def test_server_options_use_cores_json_shape():
+    from mcpcore import Server
+
+    ok = Server("o", "1", options={"limits": {"maxInflight": 8}})
+    handle = await ok.serve_http("127.0.0.1", 0)
+    await handle.close()
+    with pytest.raises(ValueError):
+        await Server("o", "1", options={"noSuchOption": 1}).serve_http("127.0.0.1", 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from mcpcore import Client, McpError, McpTimeoutError
@@ -79,9 +81,16 @@ async def test_elicit_in_either_era(client):
     assert r["content"][0]["text"] == "Hello, Ada! (accept)"
 
 
-async def test_timeout_then_the_connection_still_works(client):
+async def test_timeout_cancels_the_handler_and_the_connection_still_works(client):
     with pytest.raises(McpTimeoutError):
         await client.call_tool("slow", {"ms": 5000}, timeout=0.2)
+    # The client sent notifications/cancelled: the server cancels the handler's asyncio task.
+    for _ in range(100):
+        r = await client.call_tool("cancelled_count", {})
+        if r["content"][0]["text"] == "1":
+            break
+        await asyncio.sleep(0.02)
+    assert r["content"][0]["text"] == "1"
     r = await client.call_tool("echo", {"text": "after"})
     assert r["content"][0]["text"] == "after"
 
