@@ -13,7 +13,7 @@
 //! the awaiting task drops the Rust future.
 
 use std::future::Future;
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use mcpcore::client::ClientError;
@@ -21,10 +21,13 @@ use mcpcore::runtime::Runtime;
 use mcpcore::server::PeerError;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
 use tokio::sync::oneshot;
 
+use crate::convert;
 use crate::errors;
+use crate::handler::Loop;
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 
@@ -189,4 +192,46 @@ where
         let _ = setter.await;
     });
     Ok(py_fut)
+}
+
+/// Delivers values to a Python callable on an event loop, in order (notifications, progress).
+/// The callable runs on the loop as `callable(*args)` with the values converted to Python.
+pub struct Forwarder {
+    tx: tokio::sync::mpsc::UnboundedSender<Vec<serde_json::Value>>,
+}
+
+impl Forwarder {
+    /// One forwarding task; it ends when the forwarder is dropped.
+    pub fn new(event_loop: Arc<Loop>, callable: Py<PyAny>) -> PyResult<Self> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<serde_json::Value>>();
+        let callable = Arc::new(callable);
+        runtime()?.spawn(async move {
+            while let Some(args) = rx.recv().await {
+                let (lp, f) = (event_loop.clone(), callable.clone());
+                let sent = tokio::task::spawn_blocking(move || {
+                    attach(|py| {
+                        let mut all = vec![f.bind(py).clone()];
+                        for a in &args {
+                            all.push(convert::to_py(py, a)?);
+                        }
+                        lp.event_loop
+                            .bind(py)
+                            .call_method1("call_soon_threadsafe", PyTuple::new(py, all)?)
+                            .map(drop)
+                    })
+                })
+                .await;
+                // The interpreter is shutting down or the loop is closed: stop forwarding.
+                if !matches!(sent, Ok(Some(Ok(())))) {
+                    break;
+                }
+            }
+        });
+        Ok(Self { tx })
+    }
+
+    /// Queue one call.
+    pub fn send(&self, args: Vec<serde_json::Value>) {
+        let _ = self.tx.send(args);
+    }
 }

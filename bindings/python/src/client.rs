@@ -9,11 +9,13 @@ use mcpcore::client::{
     StdioCommand,
 };
 use mcpcore::protocol::Era;
+use mcpcore::LoggingLevel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use serde_json::{json, Value};
 
-use crate::bridge;
+use crate::bridge::{self, Forwarder};
 use crate::convert::{self, Json};
 use crate::handler::{Loop, PyClientHandler};
 
@@ -32,25 +34,34 @@ fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptio
     Ok(o)
 }
 
-/// A client builder with the options and the Python callbacks (`method → invoke(params, responder)`).
+/// A client builder with the options and the Python callbacks: `handlers` maps a method to
+/// `invoke(params, responder)`, `on_notification(method, params)` gets every notification.
 fn builder(
     py: Python<'_>,
     mode: &str,
     patch: Option<&Bound<'_, PyAny>>,
     handlers: Option<&Bound<'_, PyDict>>,
+    on_notification: Option<Py<PyAny>>,
     event_loop: Option<Py<PyAny>>,
 ) -> PyResult<ClientBuilder> {
     let mut b = Client::builder().options(options(mode, patch)?);
-    let Some(handlers) = handlers.filter(|h| !h.is_empty()) else {
+    let handlers = handlers.filter(|h| !h.is_empty());
+    if handlers.is_none() && on_notification.is_none() {
         return Ok(b);
-    };
+    }
     let Some(event_loop) = event_loop else {
         return Err(PyValueError::new_err(
-            "handlers need the event loop they run on",
+            "callbacks need the event loop they run on",
         ));
     };
     let lp = Loop::new(py, event_loop)?;
-    for (method, invoke) in handlers.iter() {
+    if let Some(f) = on_notification {
+        let fwd = Forwarder::new(lp.clone(), f)?;
+        b = b.on_notification(move |method, params| {
+            fwd.send(vec![Value::String(method.to_owned()), params.clone()]);
+        });
+    }
+    for (method, invoke) in handlers.into_iter().flat_map(|h| h.iter()) {
         let method: String = method.extract()?;
         b = b.on_request(
             &method,
@@ -63,8 +74,30 @@ fn builder(
     Ok(b)
 }
 
-fn call_options(timeout: Option<f64>) -> PyResult<CallOptions> {
+fn call_options(
+    py: Python<'_>,
+    timeout: Option<f64>,
+    progress: Option<Py<PyAny>>,
+    log_level: Option<&str>,
+) -> PyResult<CallOptions> {
     let mut o = CallOptions::new();
+    if let Some(f) = progress {
+        let lp = Loop::new(
+            py,
+            py.import("asyncio")?
+                .call_method0("get_running_loop")?
+                .unbind(),
+        )?;
+        let fwd = Forwarder::new(lp, f)?;
+        o = o.on_progress(move |p, total, message| {
+            fwd.send(vec![json!(p), json!(total), json!(message)]);
+        });
+    }
+    if let Some(l) = log_level {
+        let level: LoggingLevel = serde_json::from_value(Value::String(l.into()))
+            .map_err(|_| PyValueError::new_err(format!("unknown logging level {l:?}")))?;
+        o = o.log_level(level);
+    }
     if let Some(t) = timeout {
         let d = Duration::try_from_secs_f64(t).map_err(|_| {
             PyValueError::new_err("timeout must be a non-negative number of seconds")
@@ -83,16 +116,17 @@ pub struct NativeClient {
 impl NativeClient {
     /// Spawn `argv` and connect over stdio (an awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (argv, mode="auto", options=None, handlers=None, event_loop=None))]
+    #[pyo3(signature = (argv, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None))]
     fn connect_stdio<'py>(
         py: Python<'py>,
         argv: Vec<String>,
         mode: &str,
         options: Option<&Bound<'py, PyAny>>,
         handlers: Option<&Bound<'py, PyDict>>,
+        on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let b = builder(py, mode, options, handlers, event_loop)?;
+        let b = builder(py, mode, options, handlers, on_notification, event_loop)?;
         let Some((program, args)) = argv.split_first() else {
             return Err(PyValueError::new_err("argv must name a program"));
         };
@@ -105,16 +139,17 @@ impl NativeClient {
 
     /// Connect to a Streamable HTTP endpoint (an awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, event_loop=None))]
+    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None))]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
         mode: &str,
         options: Option<&Bound<'py, PyAny>>,
         handlers: Option<&Bound<'py, PyDict>>,
+        on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let b = builder(py, mode, options, handlers, event_loop)?;
+        let b = builder(py, mode, options, handlers, on_notification, event_loop)?;
         bridge::awaitable(py, async move {
             let client = b.connect_http(&url, HttpClientOptions::default()).await?;
             Ok(NativeClient { client })
@@ -152,16 +187,18 @@ impl NativeClient {
     }
 
     /// Any request at the JSON level: the raw result (an awaitable of `dict`).
-    #[pyo3(signature = (method, params=None, timeout=None))]
+    #[pyo3(signature = (method, params=None, timeout=None, progress=None, log_level=None))]
     fn request<'py>(
         &self,
         py: Python<'py>,
         method: String,
         params: Option<&Bound<'py, PyAny>>,
         timeout: Option<f64>,
+        progress: Option<Py<PyAny>>,
+        log_level: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = convert::from_py_opt(params)?.unwrap_or(serde_json::Value::Null);
-        let opts = call_options(timeout)?;
+        let params = convert::from_py_opt(params)?.unwrap_or(Value::Null);
+        let opts = call_options(py, timeout, progress, log_level)?;
         let client = self.client.clone();
         bridge::awaitable(py, async move {
             Ok(Json(client.request_with(&method, params, opts).await?))
@@ -184,7 +221,7 @@ impl NativeClient {
             "resource_templates" => ListKind::ResourceTemplates,
             other => return Err(PyValueError::new_err(format!("unknown list {other:?}"))),
         };
-        let opts = call_options(timeout)?;
+        let opts = call_options(py, timeout, None, None)?;
         let client = self.client.clone();
         bridge::awaitable(py, async move {
             Ok(Json(client.list_all_json(kind, opts).await?))

@@ -106,6 +106,15 @@ def cancelled_count() -> int:
     return STATE["cancelled"]
 
 
+@server.tool()
+async def report(ctx: Context) -> str:
+    """Send two progress notifications and a log message."""
+    await ctx.progress(1, 2, "half")
+    await ctx.log("warning", {"note": "careful"}, logger="app")
+    await ctx.progress(2, 2, "done")
+    return "reported"
+
+
 @server.prompt()
 def greet(name: str, style: Optional[str] = None) -> str:
     """A greeting prompt."""

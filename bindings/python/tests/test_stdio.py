@@ -136,3 +136,26 @@ async def test_serve_stdio_inside_a_running_loop(mode, app_argv):
 async def test_auto_mode_picks_modern(app_argv):
     async with await Client.connect_stdio(app_argv, mode="auto") as c:
         assert c.era == "modern"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_progress_and_log_notifications(mode, app_argv):
+    notes = []
+    progress = []
+    async with await Client.connect_stdio(
+        app_argv, mode=mode, on_notification=lambda m, p: notes.append((m, p))
+    ) as c:
+        r = await c.call_tool(
+            "report",
+            {},
+            progress=lambda p, t, m: progress.append((p, t, m)),
+            log_level="info",
+        )
+        assert r["content"][0]["text"] == "reported"
+        for _ in range(100):
+            if len(progress) == 2 and notes:
+                break
+            await asyncio.sleep(0.02)
+    assert progress == [(1.0, 2.0, "half"), (2.0, 2.0, "done")]
+    logs = [p for m, p in notes if m == "notifications/message"]
+    assert logs == [{"level": "warning", "logger": "app", "data": {"note": "careful"}}]

@@ -82,6 +82,7 @@ class NativeClient:
         mode: str = "auto",
         options: Optional[Dict[str, Any]] = None,
         handlers: Optional[Dict[str, _ClientInvoke]] = None,
+        on_notification: Optional[Callable[..., None]] = None,
         event_loop: Optional[Any] = None,
     ) -> Awaitable[NativeClient]: ...
     @staticmethod
@@ -90,6 +91,7 @@ class NativeClient:
         mode: str = "auto",
         options: Optional[Dict[str, Any]] = None,
         handlers: Optional[Dict[str, _ClientInvoke]] = None,
+        on_notification: Optional[Callable[..., None]] = None,
         event_loop: Optional[Any] = None,
     ) -> Awaitable[NativeClient]: ...
     @property
@@ -101,7 +103,12 @@ class NativeClient:
     @property
     def server_info(self) -> Optional[Dict[str, Any]]: ...
     def request(
-        self, method: str, params: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None
+        self,
+        method: str,
+        params: Optional[Dict[str, Any]] = None,
+        timeout: Optional[float] = None,
+        progress: Optional[Callable[..., None]] = None,
+        log_level: Optional[str] = None,
     ) -> Awaitable[Dict[str, Any]]: ...
     def list_all(
         self, kind: str, timeout: Optional[float] = None

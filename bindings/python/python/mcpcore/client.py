@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Union
 
 from . import _native
 from .errors import McpError
@@ -38,6 +38,28 @@ def _invoker(method: str, fn: Callback) -> _native._ClientInvoke:
     return invoke
 
 
+#: ``on_notification(method, params)``; ``progress(progress, total, message)``.
+Listener = Callable[..., Any]
+
+_tasks: Set["asyncio.Task[Any]"] = set()
+
+
+def _deliverer(fn: Listener) -> Callable[..., None]:
+    """``fn`` as a loop callback: exceptions are logged, coroutines become tasks."""
+
+    def deliver(*args: Any) -> None:
+        try:
+            r = fn(*args)
+            if inspect.isawaitable(r):
+                task = asyncio.ensure_future(r)
+                _tasks.add(task)
+                task.add_done_callback(_tasks.discard)
+        except Exception:
+            logger.exception("mcpcore: callback %r failed", fn)
+
+    return deliver
+
+
 def _handlers(
     on_elicitation: Optional[Callback],
     on_sampling: Optional[Callback],
@@ -59,7 +81,8 @@ class Client:
     (e.g. ``{"requestTimeoutMs": 5000}``). ``on_elicitation``, ``on_sampling`` and ``on_roots``
     take the request's params and return its result (``def`` or ``async def``; raise
     ``McpError`` to refuse): they answer legacy server requests and fulfil 2026-07-28
-    ``input_required`` rounds, on the event loop that connected.
+    ``input_required`` rounds, on the event loop that connected. ``on_notification(method,
+    params)`` gets the server's notifications (log messages, list changes) on that loop.
     """
 
     def __init__(self, native: _native.NativeClient) -> None:
@@ -75,12 +98,16 @@ class Client:
         on_elicitation: Optional[Callback] = None,
         on_sampling: Optional[Callback] = None,
         on_roots: Optional[Callback] = None,
+        on_notification: Optional[Listener] = None,
     ) -> "Client":
         """Spawn ``argv`` and connect over its stdin/stdout."""
         handlers = _handlers(on_elicitation, on_sampling, on_roots)
+        notify = _deliverer(on_notification) if on_notification else None
         loop = asyncio.get_running_loop()
         return cls(
-            await _native.NativeClient.connect_stdio(list(argv), mode, options, handlers, loop)
+            await _native.NativeClient.connect_stdio(
+                list(argv), mode, options, handlers, notify, loop
+            )
         )
 
     @classmethod
@@ -93,11 +120,15 @@ class Client:
         on_elicitation: Optional[Callback] = None,
         on_sampling: Optional[Callback] = None,
         on_roots: Optional[Callback] = None,
+        on_notification: Optional[Listener] = None,
     ) -> "Client":
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
         handlers = _handlers(on_elicitation, on_sampling, on_roots)
+        notify = _deliverer(on_notification) if on_notification else None
         loop = asyncio.get_running_loop()
-        return cls(await _native.NativeClient.connect_http(url, mode, options, handlers, loop))
+        return cls(
+            await _native.NativeClient.connect_http(url, mode, options, handlers, notify, loop)
+        )
 
     async def __aenter__(self) -> "Client":
         return self
@@ -131,9 +162,17 @@ class Client:
         params: Optional[Dict[str, Any]] = None,
         *,
         timeout: Optional[float] = None,
+        progress: Optional[Listener] = None,
+        log_level: Optional[str] = None,
     ) -> Dict[str, Any]:
-        """Any request; returns the raw result. Errors: ``McpError`` / ``McpcoreError``."""
-        return await self._native.request(method, params, timeout)
+        """Any request; returns the raw result. Errors: ``McpError`` / ``McpcoreError``.
+
+        ``timeout`` in seconds; ``progress(progress, total, message)`` gets this request's
+        progress notifications; ``log_level`` (``"debug"`` … ``"emergency"``) asks for log
+        messages at that level or above while it runs (2026-07-28: per request).
+        """
+        cb = _deliverer(progress) if progress else None
+        return await self._native.request(method, params, timeout, cb, log_level)
 
     async def list_tools(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
         """Every tool (cursors followed)."""
@@ -159,10 +198,17 @@ class Client:
         arguments: Optional[Dict[str, Any]] = None,
         *,
         timeout: Optional[float] = None,
+        progress: Optional[Listener] = None,
+        log_level: Optional[str] = None,
     ) -> Dict[str, Any]:
-        """Call a tool; returns the ``CallToolResult`` (``isError`` results are returned, not raised)."""
+        """Call a tool; returns the ``CallToolResult`` (``isError`` results are returned, not raised).
+
+        ``timeout``, ``progress`` and ``log_level`` as for :meth:`request`.
+        """
         params = {"name": name, "arguments": arguments or {}}
-        return await self._native.request("tools/call", params, timeout)
+        return await self.request(
+            "tools/call", params, timeout=timeout, progress=progress, log_level=log_level
+        )
 
     async def get_prompt(
         self,
