@@ -24,7 +24,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 
 start=$(date +%s)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy
+"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy ruff
 # The dev profile shares the artifacts of `cargo test` (a release build would compile every
 # crate again with LTO). --force-reinstall: the version does not change between commits.
 MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
@@ -32,7 +32,10 @@ MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install -q --disab
 built=$(date +%s)
 echo "== python binding built and installed in $((built - start)) s"
 
-# The package type-checks strictly and the stub matches the extension (pydantic-core's habit).
+# Lint (pyflakes-level errors) and formatting of the Python sources, then: the package
+# type-checks strictly and the stub matches the extension (pydantic-core's habit).
+"$venv/bin/ruff" check --select F,E9 bindings/python
+"$venv/bin/ruff" format --check bindings/python
 (cd bindings/python/python && "$venv/bin/python" -m mypy --strict --no-incremental -p mcpcore)
 (cd "$venv" && bin/python -m mypy.stubtest mcpcore._native)
 

@@ -71,6 +71,17 @@ pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
     Some(out)
 }
 
+/// [`attach`] from the blocking pool: a tokio worker never waits for the interpreter lock (the
+/// asyncio loop's thread may hold it for long), so other tasks on that worker keep running.
+pub async fn attach_blocking<R: Send + 'static>(
+    f: impl for<'py> FnOnce(Python<'py>) -> R + Send + 'static,
+) -> Option<R> {
+    tokio::task::spawn_blocking(move || attach(f))
+        .await
+        .ok()
+        .flatten()
+}
+
 /// `atexit`: close the gate and wait (at most `timeout` seconds) for the threads inside it.
 #[pyfunction]
 #[pyo3(signature = (timeout=2.0))]

@@ -92,19 +92,23 @@ impl Handler for PyHandler {
             event_loop: self.event_loop.clone(),
         };
         Box::pin(async move {
-            // The interpreter is held only to create and schedule the coroutine.
-            let (fut, rx) = bridge::attach(|py| {
-                let pctx = Py::new(py, PyContext::new(ctx.clone()))?.into_bound(py);
+            // The interpreter is held only to create and schedule the coroutine, off the
+            // tokio workers; the wait for the reply holds nothing.
+            let pctx = ctx.clone();
+            let (fut, rx) = bridge::attach_blocking(move |py| {
+                let pctx = Py::new(py, PyContext::new(pctx))?.into_bound(py);
                 this.start(py, vec![pctx.into_any(), convert::to_py(py, &params)?])
             })
+            .await
             .ok_or_else(|| HandlerError::internal("the interpreter is shutting down"))?
             .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
                 () = ctx.cancelled() => {
-                    bridge::attach(|py| {
+                    bridge::attach_blocking(move |py| {
                         let _ = fut.bind(py).call_method0("cancel");
-                    });
+                    })
+                    .await;
                     Err(HandlerError::cancelled())
                 }
             }
@@ -126,10 +130,12 @@ impl ClientHandler for PyClientHandler {
             event_loop: self.event_loop.clone(),
         };
         Box::pin(async move {
-            let (_fut, rx) =
-                bridge::attach(|py| this.start(py, vec![convert::to_py(py, &params)?]))
-                    .and_then(Result::ok)
-                    .ok_or_else(ErrorObject::internal)?;
+            let (_fut, rx) = bridge::attach_blocking(move |py| {
+                this.start(py, vec![convert::to_py(py, &params)?])
+            })
+            .await
+            .and_then(Result::ok)
+            .ok_or_else(ErrorObject::internal)?;
             match rx.await {
                 Ok(Ok(Outcome::Complete(v))) => Ok(v),
                 Ok(Err(HandlerError::Rpc(e))) => Err(e),

@@ -115,6 +115,15 @@ async def report(ctx: Context) -> str:
     return "reported"
 
 
+@server.tool()
+def report_sync(ctx: Context) -> str:
+    """The same from a plain def (a worker thread): no await needed."""
+    ctx.progress(1, 2, "half")
+    ctx.log("warning", {"note": "careful"}, logger="app")
+    assert ctx.progress(2, 2, "done")
+    return "reported"
+
+
 @server.prompt()
 def greet(name: str, style: Optional[str] = None) -> str:
     """A greeting prompt."""

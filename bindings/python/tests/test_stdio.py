@@ -138,15 +138,16 @@ async def test_auto_mode_picks_modern(app_argv):
         assert c.era == "modern"
 
 
+@pytest.mark.parametrize("tool", ["report", "report_sync"])
 @pytest.mark.parametrize("mode", MODES)
-async def test_progress_and_log_notifications(mode, app_argv):
+async def test_progress_and_log_notifications(mode, tool, app_argv):
     notes = []
     progress = []
     async with await Client.connect_stdio(
         app_argv, mode=mode, on_notification=lambda m, p: notes.append((m, p))
     ) as c:
         r = await c.call_tool(
-            "report",
+            tool,
             {},
             progress=lambda p, t, m: progress.append((p, t, m)),
             log_level="info",

@@ -16,7 +16,7 @@ from .errors import (
     McpTimeoutError,
     ToolError,
 )
-from .server import Context, HttpHandle, Server
+from .server import Context, HttpHandle, Sent, Server
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
 # enters a finalizing interpreter is killed by CPython, which crashes the process).
@@ -26,6 +26,7 @@ __all__ = [
     "Server",
     "Context",
     "HttpHandle",
+    "Sent",
     "Client",
     "McpError",
     "McpcoreError",

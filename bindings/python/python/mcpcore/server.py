@@ -8,7 +8,7 @@ import functools
 import inspect
 import json
 import logging
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, TypeVar
 
 from . import _native
 from ._schema import first_paragraph, function_schema
@@ -21,6 +21,29 @@ logger = logging.getLogger("mcpcore")
 F = TypeVar("F", bound=Callable[..., Any])
 
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class Sent:
+    """What ``Context.progress``/``Context.log`` return: the notification is already queued.
+
+    ``await`` it in ``async def`` handlers, or ignore it (or test it: it is truthy when something
+    was sent) in plain ``def`` handlers, which run in a worker thread and cannot await.
+    """
+
+    __slots__ = ("sent",)
+
+    def __init__(self, sent: bool) -> None:
+        self.sent = sent
+
+    def __await__(self) -> Generator[Any, None, bool]:
+        return self.sent
+        yield  # pragma: no cover - makes this a generator
+
+    def __bool__(self) -> bool:
+        return self.sent
+
+    def __repr__(self) -> str:
+        return f"Sent({self.sent!r})"
 
 
 class Context:
@@ -64,15 +87,17 @@ class Context:
         """The client's capabilities as this request declares them."""
         return self._native.client_capabilities
 
-    async def progress(
+    def progress(
         self, progress: float, total: Optional[float] = None, message: Optional[str] = None
-    ) -> bool:
-        """Report progress against the request's progress token; False when nothing was sent."""
-        return bool(self._native.progress(float(progress), total, message))
+    ) -> Sent:
+        """Report progress against the request's progress token (falsy when nothing was sent:
+        no token, not increasing, cancelled). Awaitable, and usable without ``await``."""
+        return Sent(self._native.progress(float(progress), total, message))
 
-    async def log(self, level: str, data: Any, logger: Optional[str] = None) -> bool:
-        """Send a log message (``"debug"`` … ``"emergency"``), filtered by the client's level."""
-        return bool(self._native.log(level, data, logger))
+    def log(self, level: str, data: Any, logger: Optional[str] = None) -> Sent:
+        """Send a log message (``"debug"`` … ``"emergency"``), filtered by the client's level.
+        Awaitable, and usable without ``await``."""
+        return Sent(self._native.log(level, data, logger))
 
     async def request_client(self, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
         """Ask the client (``elicitation/create``, ``sampling/createMessage``, ``roots/list``).
