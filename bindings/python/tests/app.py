@@ -90,6 +90,22 @@ STATE = {"cancelled": 0}
 
 
 @server.tool()
+async def ask_guarded(ctx: Context) -> str:
+    """A broad `except Exception` does not swallow the 2026-07-28 input_required signal."""
+    try:
+        answer = await ctx.elicit("Name?", {"type": "object", "properties": {}})
+    except Exception as e:  # noqa: BLE001 - on purpose
+        return f"swallowed {type(e).__name__}"
+    return f"got {answer.get('action')}"
+
+
+@server.resource("demo://blob", mime_type="application/octet-stream")
+def blob() -> bytes:
+    """Binary content."""
+    return b"\x00\x01\x02"
+
+
+@server.tool()
 async def slow(ms: int, ctx: Context) -> str:
     """Sleep; counts the runs that were cancelled (the asyncio task gets CancelledError)."""
     try:

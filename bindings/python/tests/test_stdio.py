@@ -81,6 +81,18 @@ async def test_elicit_in_either_era(client):
     assert r["content"][0]["text"] == "Hello, Ada! (accept)"
 
 
+async def test_input_required_is_not_swallowed_by_except_exception(client):
+    r = await client.call_tool("ask_guarded", {})
+    assert r["content"][0]["text"] == "got accept"
+
+
+async def test_bytes_resource_is_a_blob(client):
+    r = await client.read_resource("demo://blob")
+    assert r["contents"] == [
+        {"uri": "demo://blob", "mimeType": "application/octet-stream", "blob": "AAEC"}
+    ]
+
+
 async def test_timeout_cancels_the_handler_and_the_connection_still_works(client):
     with pytest.raises(McpTimeoutError):
         await client.call_tool("slow", {"ms": 5000}, timeout=0.2)
@@ -113,7 +125,8 @@ async def test_prompts_and_resources(client):
     ]
     resources = await client.list_resources()
     assert [(x["uri"], x.get("mimeType")) for x in resources] == [
-        ("demo://readme", "text/markdown")
+        ("demo://blob", "application/octet-stream"),
+        ("demo://readme", "text/markdown"),
     ]
     templates = await client.list_resource_templates()
     assert [t["uriTemplate"] for t in templates] == ["demo://notes/{id}"]
