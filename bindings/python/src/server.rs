@@ -29,7 +29,7 @@ pub struct NativeServer {
 #[pymethods]
 impl NativeServer {
     /// Build a server. `entries` holds `(kind, definition, invoke)` with kind `"tool"`,
-    /// `"prompt"`, `"resource"` or `"resource_template"`, the definition as its wire object and
+    /// `"prompt"`, `"resource"`, `"resource_template"` or `"completion"` (no definition), the definition as its wire object and
     /// `invoke(ctx, params, responder)` a coroutine function run on `event_loop`. `options` is
     /// core's `ServerOptions` JSON shape (`mcpcore::options`).
     #[new]
@@ -70,6 +70,10 @@ impl NativeServer {
                 "resource" => b.add_resource(definition::<Resource>(&def)?, h),
                 "resource_template" => {
                     b.add_resource_template(definition::<ResourceTemplate>(&def)?, h)
+                }
+                "completion" => {
+                    b = b.completion(h);
+                    Ok(())
                 }
                 other => return Err(value_error(format!("unknown entry kind {other:?}"))),
             }

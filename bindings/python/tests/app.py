@@ -158,6 +158,13 @@ def note(id: str) -> str:
     return f"Note {id}"
 
 
+@server.completion()
+def complete(ref: dict, argument: dict) -> list:
+    """Complete prompt arguments from a fixed list."""
+    names = ["alice", "bob", "alfred"]
+    return [n for n in names if n.startswith(argument.get("value", ""))]
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--async":
         asyncio.run(server.serve_stdio())

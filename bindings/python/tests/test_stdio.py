@@ -93,6 +93,17 @@ async def test_bytes_resource_is_a_blob(client):
     ]
 
 
+async def test_completion(client):
+    r = await client.request(
+        "completion/complete",
+        {
+            "ref": {"type": "ref/prompt", "name": "greet"},
+            "argument": {"name": "name", "value": "al"},
+        },
+    )
+    assert r["completion"]["values"] == ["alice", "alfred"]
+
+
 async def test_timeout_cancels_the_handler_and_the_connection_still_works(client):
     with pytest.raises(McpTimeoutError):
         await client.call_tool("slow", {"ms": 5000}, timeout=0.2)

@@ -403,6 +403,29 @@ class Server:
 
         return register
 
+    def completion(self) -> Callable[[F], F]:
+        """Register the ``completion/complete`` handler (one per server).
+
+        The function takes ``ref`` (``{"type": "ref/prompt", "name": ...}`` or
+        ``{"type": "ref/resource", "uri": ...}``), ``argument`` (``{"name", "value"}``) and
+        optionally ``context``, and returns a list of values or a whole ``CompleteResult`` dict.
+        """
+
+        def register(fn: F) -> F:
+            _schema, names, ctx = self._signature(fn)
+
+            def shape(value: Any, _c: Context) -> Dict[str, Any]:
+                if isinstance(value, dict):
+                    return value
+                values = [str(v) for v in value]
+                return {"completion": {"values": values[:100], "hasMore": len(values) > 100}}
+
+            self._entries = [e for e in self._entries if e.kind != "completion"]
+            self._entries.append(_Entry("completion", {}, fn, names, ctx, shape))
+            return fn
+
+        return register
+
     # ---- serving ----
 
     def _build(self, loop: asyncio.AbstractEventLoop) -> _native.NativeServer:
