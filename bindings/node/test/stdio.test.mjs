@@ -21,7 +21,7 @@ test('auto mode picks the modern era', async (t) => {
   assert.equal(c.era, 'modern');
 });
 
-test('a call timeout rejects with code "timeout" and the handler sees the abort', async (t) => {
+test('a call timeout rejects with code "timeout"; the handler\'s ctx.signal aborts (legacy: notifications/cancelled)', async (t) => {
   const c = await Client.connectStdio(process.execPath, [script], { mode: 'legacy' });
   t.after(() => c.close());
   await assert.rejects(c.callTool('wait_abort', {}, { timeout: 200 }), (e) => {
@@ -29,6 +29,28 @@ test('a call timeout rejects with code "timeout" and the handler sees the abort'
     assert.ok(!(e instanceof McpError));
     return true;
   });
-  // The server is still healthy afterwards.
-  assert.equal((await c.callTool('echo', { text: 'after' })).content[0].text, 'after');
+  // The server saw the cancellation: the handler's AbortSignal fired.
+  let n = 0;
+  for (let i = 0; i < 50 && n === 0; i++) {
+    n = (await c.callTool('aborted_count', {})).structuredContent.aborted;
+    if (n === 0) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(n, 1);
 });
+
+for (const mode of ['legacy', 'modern']) {
+  test(`ctx.elicit reaches the client's onElicitation (${mode}: ${mode === 'legacy' ? 'server request' : 'input_required round'})`, async (t) => {
+    const seen = [];
+    const c = await Client.connectStdio(process.execPath, [script], {
+      mode,
+      onElicitation: async (params) => {
+        seen.push(params.message);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    t.after(() => c.close());
+    const r = await c.callTool('ask_name', {});
+    assert.equal(r.content[0].text, 'Hello, Ada!');
+    assert.ok(seen.includes('Your name?'));
+  });
+}

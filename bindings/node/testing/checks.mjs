@@ -10,7 +10,7 @@ export async function checkServer(c, mode) {
   const tools = await c.listTools();
   assert.deepEqual(
     tools.map((t) => t.name).sort(),
-    ['add', 'crash', 'echo', 'era', 'mcp_error', 'wait_abort'],
+    ['aborted_count', 'add', 'ask_name', 'crash', 'echo', 'era', 'mcp_error', 'wait_abort'],
   );
 
   // An async handler: a string is one text block.

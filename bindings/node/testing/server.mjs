@@ -31,11 +31,23 @@ export function makeServer() {
   server.tool({ name: 'crash', inputSchema: { type: 'object' } }, async () => {
     throw new Error('secret internal detail');
   });
+  let aborted = 0;
   server.tool({ name: 'wait_abort', inputSchema: { type: 'object' } }, (_args, ctx) =>
     new Promise((resolve) => {
-      ctx.signal.addEventListener('abort', () => resolve('aborted'));
+      ctx.signal.addEventListener('abort', () => {
+        aborted += 1;
+        resolve('aborted');
+      });
     }),
   );
+  server.tool({ name: 'aborted_count', inputSchema: { type: 'object' } }, () => ({ aborted }));
+  server.tool({ name: 'ask_name', inputSchema: { type: 'object' } }, async (_args, ctx) => {
+    const r = await ctx.elicit({
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return `Hello, ${r.content.name}!`;
+  });
   server.tool({ name: 'era', inputSchema: { type: 'object' } }, (_args, ctx) => ({
     modern: ctx.isModern,
     version: ctx.protocolVersion,
