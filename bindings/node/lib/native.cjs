@@ -4,16 +4,8 @@
 // added later without changing this file's callers.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
+const { triple } = require('./triple.cjs');
 
-function abi() {
-  if (process.platform === 'win32') return '-msvc';
-  if (process.platform !== 'linux') return '';
-  const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null;
-  const glibc = report?.header?.glibcVersionRuntime;
-  return glibc ? '-gnu' : '-musl';
-}
-
-const triple = `${process.platform}-${process.arch}${abi()}`;
 const file = join(__dirname, '..', `mcpcore.${triple}.node`);
 if (!existsSync(file)) {
   throw new Error(
