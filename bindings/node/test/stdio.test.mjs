@@ -21,8 +21,8 @@ test('auto mode picks the modern era', async (t) => {
   assert.equal(c.era, 'modern');
 });
 
-test('a call timeout rejects with code "timeout"; the handler\'s ctx.signal aborts (legacy: notifications/cancelled)', async (t) => {
-  const c = await Client.connectStdio(process.execPath, [script], { mode: 'legacy' });
+for (const mode of ['legacy', 'modern']) test(`a call timeout rejects with code "timeout"; the handler's ctx.signal aborts (${mode})`, async (t) => {
+  const c = await Client.connectStdio(process.execPath, [script], { mode });
   t.after(() => c.close());
   await assert.rejects(c.callTool('wait_abort', {}, { timeout: 200 }), (e) => {
     assert.equal(e.code, 'timeout');
