@@ -4,12 +4,12 @@
 /** A connected client (private: `lib/` wraps it as `Client`). */
 export declare class NativeClient {
   /** Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`. */
-  static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null): Promise<NativeClient | { error: NativeError }>
+  static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
   /**
    * Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
    * (`{headers: {...}}`, …). Resolves to the client or `{error}`.
    */
-  static connectHttp(url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null): Promise<NativeClient | { error: NativeError }>
+  static connectHttp(url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
   /** `"legacy"` or `"modern"` (null before negotiation). */
   get era(): string | null
   /** The negotiated protocol version. */
@@ -25,9 +25,9 @@ export declare class NativeClient {
   get negotiated(): any | null
   /**
    * Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
-   * `{error}`. `timeoutMs` bounds the call.
+   * `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications.
    */
-  request(method: string, params?: any | undefined | null, timeoutMs?: number | undefined | null): Promise<any>
+  request(method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null): Promise<any>
   /**
    * A whole list (`"tools"`, `"prompts"`, `"resources"`, `"resourceTemplates"`), following
    * cursors (core's `list_all_json`): `{ok: {"<items key>": [...]}}` or `{error}`.

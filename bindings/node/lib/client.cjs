@@ -46,6 +46,7 @@ class Client {
       opts.mode ?? null,
       opts.options ?? null,
       handlers(opts),
+      opts.onNotification ?? null,
     );
     return new Client(unwrapObject(n));
   }
@@ -60,6 +61,7 @@ class Client {
       opts.options ?? null,
       http,
       handlers(opts),
+      opts.onNotification ?? null,
     );
     return new Client(unwrapObject(n));
   }
@@ -87,9 +89,10 @@ class Client {
     return this.#native.negotiated?.capabilities ?? {};
   }
 
-  /** Any request; resolves to the raw JSON result. `timeout` in milliseconds. */
-  async request(method, params, { timeout } = {}) {
-    return unwrap(await this.#native.request(method, params ?? null, timeout ?? null));
+  /** Any request; resolves to the raw JSON result. `timeout` in milliseconds; `onProgress(progress,
+   * total, message)` gets the call's progress notifications. */
+  async request(method, params, { timeout, onProgress } = {}) {
+    return unwrap(await this.#native.request(method, params ?? null, timeout ?? null, onProgress ?? null));
   }
 
   async #all(kind, key, timeout) {

@@ -116,11 +116,14 @@ export interface ConnectOptions {
   onElicitation?: (params: JsonObject) => Awaitable<JsonObject>;
   onSampling?: (params: JsonObject) => Awaitable<JsonObject>;
   onRoots?: (params: JsonObject) => Awaitable<JsonObject>;
+  /** Every notification from the server (`notifications/message`, `…/list_changed`, …). */
+  onNotification?: (method: string, params: JsonObject) => void;
 }
 
 export interface CallOptions {
   /** Milliseconds. */
   timeout?: number;
+  onProgress?: (progress: number, total: number | null, message: string | null) => void;
 }
 
 export declare class Client {

@@ -15,6 +15,24 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::handler::{ClientInvokeFn, JsClientHandler};
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
+
+/// `onProgress(progress, total, message)` of one call (weak: the call's Promise is what keeps
+/// the process alive).
+pub type ProgressFn = ThreadsafeFunction<
+    FnArgs<(f64, Option<f64>, Option<String>)>,
+    (),
+    FnArgs<(f64, Option<f64>, Option<String>)>,
+    Status,
+    false,
+    true,
+>;
+
+/// `onNotification(method, params)` of a connection (weak).
+pub type NotificationFn =
+    ThreadsafeFunction<FnArgs<(String, Value)>, (), FnArgs<(String, Value)>, Status, false, true>;
 use crate::reply;
 use crate::server::patched;
 
@@ -31,6 +49,7 @@ fn builder(
     mode: Option<String>,
     options: Option<&Value>,
     handlers: Vec<(String, ClientInvokeFn)>,
+    on_notification: Option<NotificationFn>,
 ) -> Result<ClientBuilder, String> {
     let mut o: ClientOptions = patched(options)?;
     if let Some(m) = mode {
@@ -38,6 +57,14 @@ fn builder(
             .map_err(|_| format!("mode must be \"auto\", \"legacy\" or \"modern\", not {m:?}"))?;
     }
     let mut b = Client::builder().options(o);
+    if let Some(f) = on_notification {
+        b = b.on_notification(move |method, params| {
+            f.call(
+                FnArgs::from((method.to_owned(), params.clone())),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        });
+    }
     for (method, invoke) in handlers {
         b = b.on_request(
             &method,
@@ -49,8 +76,19 @@ fn builder(
     Ok(b)
 }
 
-fn call_options(timeout_ms: Option<f64>) -> Result<CallOptions, String> {
+fn call_options(
+    timeout_ms: Option<f64>,
+    on_progress: Option<ProgressFn>,
+) -> Result<CallOptions, String> {
     let mut o = CallOptions::new();
+    if let Some(f) = on_progress {
+        o = o.on_progress(move |p, total, message| {
+            f.call(
+                FnArgs::from((p, total, message)),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        });
+    }
     if let Some(t) = timeout_ms {
         let d = Duration::try_from_secs_f64(t / 1000.0)
             .map_err(|_| "timeout must be a non-negative number of milliseconds".to_owned())?;
@@ -69,7 +107,7 @@ pub struct NativeClient {
 impl NativeClient {
     /// Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`.
     #[napi(
-        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null",
+        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null",
         ts_return_type = "Promise<NativeClient | { error: NativeError }>"
     )]
     pub async fn connect_stdio(
@@ -78,8 +116,14 @@ impl NativeClient {
         mode: Option<String>,
         options: Option<Value>,
         handlers: Option<Vec<(String, ClientInvokeFn)>>,
+        on_notification: Option<NotificationFn>,
     ) -> napi::Result<Connected> {
-        let b = match builder(mode, options.as_ref(), handlers.unwrap_or_default()) {
+        let b = match builder(
+            mode,
+            options.as_ref(),
+            handlers.unwrap_or_default(),
+            on_notification,
+        ) {
             Ok(b) => b,
             Err(e) => return Ok(failed(e)),
         };
@@ -93,7 +137,7 @@ impl NativeClient {
     /// Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
     /// (`{headers: {...}}`, …). Resolves to the client or `{error}`.
     #[napi(
-        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null",
+        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null",
         ts_return_type = "Promise<NativeClient | { error: NativeError }>"
     )]
     pub async fn connect_http(
@@ -102,8 +146,14 @@ impl NativeClient {
         options: Option<Value>,
         http: Option<Value>,
         handlers: Option<Vec<(String, ClientInvokeFn)>>,
+        on_notification: Option<NotificationFn>,
     ) -> napi::Result<Connected> {
-        let b = match builder(mode, options.as_ref(), handlers.unwrap_or_default()) {
+        let b = match builder(
+            mode,
+            options.as_ref(),
+            handlers.unwrap_or_default(),
+            on_notification,
+        ) {
             Ok(b) => b,
             Err(e) => return Ok(failed(e)),
         };
@@ -157,15 +207,18 @@ impl NativeClient {
     }
 
     /// Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
-    /// `{error}`. `timeoutMs` bounds the call.
-    #[napi]
+    /// `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications.
+    #[napi(
+        ts_args_type = "method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null"
+    )]
     pub async fn request(
         &self,
         method: String,
         params: Option<Value>,
         timeout_ms: Option<f64>,
+        on_progress: Option<ProgressFn>,
     ) -> Value {
-        let opts = match call_options(timeout_ms) {
+        let opts = match call_options(timeout_ms, on_progress) {
             Ok(o) => o,
             Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
         };
@@ -192,7 +245,7 @@ impl NativeClient {
                 )
             }
         };
-        let opts = match call_options(timeout_ms) {
+        let opts = match call_options(timeout_ms, None) {
             Ok(o) => o,
             Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
         };

@@ -54,3 +54,26 @@ for (const mode of ['legacy', 'modern']) {
     assert.ok(seen.includes('Your name?'));
   });
 }
+
+for (const mode of ['legacy', 'modern']) {
+  test(`ctx.progress reaches onProgress, ctx.log reaches onNotification (${mode})`, async (t) => {
+    const notes = [];
+    const c = await Client.connectStdio(process.execPath, [script], {
+      mode,
+      onNotification: (method, params) => notes.push([method, params]),
+    });
+    t.after(() => c.close());
+    await c.request('logging/setLevel', { level: 'debug' });
+    const progress = [];
+    const r = await c.callTool('echo', { text: 'p' }, { onProgress: (p, total) => progress.push([p, total]) });
+    assert.equal(r.content[0].text, 'p');
+    for (let i = 0; i < 50 && (progress.length === 0 || notes.length === 0); i++) {
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    assert.deepEqual(progress, [[1, 1]]);
+    const log = notes.find(([m]) => m === 'notifications/message');
+    assert.ok(log, JSON.stringify(notes));
+    assert.deepEqual(log[1].data, { echoed: 'p' });
+    assert.equal(log[1].level, 'info');
+  });
+}
