@@ -3,7 +3,7 @@
 // cancellation, MRTR) is core's; a handler becomes core's Handler through the native addon.
 
 const native = require('./native.cjs');
-const { McpError, unwrap, unwrapObject } = require('./errors.cjs');
+const { McpError, McpcoreError, unwrap, unwrapObject } = require('./errors.cjs');
 
 function text(t) {
   return { type: 'text', text: t };
@@ -165,6 +165,14 @@ class HttpHandle {
 class Server {
   #native;
 
+  #add(kind, def, invoke) {
+    try {
+      this.#native.add(kind, def, invoke);
+    } catch (e) {
+      throw new McpcoreError('invalid_argument', e.message);
+    }
+  }
+
   /** @param {{name: string, version: string, instructions?: string, options?: object}} info
    * `options` is core's ServerOptions JSON shape (e.g. `{limits: {maxInflight: 256}}`). */
   constructor({ name, version, instructions, options } = {}) {
@@ -177,14 +185,14 @@ class Server {
   /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structuredContent)
    * or a Promise of one. */
   tool(def, fn) {
-    this.#native.add('tool', def, wrap(fn, toolResult));
+    this.#add('tool', def, wrap(fn, toolResult));
     return this;
   }
 
   /** Register a prompt: `fn(args, ctx)` returns a string (one user message), messages or a
    * GetPromptResult. */
   prompt(def, fn) {
-    this.#native.add('prompt', def, wrap(fn, promptResult));
+    this.#add('prompt', def, wrap(fn, promptResult));
     return this;
   }
 
@@ -194,9 +202,9 @@ class Server {
     const { uri, ...rest } = def;
     if (typeof uri === 'string' && uri.includes('{')) {
       const d = { ...rest, uriTemplate: uri };
-      this.#native.add('resource_template', d, wrap(fn, resourceResult(d)));
+      this.#add('resource_template', d, wrap(fn, resourceResult(d)));
     } else {
-      this.#native.add('resource', def, wrap(fn, resourceResult(def)));
+      this.#add('resource', def, wrap(fn, resourceResult(def)));
     }
     return this;
   }

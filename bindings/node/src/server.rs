@@ -15,15 +15,14 @@ use serde_json::Value;
 use crate::handler::{InvokeFn, JsHandler};
 use crate::reply;
 
+/// A refused registration (thrown by `add`; `lib/` rethrows it as `McpcoreError` with code
+/// `invalid_argument`).
 fn invalid(e: impl std::fmt::Display) -> napi::Error {
-    napi::Error::new(
-        napi::Status::InvalidArg,
-        format!("{}: {e}", ErrorKind::InvalidArgument),
-    )
+    napi::Error::new(napi::Status::InvalidArg, e.to_string())
 }
 
-fn definition<T: DeserializeOwned>(def: Value) -> napi::Result<T> {
-    serde_json::from_value(def).map_err(invalid)
+fn definition<T: DeserializeOwned>(def: Value) -> Result<T, String> {
+    serde_json::from_value(def).map_err(|e| format!("invalid definition: {e}"))
 }
 
 /// Options of core's JSON shape (`mcpcore::options`) applied over the defaults.
@@ -105,8 +104,14 @@ impl NativeServer {
         Ok(())
     }
 
-    /// Build the core server (once; later calls return the same server).
-    fn server(&self) -> napi::Result<Server> {
+    /// Build the core server (once; later calls return the same server). A refused
+    /// registration or option is `{error}` with kind `invalid_argument`.
+    fn server(&self) -> Result<Server, Value> {
+        self.build()
+            .map_err(|e| reply::err(ErrorKind::InvalidArgument, e))
+    }
+
+    fn build(&self) -> Result<Server, String> {
         let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(s) = built.as_ref() {
             return Ok(s.clone());
@@ -119,7 +124,7 @@ impl NativeServer {
             let mut err = None;
             b = b.options(|o| err = apply_json(o, patch).err());
             if let Some(e) = err {
-                return Err(invalid(e));
+                return Err(e.to_string());
             }
         }
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
@@ -134,9 +139,9 @@ impl NativeServer {
                 "resource" => b.add_resource(definition::<Resource>(def)?, h),
                 _ => b.add_resource_template(definition::<ResourceTemplate>(def)?, h),
             }
-            .map_err(invalid)?;
+            .map_err(|e| e.to_string())?;
         }
-        let s = b.build().map_err(invalid)?;
+        let s = b.build().map_err(|e| e.to_string())?;
         *built = Some(s.clone());
         Ok(s)
     }
@@ -144,7 +149,10 @@ impl NativeServer {
     /// Serve stdin/stdout until EOF: resolves to `{ok: null}` or `{error}`.
     #[napi]
     pub async fn serve_stdio(&self) -> napi::Result<Value> {
-        let server = self.server()?;
+        let server = match self.server() {
+            Ok(s) => s,
+            Err(e) => return Ok(e),
+        };
         Ok(match server.serve_stdio().await {
             Ok(()) => reply::ok(Value::Null),
             Err(e) => reply::err(e.kind(), e),
@@ -161,7 +169,10 @@ impl NativeServer {
         port: u32,
         options: Option<Value>,
     ) -> napi::Result<Either<NativeHttpHandle, Value>> {
-        let server = self.server()?;
+        let server = match self.server() {
+            Ok(s) => s,
+            Err(e) => return Ok(Either::B(e)),
+        };
         let ip: IpAddr = match host.parse() {
             Ok(ip) => ip,
             Err(e) => {

@@ -47,3 +47,12 @@ test('listenHttp on a port in use rejects with code "transport"', async (t) => {
   t.after(() => h.close());
   await assert.rejects(makeServer().listenHttp({ port: h.port }), (e) => e.code === 'transport');
 });
+
+test('a refused registration rejects with code "invalid_argument"', async () => {
+  const { Server, McpcoreError } = await import('../lib/index.js');
+  const s = new Server({ name: 'dup', version: '1' });
+  s.tool({ name: 'same', inputSchema: { type: 'object' } }, () => 'a');
+  s.tool({ name: 'same', inputSchema: { type: 'object' } }, () => 'b');
+  await assert.rejects(s.listenHttp({ port: 0 }), (e) => e instanceof McpcoreError && e.code === 'invalid_argument');
+  assert.throws(() => s.tool({ name: 'x', inputSchema: {} }, 'not a function'), TypeError);
+});
