@@ -122,6 +122,9 @@ function wrap(fn, shape) {
         if (e.data !== undefined) error.data = e.data;
         return { error };
       }
+      // A 2026-07-28 `requestClient` the client has not answered yet: core answers the request
+      // `input_required` and the handler runs again with the answers. Not a failure to log.
+      if (e instanceof McpcoreError && e.code === 'input_required') return { failed: e.message };
       // Never sent: the peer sees a generic -32603.
       console.error(`mcpcore: ${nativeCtx.method} ${nativeCtx.name ?? ''} failed:`, e?.stack ?? e);
       return { failed: String(e?.message ?? e) };
