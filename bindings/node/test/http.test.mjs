@@ -24,9 +24,11 @@ test('HTTP on port 0, both eras, in process', async (t) => {
   }
 });
 
-test('a listening server keeps its process alive until closed', async (t) => {
+test('a listening server keeps its process alive until closed; a generic throw is logged with its stack', async (t) => {
   const script = fileURLToPath(new URL('../testing/server.mjs', import.meta.url));
-  const child = spawn(process.execPath, [script, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--http'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
   t.after(() => child.kill('SIGKILL'));
   const [line] = await once(child.stdout, 'data');
   const url = line.toString().trim();
@@ -35,11 +37,13 @@ test('a listening server keeps its process alive until closed', async (t) => {
   await new Promise((r) => setTimeout(r, 300));
   const c = await Client.connectHttp(url, { mode: 'modern' });
   assert.equal((await c.callTool('echo', { text: 'alive' })).content[0].text, 'alive');
+  await assert.rejects(c.callTool('crash', {}), (e) => e.code === -32603 && !e.message.includes('secret'));
   await c.close();
   // close() (on SIGTERM) releases the process: it exits by itself.
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   assert.equal(code, 0);
+  assert.match(stderr, /tools\/call crash failed: Error: secret internal detail\n\s+at /);
 });
 
 test('listenHttp on a port in use rejects with code "transport"', async (t) => {
