@@ -106,6 +106,8 @@ export declare class Server {
   /** Serve Streamable HTTP at `/mcp` (both eras); port 0 picks a free port. */
   listenHttp(opts?: { host?: string; port?: number; options?: JsonObject }): Promise<HttpHandle>;
   notifyToolsListChanged(): number;
+  /** Close every HTTP listener this server started. */
+  close(): Promise<void>;
 }
 
 export interface ConnectOptions {

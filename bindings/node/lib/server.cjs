@@ -167,6 +167,7 @@ class HttpHandle {
 
 class Server {
   #native;
+  #listeners = new Set();
 
   #add(kind, def, invoke) {
     try {
@@ -219,7 +220,16 @@ class Server {
 
   /** Serve Streamable HTTP at `/mcp` on `host:port` (port 0 picks a free port). */
   async listenHttp({ host = '127.0.0.1', port = 0, options } = {}) {
-    return new HttpHandle(unwrapObject(await this.#native.listenHttp(host, port, options ?? null)));
+    const h = new HttpHandle(unwrapObject(await this.#native.listenHttp(host, port, options ?? null)));
+    this.#listeners.add(h);
+    return h;
+  }
+
+  /** Close every HTTP listener this server started (`HttpHandle.close()` on each). */
+  async close() {
+    const hs = [...this.#listeners];
+    this.#listeners.clear();
+    await Promise.all(hs.map((h) => h.close()));
   }
 
   /** Tell connected clients the tool list changed; returns how many were told. */

@@ -46,10 +46,13 @@ test('a listening server keeps its process alive until closed; a generic throw i
   assert.match(stderr, /tools\/call crash failed: Error: secret internal detail\n\s+at /);
 });
 
-test('listenHttp on a port in use rejects with code "transport"', async (t) => {
-  const h = await makeServer().listenHttp({ port: 0 });
-  t.after(() => h.close());
+test('listenHttp on a port in use rejects with code "transport"; server.close() closes its listeners', async (t) => {
+  const server = makeServer();
+  const h = await server.listenHttp({ port: 0 });
+  t.after(() => server.close());
   await assert.rejects(makeServer().listenHttp({ port: h.port }), (e) => e.code === 'transport');
+  await server.close();
+  await assert.rejects(Client.connectHttp(h.url, { mode: 'modern' }), (e) => e.code === 'transport');
 });
 
 test('a refused registration rejects with code "invalid_argument"', async () => {
