@@ -58,5 +58,19 @@ cargo test --workspace
 echo "== python binding (pip install ./bindings/python, pytest)"
 bash scripts/test-python.sh
 
+# The Node binding: `npm install` builds the addon from source with cargo (MCPCORE_NODE_PROFILE=dev
+# reuses the debug artifacts `cargo test` just built in this CARGO_TARGET_DIR, so core is compiled
+# once), then `npm test` (node --test) runs it over real stdio and HTTP in both eras and against
+# the demo-server binary built above. Bounded so a hang fails the script.
+echo "== node binding (npm install, npm test)"
+(
+  cd bindings/node
+  export MCPCORE_NODE_PROFILE=dev
+  export MCPCORE_DEMO_SERVER="$CARGO_TARGET_DIR/debug/demo-server"
+  cargo build -q -p mcpcore-examples --bin demo-server
+  timeout 600 npm install --no-audit --no-fund
+  timeout 300 npm test
+)
+
 echo "== conformance suite"
 bash scripts/conformance.sh

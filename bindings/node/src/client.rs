@@ -1,0 +1,260 @@
+//! `NativeClient`: core's [`Client`] at the JSON level (`Client::request_with`,
+//! `list_all_json`), so every protocol rule stays in core.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpcore::client::{
+    CallOptions, Client, ClientBuilder, ClientOptions, ConnectMode, HttpClientOptions, ListKind,
+    StdioCommand,
+};
+use mcpcore::protocol::Era;
+use mcpcore::ErrorKind;
+use napi::bindgen_prelude::Either;
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::handler::{ClientInvokeFn, JsClientHandler};
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
+
+/// `onProgress(progress, total, message)` of one call (weak: the call's Promise is what keeps
+/// the process alive).
+pub type ProgressFn = ThreadsafeFunction<
+    FnArgs<(f64, Option<f64>, Option<String>)>,
+    (),
+    FnArgs<(f64, Option<f64>, Option<String>)>,
+    Status,
+    false,
+    true,
+>;
+
+/// `onNotification(method, params)` of a connection (weak).
+pub type NotificationFn =
+    ThreadsafeFunction<FnArgs<(String, Value)>, (), FnArgs<(String, Value)>, Status, false, true>;
+use crate::reply;
+use crate::server::patched;
+
+type Connected = Either<NativeClient, Value>;
+
+fn failed(e: impl std::fmt::Display) -> Connected {
+    Either::B(reply::err(ErrorKind::InvalidArgument, e))
+}
+
+/// A client builder: `mode` is `"auto"`, `"legacy"` or `"modern"`, `options` core's
+/// `ClientOptions` JSON shape, `handlers` maps a method (`elicitation/create`, …) to
+/// `invoke(params)`.
+fn builder(
+    mode: Option<String>,
+    options: Option<&Value>,
+    handlers: Vec<(String, ClientInvokeFn)>,
+    on_notification: Option<NotificationFn>,
+) -> Result<ClientBuilder, String> {
+    let mut o: ClientOptions = patched(options)?;
+    if let Some(m) = mode {
+        o.mode = serde_json::from_value::<ConnectMode>(Value::String(m.clone()))
+            .map_err(|_| format!("mode must be \"auto\", \"legacy\" or \"modern\", not {m:?}"))?;
+    }
+    let mut b = Client::builder().options(o);
+    if let Some(f) = on_notification {
+        b = b.on_notification(move |method, params| {
+            f.call(
+                FnArgs::from((method.to_owned(), params.clone())),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        });
+    }
+    for (method, invoke) in handlers {
+        b = b.on_request(
+            &method,
+            JsClientHandler {
+                invoke: Arc::new(invoke),
+            },
+        );
+    }
+    Ok(b)
+}
+
+fn call_options(
+    timeout_ms: Option<f64>,
+    on_progress: Option<ProgressFn>,
+) -> Result<CallOptions, String> {
+    let mut o = CallOptions::new();
+    if let Some(f) = on_progress {
+        o = o.on_progress(move |p, total, message| {
+            f.call(
+                FnArgs::from((p, total, message)),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        });
+    }
+    if let Some(t) = timeout_ms {
+        let d = Duration::try_from_secs_f64(t / 1000.0)
+            .map_err(|_| "timeout must be a non-negative number of milliseconds".to_owned())?;
+        o = o.timeout(d);
+    }
+    Ok(o)
+}
+
+/// A connected client (private: `lib/` wraps it as `Client`).
+#[napi]
+pub struct NativeClient {
+    client: Client,
+}
+
+#[napi]
+impl NativeClient {
+    /// Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`.
+    #[napi(
+        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null",
+        ts_return_type = "Promise<NativeClient | { error: NativeError }>"
+    )]
+    pub async fn connect_stdio(
+        command: String,
+        args: Vec<String>,
+        mode: Option<String>,
+        options: Option<Value>,
+        handlers: Option<Vec<(String, ClientInvokeFn)>>,
+        on_notification: Option<NotificationFn>,
+    ) -> napi::Result<Connected> {
+        let b = match builder(
+            mode,
+            options.as_ref(),
+            handlers.unwrap_or_default(),
+            on_notification,
+        ) {
+            Ok(b) => b,
+            Err(e) => return Ok(failed(e)),
+        };
+        let cmd = StdioCommand::new(command).args(args);
+        Ok(match b.connect_stdio(cmd).await {
+            Ok(client) => Either::A(NativeClient { client }),
+            Err(e) => Either::B(reply::client(Err(e))),
+        })
+    }
+
+    /// Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
+    /// (`{headers: {...}}`, …). Resolves to the client or `{error}`.
+    #[napi(
+        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null",
+        ts_return_type = "Promise<NativeClient | { error: NativeError }>"
+    )]
+    pub async fn connect_http(
+        url: String,
+        mode: Option<String>,
+        options: Option<Value>,
+        http: Option<Value>,
+        handlers: Option<Vec<(String, ClientInvokeFn)>>,
+        on_notification: Option<NotificationFn>,
+    ) -> napi::Result<Connected> {
+        let b = match builder(
+            mode,
+            options.as_ref(),
+            handlers.unwrap_or_default(),
+            on_notification,
+        ) {
+            Ok(b) => b,
+            Err(e) => return Ok(failed(e)),
+        };
+        let http: HttpClientOptions = match patched(http.as_ref()) {
+            Ok(h) => h,
+            Err(e) => return Ok(failed(e)),
+        };
+        Ok(match b.connect_http(&url, http).await {
+            Ok(client) => Either::A(NativeClient { client }),
+            Err(e) => Either::B(reply::client(Err(e))),
+        })
+    }
+
+    /// `"legacy"` or `"modern"` (null before negotiation).
+    #[napi(getter)]
+    pub fn era(&self) -> Option<String> {
+        self.client.era().map(|e| {
+            match e {
+                Era::Legacy => "legacy",
+                _ => "modern",
+            }
+            .to_owned()
+        })
+    }
+
+    /// The negotiated protocol version.
+    #[napi(getter)]
+    pub fn protocol_version(&self) -> Option<String> {
+        self.client.protocol_version()
+    }
+
+    /// The server's `instructions`, when it sent any.
+    #[napi(getter)]
+    pub fn instructions(&self) -> Option<String> {
+        self.client.instructions()
+    }
+
+    /// The server's implementation info (name, version, …) from either era's negotiation
+    /// result (core's `server_implementation`).
+    #[napi(getter)]
+    pub fn server_info(&self) -> Option<Value> {
+        self.client
+            .server_implementation()
+            .and_then(|i| serde_json::to_value(i).ok())
+    }
+
+    /// The raw result of the negotiation (`InitializeResult` or `DiscoverResult`).
+    #[napi(getter)]
+    pub fn negotiated(&self) -> Option<Value> {
+        self.client.server_info_raw()
+    }
+
+    /// Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
+    /// `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications.
+    #[napi(
+        ts_args_type = "method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null"
+    )]
+    pub async fn request(
+        &self,
+        method: String,
+        params: Option<Value>,
+        timeout_ms: Option<f64>,
+        on_progress: Option<ProgressFn>,
+    ) -> Value {
+        let opts = match call_options(timeout_ms, on_progress) {
+            Ok(o) => o,
+            Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
+        };
+        reply::client(
+            self.client
+                .request_with(&method, params.unwrap_or(Value::Null), opts)
+                .await,
+        )
+    }
+
+    /// A whole list (`"tools"`, `"prompts"`, `"resources"`, `"resourceTemplates"`), following
+    /// cursors (core's `list_all_json`): `{ok: {"<items key>": [...]}}` or `{error}`.
+    #[napi]
+    pub async fn list_all(&self, kind: String, timeout_ms: Option<f64>) -> Value {
+        let kind = match kind.as_str() {
+            "tools" => ListKind::Tools,
+            "prompts" => ListKind::Prompts,
+            "resources" => ListKind::Resources,
+            "resourceTemplates" => ListKind::ResourceTemplates,
+            other => {
+                return reply::err(
+                    ErrorKind::InvalidArgument,
+                    format!("unknown list {other:?}"),
+                )
+            }
+        };
+        let opts = match call_options(timeout_ms, None) {
+            Ok(o) => o,
+            Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
+        };
+        reply::client(self.client.list_all_json(kind, opts).await)
+    }
+
+    /// Close the connection (stdio: close stdin, wait, then terminate the child).
+    #[napi]
+    pub async fn close(&self) {
+        self.client.close().await;
+    }
+}

@@ -1,0 +1,168 @@
+//! `NativeContext`: the request context a JavaScript handler gets (wraps core's
+//! [`RequestContext`]). `lib/server.js` wraps it as the public `ctx` (with `ctx.signal`).
+
+use std::sync::{Arc, Mutex};
+
+use mcpcore::{ErrorKind, LoggingLevel, RequestContext};
+use napi::bindgen_prelude::Function;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::reply;
+
+/// The abort callback of one request: weak (it never keeps the process alive), called at most
+/// once from the handler's task when core cancels the request.
+pub type AbortFn = ThreadsafeFunction<(), (), (), Status, false, true>;
+
+/// What a [`NativeContext`] shares with the handler's task. The task [`Shared::release`]s it
+/// when the call ends: the JavaScript object may live on until garbage collection, and a
+/// [`RequestContext`] it kept would keep the connection's writer open (a stdio server would
+/// then wait at EOF for it).
+#[derive(Default)]
+pub struct Shared {
+    ctx: Mutex<Option<RequestContext>>,
+    abort: Mutex<Option<AbortFn>>,
+}
+
+impl Shared {
+    pub fn new(ctx: RequestContext) -> Arc<Self> {
+        Arc::new(Self {
+            ctx: Mutex::new(Some(ctx)),
+            abort: Mutex::new(None),
+        })
+    }
+
+    /// Call the registered abort callback, if any (once).
+    pub fn abort(&self) {
+        let f = self.abort.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(f) = f {
+            f.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+
+    /// The call ended: drop the request context and the abort callback.
+    pub fn release(&self) {
+        self.ctx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.abort.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+
+    fn ctx(&self) -> Option<RequestContext> {
+        self.ctx.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// The context of one request (private: `lib/` wraps it). After the handler's call ended it
+/// reports nothing: `progress`/`log` return false and `requestClient` fails with `closed`.
+#[napi]
+pub struct NativeContext {
+    shared: Arc<Shared>,
+    method: String,
+    name: Option<String>,
+}
+
+impl NativeContext {
+    pub fn new(ctx: &RequestContext, shared: Arc<Shared>) -> Self {
+        Self {
+            method: ctx.method().to_owned(),
+            name: ctx.name().map(str::to_owned),
+            shared,
+        }
+    }
+}
+
+#[napi]
+impl NativeContext {
+    /// Register the function called when the request is cancelled (peer cancellation, the
+    /// connection ending, shutdown). Returns true when it is cancelled already (the callback is
+    /// then not kept: abort at once).
+    #[napi]
+    pub fn on_cancel(&self, cb: Function<(), ()>) -> napi::Result<bool> {
+        let Some(ctx) = self.shared.ctx() else {
+            return Ok(true);
+        };
+        if ctx.is_cancelled() {
+            return Ok(true);
+        }
+        let tsfn = cb
+            .build_threadsafe_function::<()>()
+            .weak::<true>()
+            .callee_handled::<false>()
+            .build()?;
+        *self.shared.abort.lock().unwrap_or_else(|p| p.into_inner()) = Some(tsfn);
+        Ok(ctx.is_cancelled())
+    }
+
+    /// True once the request is cancelled.
+    #[napi(getter)]
+    pub fn cancelled(&self) -> bool {
+        self.shared.ctx().is_none_or(|c| c.is_cancelled())
+    }
+
+    /// The method (`tools/call`, …).
+    #[napi(getter)]
+    pub fn method(&self) -> String {
+        self.method.clone()
+    }
+
+    /// The tool or prompt name, or the resource URI.
+    #[napi(getter)]
+    pub fn name(&self) -> Option<String> {
+        self.name.clone()
+    }
+
+    /// True on a 2026-07-28 (stateless) request.
+    #[napi(getter)]
+    pub fn is_modern(&self) -> bool {
+        self.shared.ctx().is_some_and(|c| c.is_modern())
+    }
+
+    /// The request's protocol version.
+    #[napi(getter)]
+    pub fn protocol_version(&self) -> Option<String> {
+        self.shared.ctx().and_then(|c| c.protocol_version())
+    }
+
+    /// The client's capabilities as this request declares them.
+    #[napi(getter)]
+    pub fn client_capabilities(&self) -> Value {
+        self.shared
+            .ctx()
+            .map_or(Value::Null, |c| c.client_capabilities())
+    }
+
+    /// Report progress; false when nothing was sent (no token, not increasing, cancelled).
+    #[napi]
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
+        self.shared
+            .ctx()
+            .is_some_and(|c| c.progress(progress, total, message.as_deref()))
+    }
+
+    /// Send a log notification at `level` (`"debug"` … `"emergency"`), filtered by the
+    /// client's level; false when filtered or not sent.
+    #[napi]
+    pub fn log(&self, level: String, data: Value, logger: Option<String>) -> napi::Result<bool> {
+        let level: LoggingLevel = serde_json::from_value(Value::String(level.clone()))
+            .map_err(|_| napi::Error::from_reason(format!("unknown logging level {level:?}")))?;
+        Ok(self
+            .shared
+            .ctx()
+            .is_some_and(|c| c.log(level, logger.as_deref(), data)))
+    }
+
+    /// Ask the client (`elicitation/create`, `sampling/createMessage`, `roots/list`): a legacy
+    /// server→client request or an `input_required` round on 2026-07-28 (core decides).
+    /// Resolves to `{ok}` / `{error}` (see `reply`).
+    #[napi]
+    pub async fn request_client(&self, method: String, params: Option<Value>) -> Value {
+        if method.is_empty() {
+            return reply::err(ErrorKind::InvalidArgument, "method must not be empty");
+        }
+        let Some(ctx) = self.shared.ctx() else {
+            return reply::err(ErrorKind::Closed, "the request has ended");
+        };
+        reply::peer(ctx.request_client(&method, params).await)
+    }
+}

@@ -1,0 +1,126 @@
+//! `JsHandler`: core's [`Handler`] seam implemented by calling a JavaScript function, and
+//! `JsClientHandler`, the same for core's [`ClientHandler`].
+//!
+//! The registered function is `lib/`'s wrapper `invoke(ctx, params)`: it always returns a
+//! Promise (sync handlers included) that resolves to `{result}`, `{error: {code, message, data}}`
+//! (a thrown `McpError`) or `{failed: detail}` (any other throw; logged on the JavaScript side),
+//! and never rejects. Here the call is queued on the JavaScript thread and the task awaits the
+//! Promise: no tokio worker ever blocks on JavaScript. The functions are weak threadsafe
+//! functions, so registered handlers alone never keep the process alive.
+
+use std::sync::Arc;
+
+use mcpcore::client::ClientHandler;
+use mcpcore::{BoxFuture, ErrorObject, Handler, HandlerError, Outcome, RequestContext};
+use napi::bindgen_prelude::{FnArgs, Promise};
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi::Status;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::context::{NativeContext, Shared};
+
+/// `invoke(ctx, params) → Promise<Reply>` of a server handler.
+pub type InvokeFn = ThreadsafeFunction<
+    FnArgs<(NativeContext, Value)>,
+    Promise<Value>,
+    FnArgs<(NativeContext, Value)>,
+    Status,
+    false,
+    true,
+>;
+
+/// `invoke(params) → Promise<Reply>` of a client callback.
+pub type ClientInvokeFn = ThreadsafeFunction<Value, Promise<Value>, Value, Status, false, true>;
+
+/// What the JavaScript wrapper resolves to.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum Reply {
+    Result(Value),
+    Error {
+        code: i64,
+        message: String,
+        #[serde(default)]
+        data: Option<Value>,
+    },
+    Failed(String),
+}
+
+fn decode(v: Value) -> Result<Outcome, HandlerError> {
+    match serde_json::from_value::<Reply>(v) {
+        Ok(Reply::Result(r)) => Ok(Outcome::Complete(r)),
+        Ok(Reply::Error {
+            code,
+            message,
+            data,
+        }) => {
+            let mut e = ErrorObject::new(code, message);
+            if let Some(d) = data {
+                e = e.with_data(d);
+            }
+            Err(HandlerError::Rpc(e))
+        }
+        Ok(Reply::Failed(detail)) => Err(HandlerError::internal(detail)),
+        Err(e) => Err(HandlerError::internal(format!(
+            "the handler wrapper sent a malformed reply: {e}"
+        ))),
+    }
+}
+
+/// One registered JavaScript function.
+pub struct JsHandler {
+    pub invoke: Arc<InvokeFn>,
+}
+
+impl Handler for JsHandler {
+    fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
+        let invoke = self.invoke.clone();
+        Box::pin(async move {
+            let shared = Shared::new(ctx.clone());
+            let native = NativeContext::new(&ctx, shared.clone());
+            let run = async {
+                let promise = invoke
+                    .call_async(FnArgs::from((native, params)))
+                    .await
+                    .map_err(|e| HandlerError::internal(format!("calling the handler: {e}")))?;
+                let v = promise
+                    .await
+                    .map_err(|e| HandlerError::internal(format!("the handler rejected: {e}")))?;
+                decode(v)
+            };
+            let r = tokio::select! {
+                r = run => r,
+                () = ctx.cancelled() => {
+                    shared.abort();
+                    Err(HandlerError::cancelled())
+                }
+            };
+            shared.release();
+            r
+        })
+    }
+}
+
+/// A client-side callback (`onElicitation`, …).
+pub struct JsClientHandler {
+    pub invoke: Arc<ClientInvokeFn>,
+}
+
+impl ClientHandler for JsClientHandler {
+    fn call(&self, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        let invoke = self.invoke.clone();
+        Box::pin(async move {
+            let promise = invoke
+                .call_async(params)
+                .await
+                .map_err(|_| ErrorObject::internal())?;
+            let v = promise.await.map_err(|_| ErrorObject::internal())?;
+            match decode(v) {
+                Ok(Outcome::Complete(v)) => Ok(v),
+                Err(HandlerError::Rpc(e)) => Err(e),
+                _ => Err(ErrorObject::internal()),
+            }
+        })
+    }
+}

@@ -1,0 +1,16 @@
+//! The Node binding of mcpcore (N-API, through napi-rs). It implements core's
+//! [`mcpcore::Handler`] and [`mcpcore::client::ClientHandler`] seams by calling JavaScript
+//! functions, and exposes core's server and JSON-level client; all protocol logic stays in
+//! `core/`. The public API is the thin JavaScript layer in `lib/` (`Server`, `Client`,
+//! `McpError`); this addon is its private `NativeServer` / `NativeClient` / `NativeContext`.
+//!
+//! Values cross as plain JavaScript objects (napi's `serde-json` support). Native calls that can
+//! fail resolve to `{ok: value}` or `{error: {kind, message, code?, data?}}` (see [`reply`]), so
+//! the JavaScript layer raises `McpError` with the exact JSON-RPC code and data, or an `Error`
+//! whose `code` is core's [`mcpcore::ErrorKind`] name.
+
+mod client;
+mod context;
+mod handler;
+mod reply;
+mod server;

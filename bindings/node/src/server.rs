@@ -1,0 +1,249 @@
+//! `NativeServer`: a core [`Server`] built from the JavaScript registry when serving starts,
+//! and `NativeHttpHandle`, a running Streamable HTTP listener.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+
+use mcpcore::options::{apply_json, JsonOptions};
+use mcpcore::transport::http::{HttpListener, HttpOptions};
+use mcpcore::{ErrorKind, Prompt, Resource, ResourceTemplate, Server, ServerBuilder, Tool};
+use napi::bindgen_prelude::Either;
+use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::handler::{InvokeFn, JsHandler};
+use crate::reply;
+
+/// A refused registration (thrown by `add`; `lib/` rethrows it as `McpcoreError` with code
+/// `invalid_argument`).
+fn invalid(e: impl std::fmt::Display) -> napi::Error {
+    napi::Error::new(napi::Status::InvalidArg, e.to_string())
+}
+
+fn definition<T: DeserializeOwned>(def: Value) -> Result<T, String> {
+    serde_json::from_value(def).map_err(|e| format!("invalid definition: {e}"))
+}
+
+/// Options of core's JSON shape (`mcpcore::options`) applied over the defaults.
+pub fn patched<T: JsonOptions + Default>(patch: Option<&Value>) -> Result<T, String> {
+    let mut o = T::default();
+    if let Some(p) = patch.filter(|p| !p.is_null()) {
+        apply_json(&mut o, p).map_err(|e| e.to_string())?;
+    }
+    Ok(o)
+}
+
+struct Entry {
+    kind: String,
+    definition: Value,
+    invoke: Arc<InvokeFn>,
+}
+
+/// The server registry and, once serving started, the built core server (private: `lib/`
+/// wraps it as `Server`).
+#[napi]
+pub struct NativeServer {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    options: Option<Value>,
+    entries: Mutex<Vec<Entry>>,
+    built: Mutex<Option<Server>>,
+}
+
+#[napi]
+impl NativeServer {
+    /// A server named `name`/`version`; `options` is core's `ServerOptions` JSON shape.
+    #[napi(constructor)]
+    pub fn new(
+        name: String,
+        version: String,
+        instructions: Option<String>,
+        options: Option<Value>,
+    ) -> Self {
+        Self {
+            name,
+            version,
+            instructions,
+            options,
+            entries: Mutex::new(Vec::new()),
+            built: Mutex::new(None),
+        }
+    }
+
+    /// Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
+    /// `"resource_template"` with its wire definition. Registrations after serving started
+    /// are refused.
+    #[napi(
+        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>"
+    )]
+    pub fn add(&self, kind: String, definition: Value, invoke: InvokeFn) -> napi::Result<()> {
+        if self
+            .built
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+        {
+            return Err(invalid("the server is already serving"));
+        }
+        if !matches!(
+            kind.as_str(),
+            "tool" | "prompt" | "resource" | "resource_template"
+        ) {
+            return Err(invalid(format!("unknown entry kind {kind:?}")));
+        }
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Entry {
+                kind,
+                definition,
+                invoke: Arc::new(invoke),
+            });
+        Ok(())
+    }
+
+    /// Build the core server (once; later calls return the same server). A refused
+    /// registration or option is `{error}` with kind `invalid_argument`.
+    fn server(&self) -> Result<Server, Value> {
+        self.build()
+            .map_err(|e| reply::err(ErrorKind::InvalidArgument, e))
+    }
+
+    fn build(&self) -> Result<Server, String> {
+        let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = built.as_ref() {
+            return Ok(s.clone());
+        }
+        let mut b = ServerBuilder::new(self.name.clone(), self.version.clone());
+        if let Some(text) = &self.instructions {
+            b = b.instructions(text.clone());
+        }
+        if let Some(patch) = self.options.as_ref().filter(|p| !p.is_null()) {
+            let mut err = None;
+            b = b.options(|o| err = apply_json(o, patch).err());
+            if let Some(e) = err {
+                return Err(e.to_string());
+            }
+        }
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        for e in entries.iter() {
+            let h = Arc::new(JsHandler {
+                invoke: e.invoke.clone(),
+            });
+            let def = e.definition.clone();
+            match e.kind.as_str() {
+                "tool" => b.add_tool(definition::<Tool>(def)?, h),
+                "prompt" => b.add_prompt(definition::<Prompt>(def)?, h),
+                "resource" => b.add_resource(definition::<Resource>(def)?, h),
+                _ => b.add_resource_template(definition::<ResourceTemplate>(def)?, h),
+            }
+            .map_err(|e| e.to_string())?;
+        }
+        let s = b.build().map_err(|e| e.to_string())?;
+        *built = Some(s.clone());
+        Ok(s)
+    }
+
+    /// Serve stdin/stdout until EOF: resolves to `{ok: null}` or `{error}`.
+    #[napi]
+    pub async fn serve_stdio(&self) -> napi::Result<Value> {
+        let server = match self.server() {
+            Ok(s) => s,
+            Err(e) => return Ok(e),
+        };
+        Ok(match server.serve_stdio().await {
+            Ok(()) => reply::ok(Value::Null),
+            Err(e) => reply::err(e.kind(), e),
+        })
+    }
+
+    /// Bind `host:port` (port 0 picks a free port) and serve Streamable HTTP at `/mcp`;
+    /// `options` is core's `HttpOptions` JSON shape. Resolves to the running listener or to
+    /// `{error}`.
+    #[napi(ts_return_type = "Promise<NativeHttpHandle | { error: NativeError }>")]
+    pub async fn listen_http(
+        &self,
+        host: String,
+        port: u32,
+        options: Option<Value>,
+    ) -> napi::Result<Either<NativeHttpHandle, Value>> {
+        let server = match self.server() {
+            Ok(s) => s,
+            Err(e) => return Ok(Either::B(e)),
+        };
+        let ip: IpAddr = match host.parse() {
+            Ok(ip) => ip,
+            Err(e) => {
+                return Ok(Either::B(reply::err(
+                    ErrorKind::InvalidArgument,
+                    format!("host: {e}"),
+                )))
+            }
+        };
+        let Ok(port) = u16::try_from(port) else {
+            return Ok(Either::B(reply::err(
+                ErrorKind::InvalidArgument,
+                "port out of range",
+            )));
+        };
+        let opts: HttpOptions = match patched(options.as_ref()) {
+            Ok(o) => o,
+            Err(e) => return Ok(Either::B(reply::err(ErrorKind::InvalidArgument, e))),
+        };
+        Ok(
+            match server.serve_http(SocketAddr::new(ip, port), opts).await {
+                Ok(l) => Either::A(NativeHttpHandle {
+                    addr: l.local_addr(),
+                    listener: Mutex::new(Some(l)),
+                }),
+                Err(e) => Either::B(reply::err(ErrorKind::Transport, e)),
+            },
+        )
+    }
+
+    /// Tell connected clients the tool list changed; returns how many were told.
+    #[napi]
+    pub fn notify_tools_list_changed(&self) -> u32 {
+        u32::try_from(self.server().map_or(0, |s| s.notify_tools_list_changed()))
+            .unwrap_or(u32::MAX)
+    }
+}
+
+/// A running Streamable HTTP listener (private: `lib/` wraps it).
+#[napi]
+pub struct NativeHttpHandle {
+    addr: SocketAddr,
+    listener: Mutex<Option<HttpListener>>,
+}
+
+#[napi]
+impl NativeHttpHandle {
+    /// The bound port.
+    #[napi(getter)]
+    pub fn port(&self) -> u32 {
+        u32::from(self.addr.port())
+    }
+
+    /// The bound address.
+    #[napi(getter)]
+    pub fn host(&self) -> String {
+        self.addr.ip().to_string()
+    }
+
+    /// Graceful shutdown (answers in flight finish or are cancelled, then the socket closes);
+    /// a second call does nothing.
+    #[napi]
+    pub async fn close(&self) -> napi::Result<()> {
+        let l = self
+            .listener
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(l) = l {
+            l.shutdown().await;
+        }
+        Ok(())
+    }
+}
