@@ -86,6 +86,21 @@ async def ask(ctx: Context) -> str:
     return f"Hello, {answer.get('content', {}).get('name')}! ({answer.get('action')})"
 
 
+@server.tool()
+async def sample_and_roots(ctx: Context) -> dict:
+    """Ask the client for a completion and its roots (the client's callbacks answer)."""
+    caps = sorted(ctx.client_capabilities)
+    msg = await ctx.request_client(
+        "sampling/createMessage",
+        {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "2+2?"}}],
+            "maxTokens": 5,
+        },
+    )
+    roots = await ctx.request_client("roots/list", {})
+    return {"caps": caps, "text": msg["content"]["text"], "roots": roots["roots"]}
+
+
 STATE = {"cancelled": 0}
 
 

@@ -6,7 +6,19 @@ import asyncio
 import functools
 import inspect
 import logging
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Union
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from . import _native
 from .errors import McpError
@@ -19,13 +31,25 @@ Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, 
 __all__ = ["Client"]
 
 
-def _invoker(method: str, fn: Callback) -> _native._ClientInvoke:
-    is_async = inspect.iscoroutinefunction(fn)
+#: The callback slots: the short name used by ``declare=`` and the request method it answers.
+_METHODS = {
+    "elicitation": "elicitation/create",
+    "sampling": "sampling/createMessage",
+    "roots": "roots/list",
+}
+
+
+def _invoker(method: str, slots: Dict[str, Optional[Callback]]) -> _native._ClientInvoke:
+    """Answers ``method`` with whatever callback the slot holds when the request arrives."""
 
     async def invoke(params: Any, responder: _native.Responder) -> None:
+        fn = slots.get(method)
+        if fn is None:
+            responder.error(-32601, f"no callback is registered for {method}")
+            return
         try:
-            if is_async:
-                result = await fn(params)  # type: ignore[misc]
+            if inspect.iscoroutinefunction(fn):
+                result = await fn(params)
             else:
                 result = await asyncio.to_thread(functools.partial(fn, params))
             responder.ok(result)
@@ -42,6 +66,8 @@ def _invoker(method: str, fn: Callback) -> _native._ClientInvoke:
 Listener = Callable[..., Any]
 
 _tasks: Set["asyncio.Task[Any]"] = set()
+
+_F = TypeVar("_F", bound=Callback)
 
 
 def _deliverer(fn: Listener) -> Callable[..., None]:
@@ -60,17 +86,25 @@ def _deliverer(fn: Listener) -> Callable[..., None]:
     return deliver
 
 
-def _handlers(
+def _slots(
     on_elicitation: Optional[Callback],
     on_sampling: Optional[Callback],
     on_roots: Optional[Callback],
-) -> Dict[str, _native._ClientInvoke]:
-    pairs = {
-        "elicitation/create": on_elicitation,
-        "sampling/createMessage": on_sampling,
-        "roots/list": on_roots,
+    declare: Sequence[str],
+) -> Tuple[Dict[str, Optional[Callback]], Dict[str, _native._ClientInvoke]]:
+    """The callback slots and the native handlers for the declared ones."""
+    slots: Dict[str, Optional[Callback]] = {
+        _METHODS["elicitation"]: on_elicitation,
+        _METHODS["sampling"]: on_sampling,
+        _METHODS["roots"]: on_roots,
     }
-    return {m: _invoker(m, f) for m, f in pairs.items() if f is not None}
+    unknown = [d for d in declare if d not in _METHODS]
+    if unknown or isinstance(declare, str):
+        raise ValueError(
+            f"declare takes a sequence of 'elicitation', 'sampling', 'roots', not {declare!r}"
+        )
+    declared = {_METHODS[d] for d in declare} | {m for m, f in slots.items() if f is not None}
+    return slots, {m: _invoker(m, slots) for m in sorted(declared)}
 
 
 class Client:
@@ -83,10 +117,41 @@ class Client:
     ``McpError`` to refuse): they answer legacy server requests and fulfil 2026-07-28
     ``input_required`` rounds, on the event loop that connected. ``on_notification(method,
     params)`` gets the server's notifications (log messages, list changes) on that loop.
+
+    The callbacks can also be registered (or replaced) after connecting with the decorators
+    :meth:`on_elicitation`, :meth:`on_sampling` and :meth:`on_roots`; the one registered when a
+    request arrives answers it. The client capabilities are declared at connect from the
+    callbacks given then, so name the ones that will only come by decorator in ``declare``
+    (e.g. ``declare=["sampling"]``); until such a callback is registered its requests answer
+    -32601.
     """
 
-    def __init__(self, native: _native.NativeClient) -> None:
+    def __init__(
+        self,
+        native: _native.NativeClient,
+        slots: Optional[Dict[str, Optional[Callback]]] = None,
+    ) -> None:
         self._native = native
+        self._slots: Dict[str, Optional[Callback]] = slots if slots is not None else {}
+
+    def _register(self, key: str, fn: _F) -> _F:
+        method = _METHODS[key]
+        if method not in self._slots:
+            raise ValueError("this client was not created by connect_stdio/connect_http")
+        self._slots[method] = fn
+        return fn
+
+    def on_elicitation(self, fn: _F) -> _F:
+        """Decorator: answer ``elicitation/create`` (declare it at connect: ``declare=[...]``)."""
+        return self._register("elicitation", fn)
+
+    def on_sampling(self, fn: _F) -> _F:
+        """Decorator: answer ``sampling/createMessage`` (declare it at connect)."""
+        return self._register("sampling", fn)
+
+    def on_roots(self, fn: _F) -> _F:
+        """Decorator: answer ``roots/list`` (declare it at connect)."""
+        return self._register("roots", fn)
 
     @classmethod
     async def connect_stdio(
@@ -99,16 +164,16 @@ class Client:
         on_sampling: Optional[Callback] = None,
         on_roots: Optional[Callback] = None,
         on_notification: Optional[Listener] = None,
+        declare: Sequence[str] = (),
     ) -> "Client":
         """Spawn ``argv`` and connect over its stdin/stdout."""
-        handlers = _handlers(on_elicitation, on_sampling, on_roots)
+        slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
         notify = _deliverer(on_notification) if on_notification else None
         loop = asyncio.get_running_loop()
-        return cls(
-            await _native.NativeClient.connect_stdio(
-                list(argv), mode, options, handlers, notify, loop
-            )
+        native = await _native.NativeClient.connect_stdio(
+            list(argv), mode, options, handlers, notify, loop
         )
+        return cls(native, slots)
 
     @classmethod
     async def connect_http(
@@ -121,14 +186,14 @@ class Client:
         on_sampling: Optional[Callback] = None,
         on_roots: Optional[Callback] = None,
         on_notification: Optional[Listener] = None,
+        declare: Sequence[str] = (),
     ) -> "Client":
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
-        handlers = _handlers(on_elicitation, on_sampling, on_roots)
+        slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
         notify = _deliverer(on_notification) if on_notification else None
         loop = asyncio.get_running_loop()
-        return cls(
-            await _native.NativeClient.connect_http(url, mode, options, handlers, notify, loop)
-        )
+        native = await _native.NativeClient.connect_http(url, mode, options, handlers, notify, loop)
+        return cls(native, slots)
 
     async def __aenter__(self) -> "Client":
         return self
