@@ -6,7 +6,7 @@ stdio and Streamable HTTP; all protocol behaviour lives in the Rust core.
 
 import atexit as _atexit
 
-from . import _native
+from . import _native, sync
 from .client import Client
 from .errors import (
     InputRequired,
@@ -34,4 +34,5 @@ __all__ = [
     "McpCancelledError",
     "ToolError",
     "InputRequired",
+    "sync",
 ]

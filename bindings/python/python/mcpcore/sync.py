@@ -1,0 +1,145 @@
+"""A blocking twin of :class:`mcpcore.Client` for scripts (no ``async``/``await``).
+
+Each :class:`Client` runs a private asyncio event loop in a background thread; every call
+submits the asynchronous call to that loop and waits for its result. Callbacks (``on_sampling``,
+``on_notification``, …) run on that background loop (a plain ``def`` callback in a worker
+thread), so they must not call back into this client synchronously.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Coroutine, Dict, List, Optional, Sequence, TypeVar
+
+from . import client as _client
+
+__all__ = ["Client"]
+
+_T = TypeVar("_T")
+
+
+class _LoopThread:
+    """An event loop running in a daemon thread until :meth:`stop`."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="mcpcore-sync-client", daemon=True
+        )
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, _T], timeout: Optional[float] = None) -> _T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def stop(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+class Client:
+    """A blocking connection to an MCP server of either era (see :class:`mcpcore.Client`).
+
+    Use :meth:`connect_stdio` or :meth:`connect_http`, then call methods directly; ``with``
+    closes the connection (and stops the background loop) on exit.
+    """
+
+    def __init__(self, inner: _client.Client, runner: _LoopThread) -> None:
+        self._inner = inner
+        self._runner = runner
+
+    @classmethod
+    def _connect(cls, connect: Any, *args: Any, **kwargs: Any) -> "Client":
+        runner = _LoopThread()
+        try:
+            inner = runner.run(connect(*args, **kwargs))
+        except BaseException:
+            runner.stop()
+            raise
+        return cls(inner, runner)
+
+    @classmethod
+    def connect_stdio(cls, argv: Sequence[str], **kwargs: Any) -> "Client":
+        """Spawn ``argv`` and connect; keywords as for :meth:`mcpcore.Client.connect_stdio`."""
+        return cls._connect(_client.Client.connect_stdio, argv, **kwargs)
+
+    @classmethod
+    def connect_http(cls, url: str, **kwargs: Any) -> "Client":
+        """Connect to ``url``; keywords as for :meth:`mcpcore.Client.connect_http`."""
+        return cls._connect(_client.Client.connect_http, url, **kwargs)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def era(self) -> Optional[str]:
+        """``"legacy"`` or ``"modern"``."""
+        return self._inner.era
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The negotiated protocol version."""
+        return self._inner.protocol_version
+
+    @property
+    def instructions(self) -> Optional[str]:
+        """The server's instructions, if any."""
+        return self._inner.instructions
+
+    @property
+    def server_info(self) -> Optional[Dict[str, Any]]:
+        """The server's ``serverInfo``."""
+        return self._inner.server_info
+
+    def request(
+        self, method: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """Any request; returns the raw result (keywords as for the async client)."""
+        return self._runner.run(self._inner.request(method, params, **kwargs))
+
+    def list_tools(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+        """Every tool (cursors followed)."""
+        return self._runner.run(self._inner.list_tools(timeout=timeout))
+
+    def list_prompts(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+        """Every prompt (cursors followed)."""
+        return self._runner.run(self._inner.list_prompts(timeout=timeout))
+
+    def list_resources(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+        """Every resource (cursors followed)."""
+        return self._runner.run(self._inner.list_resources(timeout=timeout))
+
+    def call_tool(
+        self, name: str, arguments: Optional[Dict[str, Any]] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """Call a tool; returns the ``CallToolResult`` (keywords as for the async client)."""
+        return self._runner.run(self._inner.call_tool(name, arguments, **kwargs))
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Optional[Dict[str, str]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """Get a prompt; returns the ``GetPromptResult``."""
+        return self._runner.run(self._inner.get_prompt(name, arguments, timeout=timeout))
+
+    def read_resource(self, uri: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Read a resource; returns the ``ReadResourceResult``."""
+        return self._runner.run(self._inner.read_resource(uri, timeout=timeout))
+
+    def close(self) -> None:
+        """Close the connection and stop the background loop (idempotent)."""
+        if self._runner.loop.is_closed():
+            return
+        try:
+            self._runner.run(self._inner.close())
+        finally:
+            self._runner.stop()
