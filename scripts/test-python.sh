@@ -24,7 +24,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 
 start=$(date +%s)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy ruff
+"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy ruff pydantic
 # The dev profile shares the artifacts of `cargo test` (a release build would compile every
 # crate again with LTO). --force-reinstall: the version does not change between commits.
 MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install -q --disable-pip-version-check \

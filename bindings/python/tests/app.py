@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from typing import Dict, List, Literal, Optional
+from dataclasses import dataclass, field
+from typing import Dict, List, Literal, Optional, TypedDict
 
 from mcpcore import Context, McpError, Server, ToolError
 
@@ -99,6 +100,74 @@ async def sample_and_roots(ctx: Context) -> dict:
     )
     roots = await ctx.request_client("roots/list", {})
     return {"caps": caps, "text": msg["content"]["text"], "roots": roots["roots"]}
+
+
+class Point(TypedDict):
+    x: float
+    y: float
+
+
+class Label(TypedDict, total=False):
+    text: str
+
+
+@dataclass
+class Box:
+    corner: Point
+    size: float
+    tags: List[str] = field(default_factory=list)
+    color: str = "red"
+
+
+@dataclass
+class Area:
+    area: float
+    color: str
+
+
+@server.tool()
+def box_area(box: Box, label: Optional[Label] = None) -> Area:
+    """The area of a box (dataclass in, dataclass out)."""
+    assert isinstance(box, Box)  # the JSON argument arrives as the dataclass
+    return Area(area=box.size * box.size, color=box.color)
+
+
+@server.tool()
+def midpoint(a: Point, b: Point) -> Point:
+    """A TypedDict in and out."""
+    return {"x": (a["x"] + b["x"]) / 2, "y": (a["y"] + b["y"]) / 2}
+
+
+@server.tool()
+def liar() -> Area:
+    """Returns something that does not match its output schema."""
+    return {"area": "big"}  # type: ignore[return-value]
+
+
+try:
+    import pydantic
+except ImportError:  # pragma: no cover - pydantic is optional
+    pydantic = None
+
+if pydantic is not None:
+
+    class Item(pydantic.BaseModel):
+        name: str
+        price: float = 0.0
+
+    class Order(pydantic.BaseModel):
+        items: List[Item]
+        note: Optional[str] = None
+
+    class Total(pydantic.BaseModel):
+        total: float
+        count: int
+
+    @server.tool()
+    def order_total(order: Order) -> Total:
+        """A pydantic model in and out."""
+        assert isinstance(order, Order) and isinstance(order.items[0], Item)
+        return Total(total=sum(i.price for i in order.items), count=len(order.items))
 
 
 STATE = {"cancelled": 0}

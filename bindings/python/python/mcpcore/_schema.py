@@ -1,7 +1,12 @@
-"""JSON Schema (2020-12) for a function's parameters, from its type hints."""
+"""JSON Schema (2020-12) for a function's parameters, from its type hints.
+
+Structured types (``TypedDict``, dataclasses, pydantic models) become object schemas; the
+``$defs`` of pydantic schemas are hoisted to the root so that their ``$ref``s resolve.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import sys
@@ -18,17 +23,88 @@ else:  # pragma: no cover - 3.9
     _UNION_TYPES = (typing.Union,)
 
 
-def type_schema(tp: Any) -> Dict[str, Any]:
-    """The JSON Schema of one annotation (``{}`` for anything not mapped)."""
+def _is_typeddict(tp: Any) -> bool:
+    return (
+        isinstance(tp, type)
+        and issubclass(tp, dict)
+        and hasattr(tp, "__required_keys__")
+        and hasattr(tp, "__total__")
+    )
+
+
+def _is_dataclass(tp: Any) -> bool:
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+
+
+def _is_pydantic(tp: Any) -> bool:
+    return isinstance(tp, type) and callable(getattr(tp, "model_json_schema", None))
+
+
+def is_structured(tp: Any) -> bool:
+    """Whether ``tp`` is a ``TypedDict``, a dataclass or a pydantic model (an object schema)."""
+    return _is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic(tp)
+
+
+def _hints(tp: Any) -> Dict[str, Any]:
+    try:
+        return typing.get_type_hints(tp)
+    except Exception:  # unresolvable forward references: the raw annotations
+        return dict(getattr(tp, "__annotations__", {}))
+
+
+def _object_schema(
+    props: Dict[str, Any], required: List[str], title: Optional[str]
+) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    if title:
+        out["title"] = title
+    return out
+
+
+def type_schema(tp: Any, defs: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The JSON Schema of one annotation (``{}`` for anything not mapped).
+
+    ``defs`` collects the ``$defs`` that the schema refers to (pydantic models); without it
+    they are kept inside the returned schema.
+    """
     if tp is inspect.Parameter.empty or tp is Any:
         return {}
+    if defs is None:
+        inner: Dict[str, Any] = {}
+        whole = type_schema(tp, inner)
+        return dict(whole, **{"$defs": inner}) if inner else whole
+    if _is_pydantic(tp):
+        schema: Dict[str, Any] = dict(tp.model_json_schema())
+        defs.update(schema.pop("$defs", {}))
+        return schema
+    if _is_typeddict(tp):
+        hints = _hints(tp)
+        req = set(tp.__required_keys__)
+        props = {k: type_schema(v, defs) for k, v in hints.items()}
+        return _object_schema(props, [k for k in hints if k in req], tp.__name__)
+    if _is_dataclass(tp):
+        hints = _hints(tp)
+        props = {}
+        required = []
+        for f in dataclasses.fields(tp):
+            fs = type_schema(hints.get(f.name, f.type), defs)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                required.append(f.name)
+            elif f.default is not dataclasses.MISSING:
+                ok, value = _json_default(f.default)
+                if ok and value is not None:
+                    fs = dict(fs, default=value)
+            props[f.name] = fs
+        return _object_schema(props, required, tp.__name__)
     if tp in _SIMPLE:
         return {"type": _SIMPLE[tp]}
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in _UNION_TYPES:
         non_null = [a for a in args if a is not type(None)]
-        schemas = [type_schema(a) for a in non_null]
+        schemas = [type_schema(a, defs) for a in non_null]
         if len(non_null) < len(args):
             schemas.append({"type": "null"})
         if all(set(s) == {"type"} and isinstance(s["type"], str) for s in schemas):
@@ -44,17 +120,17 @@ def type_schema(tp: Any) -> Dict[str, Any]:
     if tp in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset):
         out = {"type": "array"}
         if args and origin is not tuple:
-            out["items"] = type_schema(args[0])
+            out["items"] = type_schema(args[0], defs)
         elif args and origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-            out["prefixItems"] = [type_schema(a) for a in args]
+            out["prefixItems"] = [type_schema(a, defs) for a in args]
             out["minItems"] = out["maxItems"] = len(args)
         elif args:
-            out["items"] = type_schema(args[0])
+            out["items"] = type_schema(args[0], defs)
         return out
     if tp is dict or origin is dict:
         out = {"type": "object"}
         if len(args) == 2:
-            out["additionalProperties"] = type_schema(args[1])
+            out["additionalProperties"] = type_schema(args[1], defs)
         return out
     return {}
 
@@ -83,6 +159,7 @@ def function_schema(
     props: Dict[str, Any] = {}
     required: List[str] = []
     names: List[str] = []
+    defs: Dict[str, Any] = {}
     for p in sig.parameters.values():
         if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             continue
@@ -90,7 +167,7 @@ def function_schema(
         if skip(p, ann):
             continue
         names.append(p.name)
-        s = type_schema(ann)
+        s = type_schema(ann, defs)
         if p.default is inspect.Parameter.empty:
             required.append(p.name)
         else:
@@ -101,7 +178,55 @@ def function_schema(
     schema: Dict[str, Any] = {"type": "object", "properties": props}
     if required:
         schema["required"] = required
+    if defs:
+        schema["$defs"] = defs
     return schema, names
+
+
+def output_schema(fn: Callable[..., Any]) -> Optional[Dict[str, Any]]:
+    """The output schema of ``fn`` when its return annotation is a structured type."""
+    ret = _hints(fn).get("return", inspect.Parameter.empty)
+    return type_schema(ret) if is_structured(ret) else None
+
+
+def param_types(fn: Callable[..., Any], names: List[str]) -> Dict[str, Any]:
+    """The parameters of ``fn`` whose JSON argument becomes an instance (see :func:`coerce`)."""
+    hints = _hints(fn)
+    return {n: hints[n] for n in names if n in hints and _needs_coercion(hints[n])}
+
+
+def _needs_coercion(tp: Any) -> bool:
+    if _is_dataclass(tp) or _is_pydantic(tp):
+        return True
+    if typing.get_origin(tp) in _UNION_TYPES:
+        return any(_needs_coercion(a) for a in typing.get_args(tp))
+    return False
+
+
+def coerce(tp: Any, value: Any) -> Any:
+    """A JSON argument as ``tp``: a dataclass or pydantic model is built from its dict."""
+    if value is None:
+        return None
+    if _is_pydantic(tp):
+        return tp.model_validate(value)
+    if _is_dataclass(tp) and isinstance(value, dict):
+        hints = _hints(tp)
+        return tp(**{k: coerce(hints.get(k), v) for k, v in value.items()})
+    if typing.get_origin(tp) in _UNION_TYPES:
+        options = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(options) == 1:
+            return coerce(options[0], value)
+    return value
+
+
+def to_json(value: Any) -> Any:
+    """A dataclass or pydantic instance as its JSON dict; anything else unchanged."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return dump(mode="json")
+    return value
 
 
 def first_paragraph(doc: Optional[str]) -> Optional[str]:

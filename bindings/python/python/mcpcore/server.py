@@ -11,7 +11,8 @@ import logging
 from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, TypeVar
 
 from . import _native
-from ._schema import first_paragraph, function_schema
+from ._schema import coerce, first_paragraph, function_schema, param_types, to_json
+from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 
 __all__ = ["Server", "Context", "HttpHandle"]
@@ -196,6 +197,7 @@ class _Entry:
         params: List[str],
         ctx_params: List[str],
         shape: Callable[[Any, Context], Dict[str, Any]],
+        types: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.kind = kind
         self.definition = definition
@@ -203,6 +205,7 @@ class _Entry:
         self.params = params
         self.ctx_params = ctx_params
         self.shape = shape
+        self.types = types or {}
         self.is_async = inspect.iscoroutinefunction(fn)
         self.var_kw = any(
             p.kind is inspect.Parameter.VAR_KEYWORD
@@ -221,6 +224,9 @@ class _Entry:
         try:
             args = params if isinstance(params, dict) else {}
             kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
+            for name, tp in self.types.items():
+                if name in kwargs:
+                    kwargs[name] = coerce(tp, kwargs[name])
             for name in self.ctx_params:
                 kwargs[name] = ctx
             if self.is_async:
@@ -301,8 +307,11 @@ class Server:
     ) -> Callable[[F], F]:
         """Register a tool. The name defaults to the function's, the description to its docstring.
 
-        The input schema comes from the type hints unless ``input_schema`` is given. A ``str``
-        result is a text block; a ``dict`` is ``structuredContent`` (and its JSON as text);
+        The input schema comes from the type hints unless ``input_schema`` is given; a
+        parameter typed as a dataclass or pydantic model receives an instance. When the return
+        annotation is a ``TypedDict``, dataclass or pydantic model it is the output schema
+        (unless ``output_schema`` is given). A ``str`` result is a text block; a ``dict``,
+        dataclass or pydantic instance is ``structuredContent`` (and its JSON as text);
         raise ``ToolError`` for an ``isError`` result and ``McpError`` for a JSON-RPC error.
         """
 
@@ -317,11 +326,14 @@ class Server:
                 d["description"] = desc
             if title:
                 d["title"] = title
-            if output_schema is not None:
-                d["outputSchema"] = output_schema
+            out = output_schema if output_schema is not None else derived_output(fn)
+            if out is not None:
+                d["outputSchema"] = out
             if annotations is not None:
                 d["annotations"] = annotations
-            self._entries.append(_Entry("tool", d, fn, names, ctx, lambda v, _c: _tool_result(v)))
+            types = param_types(fn, names) if input_schema is None else {}
+            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _tool_result(to_json(v))
+            self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
             return fn
 
         return register
