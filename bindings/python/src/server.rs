@@ -121,6 +121,21 @@ impl NativeServer {
     fn notify_tools_list_changed(&self) -> usize {
         self.server.notify_tools_list_changed()
     }
+
+    /// Tell connected clients the prompt list changed; returns how many were told.
+    fn notify_prompts_list_changed(&self) -> usize {
+        self.server.notify_prompts_list_changed()
+    }
+
+    /// Tell connected clients the resource list changed; returns how many were told.
+    fn notify_resources_list_changed(&self) -> usize {
+        self.server.notify_resources_list_changed()
+    }
+
+    /// Tell the clients subscribed to `uri` that it changed; returns how many were told.
+    fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.server.notify_resource_updated(uri)
+    }
 }
 
 /// A running HTTP listener.

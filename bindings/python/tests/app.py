@@ -170,6 +170,16 @@ if pydantic is not None:
         return Total(total=sum(i.price for i in order.items), count=len(order.items))
 
 
+@server.tool()
+def announce() -> dict:
+    """Tell the clients every list changed (the counts are how many were told)."""
+    return {
+        "tools": server.notify_tools_changed(),
+        "prompts": server.notify_prompts_changed(),
+        "resources": server.notify_resources_changed(),
+    }
+
+
 STATE = {"cancelled": 0}
 
 

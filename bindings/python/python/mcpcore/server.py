@@ -122,6 +122,7 @@ class HttpHandle:
 
     def __init__(self, native: _native.HttpHandle) -> None:
         self._native = native
+        self._on_close: Optional[Callable[[], None]] = None
 
     @property
     def port(self) -> int:
@@ -140,6 +141,9 @@ class HttpHandle:
 
     async def close(self) -> None:
         """Stop accepting, finish or cancel in-flight work (graceful shutdown)."""
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
         await self._native.close()
 
     async def __aenter__(self) -> "HttpHandle":
@@ -276,6 +280,7 @@ class Server:
         self.instructions = instructions
         self.options = options
         self._entries: List[_Entry] = []
+        self._serving: List[_native.NativeServer] = []
 
     # ---- registration ----
 
@@ -451,7 +456,11 @@ class Server:
     async def serve_stdio(self) -> None:
         """Serve stdin/stdout until EOF. ``async def`` handlers run on this event loop."""
         native = self._build(asyncio.get_running_loop())
-        await native.serve_stdio()
+        self._serving.append(native)
+        try:
+            await native.serve_stdio()
+        finally:
+            self._serving.remove(native)
 
     def run_stdio(self) -> None:
         """Serve stdin/stdout until EOF (blocking; runs its own event loop)."""
@@ -460,4 +469,29 @@ class Server:
     async def serve_http(self, host: str = "127.0.0.1", port: int = 0) -> HttpHandle:
         """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port)."""
         native = self._build(asyncio.get_running_loop())
-        return HttpHandle(await native.serve_http(host, port))
+        handle = HttpHandle(await native.serve_http(host, port))
+        self._serving.append(native)
+        handle._on_close = lambda: self._serving.remove(native)
+        return handle
+
+    # ---- list changes ----
+
+    def notify_tools_changed(self) -> int:
+        """Send ``notifications/tools/list_changed`` to every connected client that gets it.
+
+        Legacy sessions get the notification; 2026-07-28 clients listening with
+        ``subscriptions/listen`` get the change on their stream. Returns how many were told.
+        """
+        return sum(n.notify_tools_list_changed() for n in list(self._serving))
+
+    def notify_prompts_changed(self) -> int:
+        """Send ``notifications/prompts/list_changed`` (as :meth:`notify_tools_changed`)."""
+        return sum(n.notify_prompts_list_changed() for n in list(self._serving))
+
+    def notify_resources_changed(self) -> int:
+        """Send ``notifications/resources/list_changed`` (as :meth:`notify_tools_changed`)."""
+        return sum(n.notify_resources_list_changed() for n in list(self._serving))
+
+    def notify_resource_updated(self, uri: str) -> int:
+        """Send ``notifications/resources/updated`` to the clients subscribed to ``uri``."""
+        return sum(n.notify_resource_updated(uri) for n in list(self._serving))
