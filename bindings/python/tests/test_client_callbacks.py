@@ -69,3 +69,22 @@ def test_declare_rejects_unknown_names(app_argv):
 
     with pytest.raises(ValueError):
         asyncio.run(Client.connect_stdio(app_argv, declare=["sampling", "weather"]))
+
+
+async def test_close_drops_the_callbacks(app_argv):
+    import gc
+    import weakref
+
+    async def connect_and_close():
+        c = await Client.connect_stdio(app_argv, mode="legacy", declare=["roots"])
+
+        @c.on_roots
+        def roots(params):
+            return {"roots": [], "client": repr(c)}  # refers to the client: a cycle
+
+        await c.close()
+        return weakref.ref(c)
+
+    ref = await connect_and_close()
+    gc.collect()
+    assert ref() is None

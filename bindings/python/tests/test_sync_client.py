@@ -61,3 +61,19 @@ def test_failed_connect_stops_the_loop():
     with pytest.raises(Exception):
         Client.connect_stdio(["/nonexistent/mcp-server"])
     assert not [t for t in threading.enumerate() if t.name == "mcpcore-sync-client"]
+
+
+def test_sync_client_decorators(app_argv):
+    with Client.connect_stdio(app_argv, mode="modern", declare=["sampling", "roots"]) as c:
+
+        @c.on_sampling
+        def sample(params):
+            return {"role": "assistant", "content": {"type": "text", "text": "4"}, "model": "m"}
+
+        @c.on_roots
+        def roots(params):
+            return {"roots": []}
+
+        r = c.call_tool("sample_and_roots", {})
+        assert r["structuredContent"]["text"] == "4"
+        assert c.list_resource_templates()[0]["uriTemplate"] == "demo://notes/{id}"

@@ -293,5 +293,13 @@ class Client:
         return await self._native.request("resources/read", {"uri": uri}, timeout)
 
     async def close(self) -> None:
-        """Close the connection (stdio: close stdin, wait, then terminate the child)."""
-        await self._native.close()
+        """Close the connection (stdio: close stdin, wait, then terminate the child).
+
+        The registered callbacks are dropped, so that one that refers to this client (a
+        decorated closure) does not keep it alive through the native handlers.
+        """
+        try:
+            await self._native.close()
+        finally:
+            for method in self._slots:
+                self._slots[method] = None

@@ -71,6 +71,18 @@ class Client:
         """Connect to ``url``; keywords as for :meth:`mcpcore.Client.connect_http`."""
         return cls._connect(_client.Client.connect_http, url, **kwargs)
 
+    def on_elicitation(self, fn: _client._F) -> _client._F:
+        """Decorator: answer ``elicitation/create`` (see :meth:`mcpcore.Client.on_elicitation`)."""
+        return self._inner.on_elicitation(fn)
+
+    def on_sampling(self, fn: _client._F) -> _client._F:
+        """Decorator: answer ``sampling/createMessage`` (declare it at connect)."""
+        return self._inner.on_sampling(fn)
+
+    def on_roots(self, fn: _client._F) -> _client._F:
+        """Decorator: answer ``roots/list`` (declare it at connect)."""
+        return self._inner.on_roots(fn)
+
     def __enter__(self) -> "Client":
         return self
 
@@ -114,6 +126,10 @@ class Client:
     def list_resources(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
         """Every resource (cursors followed)."""
         return self._runner.run(self._inner.list_resources(timeout=timeout))
+
+    def list_resource_templates(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+        """Every resource template (cursors followed)."""
+        return self._runner.run(self._inner.list_resource_templates(timeout=timeout))
 
     def call_tool(
         self, name: str, arguments: Optional[Dict[str, Any]] = None, **kwargs: Any
