@@ -70,6 +70,21 @@ echo "== node binding (npm install, npm test)"
   cargo build -q -p mcpcore-examples --bin demo-server
   timeout 600 npm install --no-audit --no-fund
   timeout 300 npm test
+  # The same suite on Node 22 (the addon is N-API, so the same build loads): its binary comes
+  # from npm (node-<os>-<arch>, the package `npm install node@22` installs), pinned and cached.
+  # A failed download fails the script; it never skips.
+  node22_pin=22.23.5
+  case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) echo "no Node 22 package for $(uname -s)" >&2; exit 1 ;; esac
+  case "$(uname -m)" in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) echo "no Node 22 package for $(uname -m)" >&2; exit 1 ;; esac
+  node22_dir="$HOME/.cache/mcpcore/node-$node22_pin-$os-$arch"
+  node22="$node22_dir/node_modules/node-$os-$arch/bin/node"
+  if [ ! -x "$node22" ]; then
+    mkdir -p "$node22_dir"
+    (cd "$node22_dir" && echo '{"private":true}' >package.json &&
+      timeout 300 npm install --no-audit --no-fund --ignore-scripts --loglevel=error "node-$os-$arch@$node22_pin")
+  fi
+  echo "== node binding on Node $("$node22" --version)"
+  timeout 300 "$node22" --test
 )
 
 echo "== conformance suite"

@@ -23,16 +23,24 @@ export declare class NativeClient {
   get serverInfo(): any | null
   /** The raw result of the negotiation (`InitializeResult` or `DiscoverResult`). */
   get negotiated(): any | null
+  /** A new cancellation token for one call: pass its id as that call's `cancelId`. */
+  newCancel(): number
+  /**
+   * Cancel the call of token `id` (core sends the protocol cancellation and the call
+   * resolves at once with kind `cancelled`). An ended call's id is ignored.
+   */
+  cancel(id: number): void
   /**
    * Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
-   * `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications.
+   * `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications;
+   * `cancelId` (from `newCancel`) lets `cancel` cancel it.
    */
-  request(method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null): Promise<any>
+  request(method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null, cancelId?: number | null): Promise<any>
   /**
    * A whole list (`"tools"`, `"prompts"`, `"resources"`, `"resourceTemplates"`), following
    * cursors (core's `list_all_json`): `{ok: {"<items key>": [...]}}` or `{error}`.
    */
-  listAll(kind: string, timeoutMs?: number | undefined | null): Promise<any>
+  listAll(kind: string, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
   /** Close the connection (stdio: close stdin, wait, then terminate the child). */
   close(): Promise<void>
 }

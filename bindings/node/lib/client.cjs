@@ -3,7 +3,7 @@
 // Promises. Nothing here speaks the protocol.
 
 const native = require('./native.cjs');
-const { McpError, unwrap, unwrapObject } = require('./errors.cjs');
+const { McpError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
 
 /** Client callbacks (`{onElicitation, onSampling, onRoots}`) as native `[method, invoke]`. */
 function handlers(opts) {
@@ -89,31 +89,52 @@ class Client {
     return this.#native.negotiated?.capabilities ?? {};
   }
 
-  /** Any request; resolves to the raw JSON result. `timeout` in milliseconds; `onProgress(progress,
-   * total, message)` gets the call's progress notifications. */
-  async request(method, params, { timeout, onProgress } = {}) {
-    return unwrap(await this.#native.request(method, params ?? null, timeout ?? null, onProgress ?? null));
+  /** Run `call(cancelId)` under `signal`: aborting cancels it through core (which sends the
+   * protocol cancellation) and rejects with an error named `AbortError`. */
+  async #withSignal(signal, call) {
+    if (signal == null) return unwrap(await call(null));
+    if (signal.aborted) throw abortError(signal);
+    const id = this.#native.newCancel();
+    const onAbort = () => this.#native.cancel(id);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const reply = await call(id);
+      if (reply?.error && signal.aborted) throw abortError(signal);
+      return unwrap(reply);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
-  async #all(kind, key, timeout) {
-    return unwrap(await this.#native.listAll(kind, timeout ?? null))[key];
+  /** Any request; resolves to the raw JSON result. `timeout` in milliseconds (rejects with an
+   * error named `TimeoutError`, code "timeout"); `signal` an AbortSignal (aborting cancels the
+   * request and rejects with an error named `AbortError`); `onProgress(progress, total,
+   * message)` gets the call's progress notifications. */
+  request(method, params, { timeout, signal, onProgress } = {}) {
+    return this.#withSignal(signal, (id) =>
+      this.#native.request(method, params ?? null, timeout ?? null, onProgress ?? null, id),
+    );
+  }
+
+  async #all(kind, key, { timeout, signal } = {}) {
+    return (await this.#withSignal(signal, (id) => this.#native.listAll(kind, timeout ?? null, id)))[key];
   }
 
   /** Every tool (all pages). */
-  listTools({ timeout } = {}) {
-    return this.#all('tools', 'tools', timeout);
+  listTools(opts = {}) {
+    return this.#all('tools', 'tools', opts);
   }
 
-  listPrompts({ timeout } = {}) {
-    return this.#all('prompts', 'prompts', timeout);
+  listPrompts(opts = {}) {
+    return this.#all('prompts', 'prompts', opts);
   }
 
-  listResources({ timeout } = {}) {
-    return this.#all('resources', 'resources', timeout);
+  listResources(opts = {}) {
+    return this.#all('resources', 'resources', opts);
   }
 
-  listResourceTemplates({ timeout } = {}) {
-    return this.#all('resourceTemplates', 'resourceTemplates', timeout);
+  listResourceTemplates(opts = {}) {
+    return this.#all('resourceTemplates', 'resourceTemplates', opts);
   }
 
   /** Call a tool; resolves to the CallToolResult (`structuredContent` validated by core). */

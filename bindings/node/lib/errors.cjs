@@ -22,10 +22,22 @@ class McpcoreError extends Error {
   }
 }
 
-/** The error a native `{error: {kind, message, code?, data?}}` reply stands for. */
+/** The error a native `{error: {kind, message, code?, data?}}` reply stands for. A call's
+ * timeout is an McpcoreError named `TimeoutError` (code `timeout`). */
 function fromNative(e) {
   if (e.kind === 'rpc') return new McpError(e.code, e.message, e.data);
-  return new McpcoreError(e.kind, e.message);
+  const err = new McpcoreError(e.kind, e.message);
+  if (e.kind === 'timeout') err.name = 'TimeoutError';
+  return err;
+}
+
+/** A call aborted through its `signal`: an McpcoreError named `AbortError` (code `cancelled`),
+ * with the signal's reason as `cause`. */
+function abortError(signal) {
+  const err = new McpcoreError('cancelled', 'the call was aborted');
+  err.name = 'AbortError';
+  err.cause = signal.reason;
+  return err;
 }
 
 /** The value of a native `{ok}` reply; throws for `{error}`. */
@@ -40,4 +52,4 @@ function unwrapObject(reply) {
   return reply;
 }
 
-module.exports = { McpError, McpcoreError, fromNative, unwrap, unwrapObject };
+module.exports = { McpError, McpcoreError, abortError, fromNative, unwrap, unwrapObject };

@@ -123,8 +123,12 @@ export interface ConnectOptions {
 }
 
 export interface CallOptions {
-  /** Milliseconds. */
+  /** Milliseconds; past it the call is cancelled and rejects with an McpcoreError named
+   * `TimeoutError` (code "timeout"). */
   timeout?: number;
+  /** Aborting cancels the call (the server gets the protocol cancellation) and rejects it with
+   * an McpcoreError named `AbortError` (code "cancelled", `cause` the signal's reason). */
+  signal?: AbortSignal;
   onProgress?: (progress: number, total: number | null, message: string | null) => void;
 }
 

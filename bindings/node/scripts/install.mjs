@@ -1,4 +1,6 @@
-// `npm install`: build the addon from source with cargo (no prebuilt binaries yet).
+// `npm install`: build the addon from source with cargo, unless this is an installed tarball
+// (no Cargo.toml: `npm pack` leaves the sources out) that carries the prebuilt addon for this
+// platform in `npm/<triple>/` (scripts/prepack.mjs): then there is nothing to build.
 //
 // Release by default. MCPCORE_NODE_PROFILE=dev builds the dev profile instead: scripts/test.sh
 // sets it so the addon reuses the debug artifacts `cargo test` already built in the same
@@ -15,6 +17,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dev = process.env.MCPCORE_NODE_PROFILE === 'dev';
+const { triple } = await import('../lib/triple.cjs').then((m) => m.default);
+
+if (!existsSync(join(root, 'Cargo.toml'))) {
+  const prebuilt = join(root, 'npm', triple, `mcpcore.${triple}.node`);
+  if (existsSync(prebuilt)) process.exit(0);
+  console.error(`mcpcore: this package carries no prebuilt addon for ${triple} and no sources to build one`);
+  process.exit(1);
+}
 
 function run(cmd, args) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
@@ -28,6 +38,5 @@ if (existsSync(cli)) {
   run('cargo', ['build', '-p', 'mcpcore-node', ...(dev ? [] : ['--release'])]);
   const target = process.env.CARGO_TARGET_DIR ?? join(root, '..', '..', 'target');
   const lib = { linux: 'libmcpcore_node.so', darwin: 'libmcpcore_node.dylib', win32: 'mcpcore_node.dll' }[process.platform];
-  const { triple } = await import('../lib/triple.cjs').then((m) => m.default);
   copyFileSync(join(target, dev ? 'debug' : 'release', lib), join(root, `mcpcore.${triple}.node`));
 }

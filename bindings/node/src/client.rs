@@ -1,7 +1,9 @@
 //! `NativeClient`: core's [`Client`] at the JSON level (`Client::request_with`,
 //! `list_all_json`), so every protocol rule stays in core.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpcore::client::{
@@ -13,6 +15,7 @@ use mcpcore::ErrorKind;
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::handler::{ClientInvokeFn, JsClientHandler};
 use napi::bindgen_prelude::FnArgs;
@@ -79,8 +82,12 @@ fn builder(
 fn call_options(
     timeout_ms: Option<f64>,
     on_progress: Option<ProgressFn>,
+    cancel: Option<CancellationToken>,
 ) -> Result<CallOptions, String> {
     let mut o = CallOptions::new();
+    if let Some(c) = cancel {
+        o = o.cancel(c);
+    }
     if let Some(f) = on_progress {
         o = o.on_progress(move |p, total, message| {
             f.call(
@@ -101,6 +108,41 @@ fn call_options(
 #[napi]
 pub struct NativeClient {
     client: Client,
+    cancels: Arc<Cancels>,
+}
+
+/// The cancellation tokens of this client's calls that have one (`signal`), by id: JavaScript
+/// makes one with `newCancel()` before the call, `cancel(id)` trips it (core then sends the
+/// protocol cancellation), the call drops it when it ends.
+#[derive(Default)]
+struct Cancels {
+    next: AtomicU32,
+    tokens: Mutex<HashMap<u32, CancellationToken>>,
+}
+
+impl Cancels {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<u32, CancellationToken>> {
+        self.tokens.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn get(&self, id: Option<u32>) -> Option<CancellationToken> {
+        id.and_then(|id| self.map().get(&id).cloned())
+    }
+
+    fn end(&self, id: Option<u32>) {
+        if let Some(id) = id {
+            self.map().remove(&id);
+        }
+    }
+}
+
+impl NativeClient {
+    fn new(client: Client) -> Self {
+        Self {
+            client,
+            cancels: Arc::default(),
+        }
+    }
 }
 
 #[napi]
@@ -129,7 +171,7 @@ impl NativeClient {
         };
         let cmd = StdioCommand::new(command).args(args);
         Ok(match b.connect_stdio(cmd).await {
-            Ok(client) => Either::A(NativeClient { client }),
+            Ok(client) => Either::A(NativeClient::new(client)),
             Err(e) => Either::B(reply::client(Err(e))),
         })
     }
@@ -162,7 +204,7 @@ impl NativeClient {
             Err(e) => return Ok(failed(e)),
         };
         Ok(match b.connect_http(&url, http).await {
-            Ok(client) => Either::A(NativeClient { client }),
+            Ok(client) => Either::A(NativeClient::new(client)),
             Err(e) => Either::B(reply::client(Err(e))),
         })
     }
@@ -206,10 +248,28 @@ impl NativeClient {
         self.client.server_info_raw()
     }
 
+    /// A new cancellation token for one call: pass its id as that call's `cancelId`.
+    #[napi]
+    pub fn new_cancel(&self) -> u32 {
+        let id = self.cancels.next.fetch_add(1, Ordering::Relaxed);
+        self.cancels.map().insert(id, CancellationToken::new());
+        id
+    }
+
+    /// Cancel the call of token `id` (core sends the protocol cancellation and the call
+    /// resolves at once with kind `cancelled`). An ended call's id is ignored.
+    #[napi]
+    pub fn cancel(&self, id: u32) {
+        if let Some(t) = self.cancels.get(Some(id)) {
+            t.cancel();
+        }
+    }
+
     /// Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
-    /// `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications.
+    /// `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications;
+    /// `cancelId` (from `newCancel`) lets `cancel` cancel it.
     #[napi(
-        ts_args_type = "method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null"
+        ts_args_type = "method: string, params?: any, timeoutMs?: number | null, onProgress?: ((progress: number, total: number | null, message: string | null) => void) | null, cancelId?: number | null"
     )]
     pub async fn request(
         &self,
@@ -217,22 +277,48 @@ impl NativeClient {
         params: Option<Value>,
         timeout_ms: Option<f64>,
         on_progress: Option<ProgressFn>,
+        cancel_id: Option<u32>,
     ) -> Value {
-        let opts = match call_options(timeout_ms, on_progress) {
-            Ok(o) => o,
-            Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
+        let r = match call_options(timeout_ms, on_progress, self.cancels.get(cancel_id)) {
+            Ok(opts) => reply::client(
+                self.client
+                    .request_with(&method, params.unwrap_or(Value::Null), opts)
+                    .await,
+            ),
+            Err(e) => reply::err(ErrorKind::InvalidArgument, e),
         };
-        reply::client(
-            self.client
-                .request_with(&method, params.unwrap_or(Value::Null), opts)
-                .await,
-        )
+        self.cancels.end(cancel_id);
+        r
     }
 
     /// A whole list (`"tools"`, `"prompts"`, `"resources"`, `"resourceTemplates"`), following
     /// cursors (core's `list_all_json`): `{ok: {"<items key>": [...]}}` or `{error}`.
     #[napi]
-    pub async fn list_all(&self, kind: String, timeout_ms: Option<f64>) -> Value {
+    pub async fn list_all(
+        &self,
+        kind: String,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = self.list_all_inner(kind, timeout_ms, cancel_id).await;
+        self.cancels.end(cancel_id);
+        r
+    }
+
+    /// Close the connection (stdio: close stdin, wait, then terminate the child).
+    #[napi]
+    pub async fn close(&self) {
+        self.client.close().await;
+    }
+}
+
+impl NativeClient {
+    async fn list_all_inner(
+        &self,
+        kind: String,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
         let kind = match kind.as_str() {
             "tools" => ListKind::Tools,
             "prompts" => ListKind::Prompts,
@@ -245,16 +331,10 @@ impl NativeClient {
                 )
             }
         };
-        let opts = match call_options(timeout_ms, None) {
+        let opts = match call_options(timeout_ms, None, self.cancels.get(cancel_id)) {
             Ok(o) => o,
             Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
         };
         reply::client(self.client.list_all_json(kind, opts).await)
-    }
-
-    /// Close the connection (stdio: close stdin, wait, then terminate the child).
-    #[napi]
-    pub async fn close(&self) {
-        self.client.close().await;
     }
 }

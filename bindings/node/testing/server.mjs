@@ -1,4 +1,4 @@
-// (Outside test/: `node --test test/` runs every file there.) A Node MCP server for the tests: `node server.mjs` serves stdio; `node server.mjs --http`
+// (Outside test/: `node --test` runs the test files, not this one.) A Node MCP server for the tests: `node server.mjs` serves stdio; `node server.mjs --http`
 // listens on 127.0.0.1 port 0 and prints its URL on stdout.
 import { Server, McpError } from '../lib/index.js';
 
