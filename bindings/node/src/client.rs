@@ -45,6 +45,38 @@ fn failed(e: impl std::fmt::Display) -> Connected {
     Either::B(reply::err(ErrorKind::InvalidArgument, e))
 }
 
+/// Build the client (a refused option resolves to `{error}`), connect with `connect`, and wrap the
+/// outcome for JS: the one path both transports take.
+async fn connect_with<F, Fut>(
+    mode: Option<String>,
+    options: Option<Value>,
+    handlers: Option<Vec<(String, ClientInvokeFn)>>,
+    on_notification: Option<NotificationFn>,
+    connect: F,
+) -> Connected
+where
+    F: FnOnce(ClientBuilder) -> Result<Fut, String>,
+    Fut: std::future::Future<Output = Result<Client, mcpcore::client::ClientError>>,
+{
+    let b = match builder(
+        mode,
+        options.as_ref(),
+        handlers.unwrap_or_default(),
+        on_notification,
+    ) {
+        Ok(b) => b,
+        Err(e) => return failed(e),
+    };
+    let fut = match connect(b) {
+        Ok(f) => f,
+        Err(e) => return failed(e),
+    };
+    match fut.await {
+        Ok(client) => Either::A(NativeClient::new(client)),
+        Err(e) => Either::B(reply::client(Err(e))),
+    }
+}
+
 /// A client builder: `mode` is `"auto"`, `"legacy"` or `"modern"`, `options` core's
 /// `ClientOptions` JSON shape, `handlers` maps a method (`elicitation/create`, …) to
 /// `invoke(params)`.
@@ -160,20 +192,11 @@ impl NativeClient {
         handlers: Option<Vec<(String, ClientInvokeFn)>>,
         on_notification: Option<NotificationFn>,
     ) -> napi::Result<Connected> {
-        let b = match builder(
-            mode,
-            options.as_ref(),
-            handlers.unwrap_or_default(),
-            on_notification,
-        ) {
-            Ok(b) => b,
-            Err(e) => return Ok(failed(e)),
-        };
         let cmd = StdioCommand::new(command).args(args);
-        Ok(match b.connect_stdio(cmd).await {
-            Ok(client) => Either::A(NativeClient::new(client)),
-            Err(e) => Either::B(reply::client(Err(e))),
+        Ok(connect_with(mode, options, handlers, on_notification, |b| {
+            Ok(b.connect_stdio(cmd))
         })
+        .await)
     }
 
     /// Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
@@ -190,23 +213,11 @@ impl NativeClient {
         handlers: Option<Vec<(String, ClientInvokeFn)>>,
         on_notification: Option<NotificationFn>,
     ) -> napi::Result<Connected> {
-        let b = match builder(
-            mode,
-            options.as_ref(),
-            handlers.unwrap_or_default(),
-            on_notification,
-        ) {
-            Ok(b) => b,
-            Err(e) => return Ok(failed(e)),
-        };
-        let http: HttpClientOptions = match patched(http.as_ref()) {
-            Ok(h) => h,
-            Err(e) => return Ok(failed(e)),
-        };
-        Ok(match b.connect_http(&url, http).await {
-            Ok(client) => Either::A(NativeClient::new(client)),
-            Err(e) => Either::B(reply::client(Err(e))),
+        Ok(connect_with(mode, options, handlers, on_notification, |b| {
+            let http: HttpClientOptions = patched(http.as_ref())?;
+            Ok(async move { b.connect_http(&url, http).await })
         })
+        .await)
     }
 
     /// `"legacy"` or `"modern"` (null before negotiation).

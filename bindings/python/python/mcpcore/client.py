@@ -169,9 +169,8 @@ class Client:
         """Spawn ``argv`` and connect over its stdin/stdout."""
         slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
         notify = _deliverer(on_notification) if on_notification else None
-        loop = asyncio.get_running_loop()
         native = await _native.NativeClient.connect_stdio(
-            list(argv), mode, options, handlers, notify, loop
+            list(argv), mode, options, handlers, notify, asyncio.get_running_loop()
         )
         return cls(native, slots)
 
@@ -191,8 +190,9 @@ class Client:
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
         slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
         notify = _deliverer(on_notification) if on_notification else None
-        loop = asyncio.get_running_loop()
-        native = await _native.NativeClient.connect_http(url, mode, options, handlers, notify, loop)
+        native = await _native.NativeClient.connect_http(
+            url, mode, options, handlers, notify, asyncio.get_running_loop()
+        )
         return cls(native, slots)
 
     async def __aenter__(self) -> "Client":
