@@ -41,6 +41,29 @@ export declare class NativeClient {
    * cursors (core's `list_all_json`): `{ok: {"<items key>": [...]}}` or `{error}`.
    */
   listAll(kind: string, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
+  /**
+   * One page of a list (`"tools"`, `"prompts"`, `"resources"`, `"resourceTemplates"`) from
+   * `cursor` (core's `list_page_json`): `{ok: {"<items key>": [...], nextCursor?}}` or
+   * `{error}`.
+   */
+  listPage(kind: string, cursor?: string | undefined | null, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
+  /**
+   * `completion/complete` (core's `complete_with`): `reference` is `{type: "ref/prompt",
+   * name}` or `{type: "ref/resource", uri}`, `context` the other arguments already chosen.
+   * `{ok: CompleteResult}` or `{error}`.
+   */
+  complete(reference: any, argumentName: string, argumentValue: string, context?: any | undefined | null, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
+  /**
+   * `resources/subscribe` (`on`) or `resources/unsubscribe` for `uri` (legacy; core refuses
+   * it on 2026-07-28, where `listen` carries resource subscriptions): `{ok: null}` or
+   * `{error}`.
+   */
+  subscribeResource(uri: string, on: boolean, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
+  /**
+   * Open a `subscriptions/listen` stream (2026-07-28) with core's `filter` shape and wait for
+   * its acknowledgement: the subscription, or `{error}`.
+   */
+  listen(filter: any, timeoutMs?: number | undefined | null): Promise<NativeSubscription | { error: NativeError }>
   /** Close the connection (stdio: close stdin, wait, then terminate the child). */
   close(): Promise<void>
 }
@@ -68,6 +91,25 @@ export declare class NativeContext {
   get protocolVersion(): string | null
   /** The client's capabilities as this request declares them. */
   get clientCapabilities(): any
+  /** The client's implementation info (`clientInfo`), when known. */
+  get clientInfo(): any | null
+  /**
+   * The `inputResponses` of a retried 2026-07-28 request (or the answers core's legacy
+   * shim collected), when there are any.
+   */
+  get inputResponses(): any | null
+  /** The verified, unsealed `requestState` of a retried request. */
+  get requestState(): string | null
+  /**
+   * Core's `require_client_capability` for `path` (e.g. `["elicitation", "url"]`):
+   * `{ok: null}`, or the -32021 error naming the capability (META-04) as `{error}`.
+   */
+  requireClientCapability(path: Array<string>): any
+  /**
+   * Legacy Streamable HTTP: close this request's SSE stream now (the client resumes with
+   * `Last-Event-ID`, LHTTP-04); false on transports without such a stream.
+   */
+  closeSseStream(): boolean
   /** Report progress; false when nothing was sent (no token, not increasing, cancelled). */
   progress(progress: number, total?: number | undefined | null, message?: string | undefined | null): boolean
   /**
@@ -105,8 +147,9 @@ export declare class NativeServer {
   constructor(name: string, version: string, instructions?: string | undefined | null, options?: any | undefined | null)
   /**
    * Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
-   * `"resource_template"` with its wire definition. Registrations after serving started
-   * are refused.
+   * `"resource_template"` with its wire definition, or the `"completion"` handler
+   * (`completion/complete`, both eras; the definition is ignored, a later one replaces it).
+   * Registrations after serving started are refused.
    */
   add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>): void
   /** Serve stdin/stdout until EOF: resolves to `{ok: null}` or `{error}`. */
@@ -119,6 +162,25 @@ export declare class NativeServer {
   listenHttp(host: string, port: number, options?: any | undefined | null): Promise<NativeHttpHandle | { error: NativeError }>
   /** Tell connected clients the tool list changed; returns how many were told. */
   notifyToolsListChanged(): number
+  /** Tell connected clients the prompt list changed; returns how many were told. */
+  notifyPromptsListChanged(): number
+  /** Tell connected clients the resource list changed; returns how many were told. */
+  notifyResourcesListChanged(): number
+  /**
+   * Tell the clients subscribed to `uri` (legacy `resources/subscribe`, 2026-07-28
+   * `subscriptions/listen`) that it changed; returns how many were told.
+   */
+  notifyResourceUpdated(uri: string): number
+}
+
+/** An open subscription (private: `lib/` wraps it). */
+export declare class NativeSubscription {
+  /** The notification types the server honoured (the acknowledgement's `notifications`). */
+  get honored(): any
+  /** The next notification (`{method, params}`), or null once the stream ended or was closed. */
+  next(): Promise<any | null>
+  /** End the subscription (core cancels the listen request); a second call does nothing. */
+  close(): Promise<void>
 }
 
 /**

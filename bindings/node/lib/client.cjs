@@ -3,67 +3,245 @@
 // Promises. Nothing here speaks the protocol.
 
 const native = require('./native.cjs');
-const { McpError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
+const { McpError, McpcoreError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
 
-/** Client callbacks (`{onElicitation, onSampling, onRoots}`) as native `[method, invoke]`. */
-function handlers(opts) {
-  const out = [];
-  const add = (method, fn) => {
-    if (typeof fn !== 'function') return;
-    out.push([
-      method,
-      async (params) => {
-        try {
-          return { result: await fn(params ?? {}) };
-        } catch (e) {
-          if (e instanceof McpError) return { error: { code: e.code, message: e.message, data: e.data } };
-          console.error(`mcpcore: ${method} callback failed:`, e?.stack ?? e);
-          return { failed: String(e?.message ?? e) };
-        }
-      },
-    ]);
+const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
+
+function typeOf(v) {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+}
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The callback slots: the short name `declare` takes, the request method, the option name. */
+const SLOTS = [
+  ['elicitation', 'elicitation/create', 'onElicitation'],
+  ['sampling', 'sampling/createMessage', 'onSampling'],
+  ['roots', 'roots/list', 'onRoots'],
+];
+
+/** The callback slots (method → function or null) and the native `[method, invoke]` handlers
+ * for the declared ones. Core declares the client capabilities from the handlers registered at
+ * connect, so a callback that will only come later through `onSampling(fn)` & co. is named in
+ * `declare` (`declare: ['sampling']`); until it is set, its requests answer -32601. */
+function callbackSlots(opts) {
+  const declare = opts.declare ?? [];
+  if (!Array.isArray(declare) || !declare.every((d) => SLOTS.some(([k]) => k === d))) {
+    throw new TypeError(`declare takes an array of "elicitation", "sampling", "roots", not ${JSON.stringify(declare)}`);
+  }
+  const slots = new Map();
+  const handlers = [];
+  for (const [key, method, option] of SLOTS) {
+    const fn = opts[option];
+    if (fn !== undefined && fn !== null && typeof fn !== 'function') {
+      throw new TypeError(`${option} must be a function, not ${typeOf(fn)}`);
+    }
+    if (fn == null && !declare.includes(key)) continue;
+    slots.set(method, fn ?? null);
+    handlers.push([method, invoker(method, slots)]);
+  }
+  return { slots, handlers: handlers.length ? handlers : null };
+}
+
+/** Answers `method` with whatever callback its slot holds when the request arrives. */
+function invoker(method, slots) {
+  return async (params) => {
+    const fn = slots.get(method);
+    if (typeof fn !== 'function') {
+      return { error: { code: -32601, message: `no callback is registered for ${method}` } };
+    }
+    try {
+      return { result: await fn(params ?? {}) };
+    } catch (e) {
+      if (e instanceof McpError) return { error: { code: e.code, message: e.message, data: e.data } };
+      console.error(`mcpcore: ${method} callback failed:`, e?.stack ?? e);
+      return { failed: String(e?.message ?? e) };
+    }
   };
-  add('elicitation/create', opts.onElicitation);
-  add('sampling/createMessage', opts.onSampling);
-  add('roots/list', opts.onRoots);
-  return out.length ? out : null;
+}
+
+/** The notification listeners of one connection; the connect option is the first one. */
+function notificationListeners(opts) {
+  const listeners = new Set();
+  if (opts.onNotification != null) {
+    if (typeof opts.onNotification !== 'function') {
+      throw new TypeError(`onNotification must be a function, not ${typeOf(opts.onNotification)}`);
+    }
+    listeners.add(opts.onNotification);
+  }
+  const deliver = (method, params) => {
+    for (const fn of listeners) {
+      try {
+        fn(method, params ?? {});
+      } catch (e) {
+        console.error('mcpcore: onNotification listener failed:', e?.stack ?? e);
+      }
+    }
+  };
+  return { listeners, deliver };
+}
+
+/** `listen()`'s options as core's `subscriptions/listen` filter. */
+function listenFilter(f) {
+  if (!isPlainObject(f)) throw new TypeError(`listen(filter): filter must be an object, not ${typeOf(f)}`);
+  const known = ['toolsChanged', 'promptsChanged', 'resourcesChanged', 'resourcesSubscribe'];
+  const unknown = Object.keys(f).filter((k) => !known.includes(k));
+  if (unknown.length) throw new TypeError(`listen(filter): unknown key ${unknown[0]} (takes ${known.join(', ')})`);
+  const out = {};
+  for (const [k, wire] of [['toolsChanged', 'toolsListChanged'], ['promptsChanged', 'promptsListChanged'], ['resourcesChanged', 'resourcesListChanged']]) {
+    if (f[k] === undefined) continue;
+    if (typeof f[k] !== 'boolean') throw new TypeError(`listen(filter): ${k} must be a boolean, not ${typeOf(f[k])}`);
+    if (f[k]) out[wire] = true;
+  }
+  if (f.resourcesSubscribe !== undefined) {
+    if (!Array.isArray(f.resourcesSubscribe) || !f.resourcesSubscribe.every((u) => typeof u === 'string')) {
+      throw new TypeError('listen(filter): resourcesSubscribe must be an array of URI strings');
+    }
+    out.resourceSubscriptions = f.resourcesSubscribe;
+  }
+  return out;
+}
+
+/**
+ * An open `subscriptions/listen` stream (2026-07-28): an async iterator of notifications
+ * (`{method, params}`). Breaking out of `for await` (its `return()`), `close()` or
+ * `await using` ends the subscription.
+ */
+class Subscription {
+  #opening;
+  #native = null;
+  #done = false;
+
+  constructor(opening) {
+    this.#opening = opening.then((n) => {
+      this.#native = n;
+      if (this.#done) return n.close().then(() => n);
+      return n;
+    });
+    // A failed open is reported by the first next() (or opened); never as unhandled.
+    this.#opening.catch(() => {});
+  }
+
+  /** Resolves once the server acknowledged the subscription (rejects with its error). */
+  get opened() {
+    return this.#opening.then(() => undefined);
+  }
+
+  /** The notification types the server honoured (`{toolsListChanged: true, ...}`). */
+  async honored() {
+    return (await this.#opening).honored;
+  }
+
+  async next() {
+    if (this.#done) return { done: true, value: undefined };
+    const n = await this.#opening;
+    const v = this.#done ? null : await n.next();
+    if (v === null) {
+      this.#done = true;
+      return { done: true, value: undefined };
+    }
+    return { done: false, value: v };
+  }
+
+  async return() {
+    await this.close();
+    return { done: true, value: undefined };
+  }
+
+  /** End the subscription (core cancels the listen request). */
+  async close() {
+    this.#done = true;
+    const n = this.#native;
+    if (n) await n.close();
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  [asyncDispose]() {
+    return this.close();
+  }
 }
 
 class Client {
   #native;
+  #slots;
+  #listeners;
 
-  constructor(nativeClient) {
+  constructor(nativeClient, slots = new Map(), listeners = new Set()) {
     this.#native = nativeClient;
+    this.#slots = slots;
+    this.#listeners = listeners;
+  }
+
+  static async #connect(opts, connect) {
+    if (!isPlainObject(opts)) throw new TypeError(`connect options must be an object, not ${typeOf(opts)}`);
+    const { slots, handlers } = callbackSlots(opts);
+    const { listeners, deliver } = notificationListeners(opts);
+    const n = await connect(opts.mode ?? null, opts.options ?? null, handlers, deliver);
+    return new Client(unwrapObject(n), slots, listeners);
   }
 
   /** Spawn `command` with `args` and connect over stdio. `mode`: "auto" (default: probe
    * `server/discover`, fall back to `initialize`), "legacy" or "modern"; `options` is core's
    * ClientOptions JSON shape. */
   static async connectStdio(command, args = [], opts = {}) {
-    const n = await native.NativeClient.connectStdio(
-      command,
-      args,
-      opts.mode ?? null,
-      opts.options ?? null,
-      handlers(opts),
-      opts.onNotification ?? null,
+    if (typeof command !== 'string') throw new TypeError(`connectStdio(command): command must be a string, not ${typeOf(command)}`);
+    if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
+      throw new TypeError('connectStdio(command, args): args must be an array of strings');
+    }
+    return Client.#connect(opts, (mode, options, handlers, deliver) =>
+      native.NativeClient.connectStdio(command, args, mode, options, handlers, deliver),
     );
-    return new Client(unwrapObject(n));
   }
 
   /** Connect to a Streamable HTTP endpoint (`http://…/mcp`); `headers` go on every request. */
   static async connectHttp(url, opts = {}) {
-    const http = { ...(opts.http ?? {}) };
-    if (opts.headers) http.headers = opts.headers;
-    const n = await native.NativeClient.connectHttp(
-      url,
-      opts.mode ?? null,
-      opts.options ?? null,
-      http,
-      handlers(opts),
-      opts.onNotification ?? null,
+    if (typeof url !== 'string') throw new TypeError(`connectHttp(url): url must be a string, not ${typeOf(url)}`);
+    const http = { ...(opts?.http ?? {}) };
+    if (opts?.headers) http.headers = opts.headers;
+    return Client.#connect(opts, (mode, options, handlers, deliver) =>
+      native.NativeClient.connectHttp(url, mode, options, http, handlers, deliver),
     );
-    return new Client(unwrapObject(n));
+  }
+
+  #setSlot(key, method, fn) {
+    if (typeof fn !== 'function') throw new TypeError(`on${key[0].toUpperCase()}${key.slice(1)}(fn): fn must be a function, not ${typeOf(fn)}`);
+    if (!this.#slots.has(method)) {
+      throw new McpcoreError(
+        'invalid_argument',
+        `the ${key} capability was not declared at connect: pass the callback or declare: ['${key}'] to connectStdio/connectHttp`,
+      );
+    }
+    this.#slots.set(method, fn);
+    return this;
+  }
+
+  /** Answer `sampling/createMessage` with `fn(params)` (replaces the previous one). The
+   * capability is declared at connect: give `onSampling` there or `declare: ['sampling']`. */
+  onSampling(fn) {
+    return this.#setSlot('sampling', 'sampling/createMessage', fn);
+  }
+
+  /** Answer `elicitation/create` with `fn(params)` (declared at connect, as `onSampling`). */
+  onElicitation(fn) {
+    return this.#setSlot('elicitation', 'elicitation/create', fn);
+  }
+
+  /** Answer `roots/list` with `fn(params)` (declared at connect, as `onSampling`). */
+  onRoots(fn) {
+    return this.#setSlot('roots', 'roots/list', fn);
+  }
+
+  /** Add a listener for every notification from the server (`notifications/message`,
+   * `…/list_changed`, …); returns a function that removes it. */
+  onNotification(fn) {
+    if (typeof fn !== 'function') throw new TypeError(`onNotification(fn): fn must be a function, not ${typeOf(fn)}`);
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
   }
 
   /** "legacy" or "modern". */
@@ -116,6 +294,73 @@ class Client {
     );
   }
 
+  async #page(kind, cursor, { timeout, signal } = {}) {
+    if (cursor !== undefined && cursor !== null && typeof cursor !== 'string') {
+      throw new TypeError(`the cursor must be a string, not ${typeOf(cursor)}`);
+    }
+    return this.#withSignal(signal, (id) => this.#native.listPage(kind, cursor ?? null, timeout ?? null, id));
+  }
+
+  /** One page of `tools/list` from `cursor` (the previous page's `nextCursor`): the result,
+   * `{tools, nextCursor?}`. */
+  listToolsPage(cursor, opts = {}) {
+    return this.#page('tools', cursor, opts);
+  }
+
+  listPromptsPage(cursor, opts = {}) {
+    return this.#page('prompts', cursor, opts);
+  }
+
+  listResourcesPage(cursor, opts = {}) {
+    return this.#page('resources', cursor, opts);
+  }
+
+  listResourceTemplatesPage(cursor, opts = {}) {
+    return this.#page('resourceTemplates', cursor, opts);
+  }
+
+  /** `completion/complete` (both eras): `ref` is `{type: 'ref/prompt', name}` or
+   * `{type: 'ref/resource', uri}`, `argument` `{name, value}`, `context` `{arguments: {...}}`
+   * (the other arguments already chosen). Resolves to the CompleteResult. */
+  complete(ref, argument, context, { timeout, signal } = {}) {
+    if (!isPlainObject(ref) || typeof ref.type !== 'string') {
+      return Promise.reject(new TypeError('complete(ref): ref must be {type: "ref/prompt", name} or {type: "ref/resource", uri}'));
+    }
+    if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      return Promise.reject(new TypeError('complete(ref, argument): argument must be {name: string, value: string}'));
+    }
+    if (context !== undefined && context !== null && !isPlainObject(context?.arguments)) {
+      return Promise.reject(new TypeError('complete(ref, argument, context): context must be {arguments: {...}}'));
+    }
+    return this.#withSignal(signal, (id) =>
+      this.#native.complete(ref, argument.name, argument.value, context?.arguments ?? null, timeout ?? null, id),
+    );
+  }
+
+  /** `resources/subscribe` (legacy; on 2026-07-28 use `listen({resourcesSubscribe})`):
+   * `notifications/resources/updated` for `uri` then reach `onNotification`. */
+  async subscribeResource(uri, { timeout, signal } = {}) {
+    if (typeof uri !== 'string') throw new TypeError(`subscribeResource(uri): uri must be a string, not ${typeOf(uri)}`);
+    await this.#withSignal(signal, (id) => this.#native.subscribeResource(uri, true, timeout ?? null, id));
+  }
+
+  /** `resources/unsubscribe` (legacy). */
+  async unsubscribeResource(uri, { timeout, signal } = {}) {
+    if (typeof uri !== 'string') throw new TypeError(`unsubscribeResource(uri): uri must be a string, not ${typeOf(uri)}`);
+    await this.#withSignal(signal, (id) => this.#native.subscribeResource(uri, false, timeout ?? null, id));
+  }
+
+  /** Open a `subscriptions/listen` stream (2026-07-28): `for await (const n of
+   * c.listen({toolsChanged: true, resourcesSubscribe: ['file:///a']}))`. Each item is
+   * `{method, params}`; leaving the loop ends the subscription. On a legacy connection the
+   * iterator rejects with code "invalid_argument" (there: `onNotification` and
+   * `subscribeResource`). `timeout` bounds the wait for the acknowledgement. */
+  listen(filter = {}, { timeout } = {}) {
+    const wire = listenFilter(filter);
+    const opening = this.#native.listen(wire, timeout ?? null).then(unwrapObject);
+    return new Subscription(opening);
+  }
+
   async #all(kind, key, { timeout, signal } = {}) {
     return (await this.#withSignal(signal, (id) => this.#native.listAll(kind, timeout ?? null, id)))[key];
   }
@@ -154,6 +399,11 @@ class Client {
   async close() {
     await this.#native.close();
   }
+
+  /** `await using c = await Client.connect…(...)`: `close()`. */
+  [asyncDispose]() {
+    return this.close();
+  }
 }
 
-module.exports = { Client };
+module.exports = { Client, Subscription };

@@ -1,7 +1,8 @@
 'use strict';
 // The public API of the `mcpcore` package (CommonJS); `index.js` is the ESM entry.
 const { Server, Context, HttpHandle } = require('./server.cjs');
-const { Client } = require('./client.cjs');
+const { InputRequired, inputRequired } = require('./context.cjs');
+const { Client, Subscription } = require('./client.cjs');
 const { McpError, McpcoreError } = require('./errors.cjs');
 
-module.exports = { Server, Context, HttpHandle, Client, McpError, McpcoreError };
+module.exports = { Server, Context, HttpHandle, InputRequired, inputRequired, Client, Subscription, McpError, McpcoreError };

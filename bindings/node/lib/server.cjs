@@ -4,6 +4,8 @@
 
 const native = require('./native.cjs');
 const { McpError, McpcoreError, unwrap, unwrapObject } = require('./errors.cjs');
+const { Context, InputRequired } = require('./context.cjs');
+const { resolveToolSchemas, validate } = require('./schema.cjs');
 
 function text(t) {
   return { type: 'text', text: t };
@@ -48,73 +50,24 @@ function resourceResult(def) {
   };
 }
 
-/** What a handler gets as its second argument. */
-class Context {
-  #native;
-  #signal;
-
-  constructor(nativeCtx, signal) {
-    this.#native = nativeCtx;
-    this.#signal = signal;
-  }
-
-  /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends). */
-  get signal() {
-    return this.#signal;
-  }
-
-  get method() {
-    return this.#native.method;
-  }
-
-  /** The tool or prompt name, or the resource URI. */
-  get name() {
-    return this.#native.name;
-  }
-
-  get isModern() {
-    return this.#native.isModern;
-  }
-
-  get protocolVersion() {
-    return this.#native.protocolVersion;
-  }
-
-  get clientCapabilities() {
-    return this.#native.clientCapabilities;
-  }
-
-  /** Report progress; false when nothing was sent. */
-  progress(progress, total, message) {
-    return this.#native.progress(progress, total ?? null, message ?? null);
-  }
-
-  /** Send a log notification (`level`: "debug" … "emergency"); false when filtered or not sent. */
-  log(level, data, logger) {
-    return this.#native.log(level, data, logger ?? null);
-  }
-
-  /** Ask the client anything core allows (`elicitation/create`, `sampling/createMessage`,
-   * `roots/list`): a server→client request (legacy) or an `input_required` round (2026-07-28). */
-  async requestClient(method, params) {
-    return unwrap(await this.#native.requestClient(method, params ?? null));
-  }
-
-  /** `elicitation/create` with `params` ({message, requestedSchema}). */
-  elicit(params) {
-    return this.requestClient('elicitation/create', params);
-  }
-}
-
-/** `fn` as the native `invoke(ctx, params)`: always a Promise, never rejecting. */
-function wrap(fn, shape) {
+/** `fn` as the native `invoke(ctx, params)`: always a Promise, never rejecting. A returned
+ * `InputRequired` (`ctx.inputRequired(...)`) is core's `input_required` outcome; `validator`
+ * (a tool's Standard Schema) checks the arguments first and hands `fn` its parsed value. */
+function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
   return async (nativeCtx, params) => {
     const ac = new AbortController();
     if (nativeCtx.onCancel(() => ac.abort())) ac.abort();
     const ctx = new Context(nativeCtx, ac.signal);
     try {
-      const v = await fn(params ?? {}, ctx);
+      let args = params ?? {};
+      if (validator) {
+        const checked = await validate(validator, args);
+        if (checked.invalid !== undefined) return { invalid: checked.invalid };
+        args = checked.value;
+      }
+      const v = await fn(args, ctx);
+      if (v instanceof InputRequired) return { inputRequired: v.toWire() };
       return { result: shape(v, ctx) };
     } catch (e) {
       if (e instanceof McpError) {
@@ -130,6 +83,32 @@ function wrap(fn, shape) {
       return { failed: String(e?.message ?? e) };
     }
   };
+}
+
+const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
+
+function typeOf(v) {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+}
+
+/** `def` is an object whose `key` is a string, else a TypeError naming what is wrong. */
+function checkDef(kind, def, key) {
+  if (def === null || typeof def !== 'object' || Array.isArray(def)) {
+    throw new TypeError(`${kind}(def, fn): def must be an object, not ${typeOf(def)}`);
+  }
+  if (typeof def[key] !== 'string') {
+    throw new TypeError(`${kind}(def, fn): def.${key} must be a string, not ${typeOf(def[key])}`);
+  }
+}
+
+/** A completion handler's return value as a CompleteResult (an array is the values). */
+function completionResult(v) {
+  if (Array.isArray(v)) {
+    const values = v.map(String);
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+  }
+  if (isPlainObject(v)) return v;
+  throw new TypeError(`a completion handler returns an array of strings or a CompleteResult, not ${typeOf(v)}`);
 }
 
 /** A running Streamable HTTP listener. It keeps the process alive until `close()`. */
@@ -163,6 +142,11 @@ class HttpHandle {
     clearInterval(this.#keepAlive);
     await this.#native.close();
   }
+
+  /** `await using handle = ...`: `close()`. */
+  [asyncDispose]() {
+    return this.close();
+  }
 }
 
 class Server {
@@ -187,22 +171,36 @@ class Server {
   }
 
   /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structuredContent)
-   * or a Promise of one. */
+   * or a Promise of one. `inputSchema`/`outputSchema` are JSON Schema objects, or a Standard
+   * Schema with a JSON Schema export (zod 4, …): its `~standard.validate` then checks the
+   * arguments too, and `fn` gets its parsed value. */
   tool(def, fn) {
-    this.#add('tool', def, wrap(fn, toolResult));
+    checkDef('tool', def, 'name');
+    const { def: wire, validator } = resolveToolSchemas(def);
+    this.#add('tool', wire, wrap(fn, toolResult, validator));
     return this;
   }
 
   /** Register a prompt: `fn(args, ctx)` returns a string (one user message), messages or a
    * GetPromptResult. */
   prompt(def, fn) {
+    checkDef('prompt', def, 'name');
     this.#add('prompt', def, wrap(fn, promptResult));
+    return this;
+  }
+
+  /** Register the `completion/complete` handler (both eras; one per server, a later one
+   * replaces it): `fn({ref, argument, context}, ctx)` returns the candidate values (an array of
+   * strings; the first 100 are sent, with `total` and `hasMore`) or a whole CompleteResult. */
+  completion(fn) {
+    this.#add('completion', null, wrap(fn, completionResult));
     return this;
   }
 
   /** Register a resource at an exact URI or an RFC 6570 template (`demo://notes/{id}`; `fn`
    * gets the variables). `fn` returns a string (text), bytes (a blob) or a ReadResourceResult. */
   resource(def, fn) {
+    checkDef('resource', def, 'uri');
     const { uri, ...rest } = def;
     if (typeof uri === 'string' && uri.includes('{')) {
       const d = { ...rest, uriTemplate: uri };
@@ -232,10 +230,35 @@ class Server {
     await Promise.all(hs.map((h) => h.close()));
   }
 
-  /** Tell connected clients the tool list changed; returns how many were told. */
+  /** Tell connected clients the tool list changed (legacy sessions get the notification,
+   * 2026-07-28 `subscriptions/listen` streams that asked for it get it on their stream);
+   * returns how many were told. */
   notifyToolsListChanged() {
     return this.#native.notifyToolsListChanged();
   }
+
+  /** Tell connected clients the prompt list changed; returns how many were told. */
+  notifyPromptsListChanged() {
+    return this.#native.notifyPromptsListChanged();
+  }
+
+  /** Tell connected clients the resource list changed; returns how many were told. */
+  notifyResourcesListChanged() {
+    return this.#native.notifyResourcesListChanged();
+  }
+
+  /** Tell the clients subscribed to `uri` (legacy `resources/subscribe`, 2026-07-28
+   * `subscriptions/listen` with `resourceSubscriptions`) that it changed; returns how many were
+   * told. Subscriptions are on unless the server option `resourcesSubscribe` is false. */
+  notifyResourceUpdated(uri) {
+    if (typeof uri !== 'string') throw new TypeError(`notifyResourceUpdated(uri): uri must be a string, not ${typeOf(uri)}`);
+    return this.#native.notifyResourceUpdated(uri);
+  }
+
+  /** `await using server = ...`: closes its HTTP listeners. */
+  [asyncDispose]() {
+    return this.close();
+  }
 }
 
-module.exports = { Server, Context, HttpHandle };
+module.exports = { Server, Context, HttpHandle, InputRequired };

@@ -36,6 +36,7 @@ pub type ProgressFn = ThreadsafeFunction<
 /// `onNotification(method, params)` of a connection (weak).
 pub type NotificationFn =
     ThreadsafeFunction<FnArgs<(String, Value)>, (), FnArgs<(String, Value)>, Status, false, true>;
+use crate::listen::NativeSubscription;
 use crate::reply;
 use crate::server::patched;
 
@@ -316,6 +317,100 @@ impl NativeClient {
         r
     }
 
+    /// One page of a list (`"tools"`, `"prompts"`, `"resources"`, `"resourceTemplates"`) from
+    /// `cursor` (core's `list_page_json`): `{ok: {"<items key>": [...], nextCursor?}}` or
+    /// `{error}`.
+    #[napi]
+    pub async fn list_page(
+        &self,
+        kind: String,
+        cursor: Option<String>,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = match (list_kind(&kind), self.opts(timeout_ms, cancel_id)) {
+            (Ok(k), Ok(o)) => reply::client(
+                self.client
+                    .list_page_json(k, cursor.as_deref(), o)
+                    .await,
+            ),
+            (Err(e), _) | (_, Err(e)) => e,
+        };
+        self.cancels.end(cancel_id);
+        r
+    }
+
+    /// `completion/complete` (core's `complete_with`): `reference` is `{type: "ref/prompt",
+    /// name}` or `{type: "ref/resource", uri}`, `context` the other arguments already chosen.
+    /// `{ok: CompleteResult}` or `{error}`.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument_name: String,
+        argument_value: String,
+        context: Option<Value>,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = match self.opts(timeout_ms, cancel_id) {
+            Ok(o) => reply::client(
+                self.client
+                    .complete_with(reference, &argument_name, &argument_value, context, o)
+                    .await
+                    .map(|c| c.raw),
+            ),
+            Err(e) => e,
+        };
+        self.cancels.end(cancel_id);
+        r
+    }
+
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe` for `uri` (legacy; core refuses
+    /// it on 2026-07-28, where `listen` carries resource subscriptions): `{ok: null}` or
+    /// `{error}`.
+    #[napi]
+    pub async fn subscribe_resource(
+        &self,
+        uri: String,
+        on: bool,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = match self.opts(timeout_ms, cancel_id) {
+            Ok(o) => {
+                let r = if on {
+                    self.client.subscribe_resource_with(&uri, o).await
+                } else {
+                    self.client.unsubscribe_resource_with(&uri, o).await
+                };
+                reply::client(r.map(|()| Value::Null))
+            }
+            Err(e) => e,
+        };
+        self.cancels.end(cancel_id);
+        r
+    }
+
+    /// Open a `subscriptions/listen` stream (2026-07-28) with core's `filter` shape and wait for
+    /// its acknowledgement: the subscription, or `{error}`.
+    #[napi(ts_return_type = "Promise<NativeSubscription | { error: NativeError }>")]
+    pub async fn listen(
+        &self,
+        filter: Value,
+        timeout_ms: Option<f64>,
+    ) -> napi::Result<Either<NativeSubscription, Value>> {
+        let o = match call_options(timeout_ms, None, None) {
+            Ok(o) => o,
+            Err(e) => return Ok(Either::B(reply::err(ErrorKind::InvalidArgument, e))),
+        };
+        Ok(match self.client.listen_with(filter, o).await {
+            Ok(sub) => Either::A(NativeSubscription::new(sub)),
+            Err(e) => Either::B(reply::client(Err(e))),
+        })
+    }
+
     /// Close the connection (stdio: close stdin, wait, then terminate the child).
     #[napi]
     pub async fn close(&self) {
@@ -323,28 +418,38 @@ impl NativeClient {
     }
 }
 
+/// A list's kind by its items key, or an `{error}` reply.
+fn list_kind(kind: &str) -> Result<ListKind, Value> {
+    Ok(match kind {
+        "tools" => ListKind::Tools,
+        "prompts" => ListKind::Prompts,
+        "resources" => ListKind::Resources,
+        "resourceTemplates" => ListKind::ResourceTemplates,
+        other => {
+            return Err(reply::err(
+                ErrorKind::InvalidArgument,
+                format!("unknown list {other:?}"),
+            ))
+        }
+    })
+}
+
 impl NativeClient {
+    /// A call's options from its timeout and cancellation token, or an `{error}` reply.
+    fn opts(&self, timeout_ms: Option<f64>, cancel_id: Option<u32>) -> Result<CallOptions, Value> {
+        call_options(timeout_ms, None, self.cancels.get(cancel_id))
+            .map_err(|e| reply::err(ErrorKind::InvalidArgument, e))
+    }
+
     async fn list_all_inner(
         &self,
         kind: String,
         timeout_ms: Option<f64>,
         cancel_id: Option<u32>,
     ) -> Value {
-        let kind = match kind.as_str() {
-            "tools" => ListKind::Tools,
-            "prompts" => ListKind::Prompts,
-            "resources" => ListKind::Resources,
-            "resourceTemplates" => ListKind::ResourceTemplates,
-            other => {
-                return reply::err(
-                    ErrorKind::InvalidArgument,
-                    format!("unknown list {other:?}"),
-                )
-            }
-        };
-        let opts = match call_options(timeout_ms, None, self.cancels.get(cancel_id)) {
-            Ok(o) => o,
-            Err(e) => return reply::err(ErrorKind::InvalidArgument, e),
+        let (kind, opts) = match (list_kind(&kind), self.opts(timeout_ms, cancel_id)) {
+            (Ok(k), Ok(o)) => (k, o),
+            (Err(e), _) | (_, Err(e)) => return e,
         };
         reply::client(self.client.list_all_json(kind, opts).await)
     }

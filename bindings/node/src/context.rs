@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcpcore::{ErrorKind, LoggingLevel, RequestContext};
+use mcpcore::{ErrorKind, HandlerError, LoggingLevel, RequestContext};
 use napi::bindgen_prelude::Function;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
@@ -130,6 +130,51 @@ impl NativeContext {
         self.shared
             .ctx()
             .map_or(Value::Null, |c| c.client_capabilities())
+    }
+
+    /// The client's implementation info (`clientInfo`), when known.
+    #[napi(getter)]
+    pub fn client_info(&self) -> Option<Value> {
+        self.shared.ctx().and_then(|c| c.client_info())
+    }
+
+    /// The `inputResponses` of a retried 2026-07-28 request (or the answers core's legacy
+    /// shim collected), when there are any.
+    #[napi(getter)]
+    pub fn input_responses(&self) -> Option<Value> {
+        self.shared
+            .ctx()
+            .and_then(|c| c.input_responses().cloned().map(Value::Object))
+    }
+
+    /// The verified, unsealed `requestState` of a retried request.
+    #[napi(getter)]
+    pub fn request_state(&self) -> Option<String> {
+        self.shared
+            .ctx()
+            .and_then(|c| c.request_state().map(str::to_owned))
+    }
+
+    /// Core's `require_client_capability` for `path` (e.g. `["elicitation", "url"]`):
+    /// `{ok: null}`, or the -32021 error naming the capability (META-04) as `{error}`.
+    #[napi]
+    pub fn require_client_capability(&self, path: Vec<String>) -> Value {
+        let Some(ctx) = self.shared.ctx() else {
+            return reply::err(ErrorKind::Closed, "the request has ended");
+        };
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        match ctx.require_client_capability(&path) {
+            Ok(()) => reply::ok(Value::Null),
+            Err(HandlerError::Rpc(e)) => reply::rpc(&e),
+            Err(e) => reply::err(ErrorKind::Internal, e),
+        }
+    }
+
+    /// Legacy Streamable HTTP: close this request's SSE stream now (the client resumes with
+    /// `Last-Event-ID`, LHTTP-04); false on transports without such a stream.
+    #[napi]
+    pub fn close_sse_stream(&self) -> bool {
+        self.shared.ctx().is_some_and(|c| c.close_sse_stream())
     }
 
     /// Report progress; false when nothing was sent (no token, not increasing, cancelled).

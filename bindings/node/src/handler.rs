@@ -3,20 +3,25 @@
 //!
 //! The registered function is `lib/`'s wrapper `invoke(ctx, params)`: it always returns a
 //! Promise (sync handlers included) that resolves to `{result}`, `{error: {code, message, data}}`
-//! (a thrown `McpError`) or `{failed: detail}` (any other throw; logged on the JavaScript side),
-//! and never rejects. Here the call is queued on the JavaScript thread and the task awaits the
+//! (a thrown `McpError`), `{inputRequired: {inputRequests, requestState?}}` (an explicit
+//! `input_required` answer, SEP-2322), `{invalid: reason}` (the tool's Standard Schema refused
+//! the arguments) or `{failed: detail}` (any other throw; logged on the JavaScript side), and
+//! never rejects. Here the call is queued on the JavaScript thread and the task awaits the
 //! Promise: no tokio worker ever blocks on JavaScript. The functions are weak threadsafe
 //! functions, so registered handlers alone never keep the process alive.
 
 use std::sync::Arc;
 
 use mcpcore::client::ClientHandler;
-use mcpcore::{BoxFuture, ErrorObject, Handler, HandlerError, Outcome, RequestContext};
+use mcpcore::server::invalid_arguments;
+use mcpcore::{
+    BoxFuture, ErrorObject, Handler, HandlerError, InputRequired, Outcome, RequestContext,
+};
 use napi::bindgen_prelude::{FnArgs, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::Status;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::context::{NativeContext, Shared};
 
@@ -44,12 +49,29 @@ enum Reply {
         #[serde(default)]
         data: Option<Value>,
     },
+    #[serde(rename_all = "camelCase")]
+    InputRequired {
+        input_requests: Map<String, Value>,
+        #[serde(default)]
+        request_state: Option<String>,
+    },
+    Invalid(String),
     Failed(String),
 }
 
-fn decode(v: Value) -> Result<Outcome, HandlerError> {
+/// The wrapper's reply as core's outcome; `tool` names the tool for an `invalid` reply.
+fn decode(v: Value, tool: Option<&str>) -> Result<Outcome, HandlerError> {
     match serde_json::from_value::<Reply>(v) {
         Ok(Reply::Result(r)) => Ok(Outcome::Complete(r)),
+        Ok(Reply::InputRequired {
+            input_requests,
+            request_state,
+        }) => Ok(Outcome::InputRequired(InputRequired {
+            input_requests,
+            request_state,
+        })),
+        // TOOL-07: the same `isError` result core gives arguments its JSON Schema refuses.
+        Ok(Reply::Invalid(reason)) => Ok(invalid_arguments(tool.unwrap_or_default(), &reason)),
         Ok(Reply::Error {
             code,
             message,
@@ -87,7 +109,7 @@ impl Handler for JsHandler {
                 let v = promise
                     .await
                     .map_err(|e| HandlerError::internal(format!("the handler rejected: {e}")))?;
-                decode(v)
+                decode(v, ctx.name())
             };
             let r = tokio::select! {
                 r = run => r,
@@ -116,7 +138,7 @@ impl ClientHandler for JsClientHandler {
                 .await
                 .map_err(|_| ErrorObject::internal())?;
             let v = promise.await.map_err(|_| ErrorObject::internal())?;
-            match decode(v) {
+            match decode(v, None) {
                 Ok(Outcome::Complete(v)) => Ok(v),
                 Err(HandlerError::Rpc(e)) => Err(e),
                 _ => Err(ErrorObject::internal()),

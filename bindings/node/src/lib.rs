@@ -12,5 +12,6 @@
 mod client;
 mod context;
 mod handler;
+mod listen;
 mod reply;
 mod server;

@@ -73,8 +73,9 @@ impl NativeServer {
     }
 
     /// Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
-    /// `"resource_template"` with its wire definition. Registrations after serving started
-    /// are refused.
+    /// `"resource_template"` with its wire definition, or the `"completion"` handler
+    /// (`completion/complete`, both eras; the definition is ignored, a later one replaces it).
+    /// Registrations after serving started are refused.
     #[napi(
         ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>"
     )]
@@ -89,7 +90,7 @@ impl NativeServer {
         }
         if !matches!(
             kind.as_str(),
-            "tool" | "prompt" | "resource" | "resource_template"
+            "tool" | "prompt" | "resource" | "resource_template" | "completion"
         ) {
             return Err(invalid(format!("unknown entry kind {kind:?}")));
         }
@@ -133,6 +134,10 @@ impl NativeServer {
                 invoke: e.invoke.clone(),
             });
             let def = e.definition.clone();
+            if e.kind == "completion" {
+                b = b.completion(h);
+                continue;
+            }
             match e.kind.as_str() {
                 "tool" => b.add_tool(definition::<Tool>(def)?, h),
                 "prompt" => b.add_prompt(definition::<Prompt>(def)?, h),
@@ -206,8 +211,38 @@ impl NativeServer {
     /// Tell connected clients the tool list changed; returns how many were told.
     #[napi]
     pub fn notify_tools_list_changed(&self) -> u32 {
-        u32::try_from(self.server().map_or(0, |s| s.notify_tools_list_changed()))
-            .unwrap_or(u32::MAX)
+        self.told(Server::notify_tools_list_changed)
+    }
+
+    /// Tell connected clients the prompt list changed; returns how many were told.
+    #[napi]
+    pub fn notify_prompts_list_changed(&self) -> u32 {
+        self.told(Server::notify_prompts_list_changed)
+    }
+
+    /// Tell connected clients the resource list changed; returns how many were told.
+    #[napi]
+    pub fn notify_resources_list_changed(&self) -> u32 {
+        self.told(Server::notify_resources_list_changed)
+    }
+
+    /// Tell the clients subscribed to `uri` (legacy `resources/subscribe`, 2026-07-28
+    /// `subscriptions/listen`) that it changed; returns how many were told.
+    #[napi]
+    pub fn notify_resource_updated(&self, uri: String) -> u32 {
+        self.told(|s| s.notify_resource_updated(&uri))
+    }
+}
+
+impl NativeServer {
+    /// Run a notification on the built server (none before serving: nobody to tell).
+    fn told(&self, f: impl FnOnce(&Server) -> usize) -> u32 {
+        let built = self
+            .built
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        built.map_or(0, |s| u32::try_from(f(&s)).unwrap_or(u32::MAX))
     }
 }
 

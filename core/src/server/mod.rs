@@ -39,7 +39,7 @@ pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
-pub use typed::{prompt_fn, schema_for, tool_fn, ToolOutput};
+pub use typed::{invalid_arguments, prompt_fn, schema_for, tool_fn, ToolOutput};
 
 use std::sync::{Arc, Weak};
 

@@ -124,8 +124,9 @@ impl ToolOutput for Outcome {
 }
 
 /// The result for arguments a tool cannot take: `isError` so the model can correct them
-/// (TOOL-07). Schema failures and typed-argument failures read the same.
-pub(crate) fn invalid_arguments(tool: &str, reason: &str) -> Outcome {
+/// (TOOL-07). Schema failures and typed-argument failures read the same; bindings whose own
+/// schema library (a JavaScript Standard Schema, …) refuses arguments answer with it too.
+pub fn invalid_arguments(tool: &str, reason: &str) -> Outcome {
     Outcome::Complete(json!({
         "content": [{"type": "text", "text": format!("Invalid arguments for tool {tool}: {reason}")}],
         "isError": true,

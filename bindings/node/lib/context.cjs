@@ -1,0 +1,160 @@
+'use strict';
+// `Context`, what a handler gets as its second argument, and `InputRequired`, the explicit
+// `input_required` answer (SEP-2322). Everything is core's RequestContext: this only marshals.
+
+const { unwrap } = require('./errors.cjs');
+const { isPlainObject } = require('./schema.cjs');
+
+function typeOf(v) {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+}
+
+/**
+ * An explicit `input_required` answer: `inputRequests` maps your keys to `{method, params}`
+ * (`elicitation/create`, `sampling/createMessage`, `roots/list`); the client answers them in
+ * `inputResponses` under the same keys and retries with `requestState` (sealed by core) echoed.
+ * Return it from a tool, prompt or resource handler (`return ctx.inputRequired(...)`).
+ */
+class InputRequired {
+  constructor(inputRequests, { requestState } = {}) {
+    if (!isPlainObject(inputRequests)) {
+      throw new TypeError(`inputRequired(inputRequests): inputRequests must be an object of {method, params}, not ${typeOf(inputRequests)}`);
+    }
+    for (const [key, r] of Object.entries(inputRequests)) {
+      if (!isPlainObject(r) || typeof r.method !== 'string') {
+        throw new TypeError(`inputRequired(inputRequests): inputRequests.${key} must be {method: string, params?: object}`);
+      }
+      if (r.params !== undefined && !isPlainObject(r.params)) {
+        throw new TypeError(`inputRequired(inputRequests): inputRequests.${key}.params must be an object`);
+      }
+    }
+    if (requestState !== undefined && requestState !== null && typeof requestState !== 'string') {
+      throw new TypeError(`inputRequired(..., {requestState}): requestState must be a string, not ${typeOf(requestState)}`);
+    }
+    this.inputRequests = inputRequests;
+    this.requestState = requestState ?? undefined;
+  }
+
+  /** The shape the native layer takes (core's `InputRequired`). */
+  toWire() {
+    const w = { inputRequests: this.inputRequests };
+    if (this.requestState !== undefined) w.requestState = this.requestState;
+    return w;
+  }
+}
+
+/** What a handler gets as its second argument. */
+class Context {
+  #native;
+  #signal;
+
+  constructor(nativeCtx, signal) {
+    this.#native = nativeCtx;
+    this.#signal = signal;
+  }
+
+  /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends). */
+  get signal() {
+    return this.#signal;
+  }
+
+  get method() {
+    return this.#native.method;
+  }
+
+  /** The tool or prompt name, or the resource URI. */
+  get name() {
+    return this.#native.name;
+  }
+
+  get isModern() {
+    return this.#native.isModern;
+  }
+
+  get protocolVersion() {
+    return this.#native.protocolVersion;
+  }
+
+  get clientCapabilities() {
+    return this.#native.clientCapabilities;
+  }
+
+  /** The client's implementation info (`{name, version, ...}`), when known. */
+  get clientInfo() {
+    return this.#native.clientInfo;
+  }
+
+  /** The `inputResponses` of a retried request (2026-07-28), keyed as `inputRequired` asked. */
+  get inputResponses() {
+    return this.#native.inputResponses;
+  }
+
+  /** The `requestState` of a retried request, verified and unsealed by core. */
+  get requestState() {
+    return this.#native.requestState;
+  }
+
+  /** Throws the precise -32021 McpError (data.requiredCapabilities) unless the client declared
+   * the capability: `requireClientCapability('sampling')`, `('elicitation', 'url')`. */
+  requireClientCapability(...path) {
+    if (path.length === 0 || !path.every((p) => typeof p === 'string')) {
+      throw new TypeError('requireClientCapability(...path): the path is one or more strings, e.g. "sampling"');
+    }
+    unwrap(this.#native.requireClientCapability(path));
+  }
+
+  /** Legacy Streamable HTTP: close this request's SSE stream now; the client resumes with
+   * `Last-Event-ID` and gets the rest. False on transports without such a stream. */
+  closeSseStream() {
+    return this.#native.closeSseStream();
+  }
+
+  /** Report progress; false when nothing was sent. */
+  progress(progress, total, message) {
+    if (typeof progress !== 'number') throw new TypeError(`progress(progress): progress must be a number, not ${typeOf(progress)}`);
+    return this.#native.progress(progress, total ?? null, message ?? null);
+  }
+
+  /** Send a log notification (`level`: "debug" … "emergency"); false when filtered or not sent. */
+  log(level, data, logger) {
+    return this.#native.log(level, data, logger ?? null);
+  }
+
+  /** Ask the client anything core allows (`elicitation/create`, `sampling/createMessage`,
+   * `roots/list`): a server→client request (legacy) or an `input_required` round (2026-07-28). */
+  async requestClient(method, params) {
+    if (typeof method !== 'string') throw new TypeError(`requestClient(method): method must be a string, not ${typeOf(method)}`);
+    if (params !== undefined && params !== null && !isPlainObject(params)) {
+      throw new TypeError(`requestClient(method, params): params must be an object, not ${typeOf(params)}`);
+    }
+    return unwrap(await this.#native.requestClient(method, params ?? null));
+  }
+
+  /** `elicitation/create` with `params` ({message, requestedSchema}). */
+  elicit(params) {
+    return this.requestClient('elicitation/create', params);
+  }
+
+  /** `sampling/createMessage` with `params` ({messages, maxTokens, ...}). */
+  sample(params) {
+    return this.requestClient('sampling/createMessage', params);
+  }
+
+  /** `roots/list`: resolves to `{roots: [...]}`. */
+  listRoots() {
+    return this.requestClient('roots/list', {});
+  }
+
+  /** An explicit `input_required` answer with your own keys and state: `return
+   * ctx.inputRequired({user_name: {method: 'elicitation/create', params}}, {requestState})`. */
+  inputRequired(inputRequests, opts) {
+    return new InputRequired(inputRequests, opts);
+  }
+}
+
+/** `new InputRequired(inputRequests, opts)` as a function. */
+function inputRequired(inputRequests, opts) {
+  return new InputRequired(inputRequests, opts);
+}
+
+module.exports = { Context, InputRequired, inputRequired };
