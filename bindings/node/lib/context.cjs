@@ -43,6 +43,29 @@ class InputRequired {
   }
 }
 
+/** A handler's whole result object (a CallToolResult with its own `content`, `isError`,
+ * `_meta`, …), sent as is instead of being shaped from a string or object. */
+class RawResult {
+  constructor(value) {
+    if (!isPlainObject(value)) throw new TypeError(`rawResult(value): value must be an object, not ${typeOf(value)}`);
+    this.value = value;
+  }
+}
+
+/** `return rawResult({content: [...], isError: true})`. */
+function rawResult(value) {
+  return new RawResult(value);
+}
+
+/** Thrown by a tool handler: the call answers a tool-level error (`isError: true`, the message
+ * as text) the model can read, not a JSON-RPC error. */
+class ToolError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
 /** What a handler gets as its second argument. */
 class Context {
   #native;
@@ -157,4 +180,4 @@ function inputRequired(inputRequests, opts) {
   return new InputRequired(inputRequests, opts);
 }
 
-module.exports = { Context, InputRequired, inputRequired };
+module.exports = { Context, InputRequired, inputRequired, RawResult, rawResult, ToolError };

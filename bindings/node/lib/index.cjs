@@ -1,8 +1,21 @@
 'use strict';
 // The public API of the `mcpcore` package (CommonJS); `index.js` is the ESM entry.
 const { Server, Context, HttpHandle } = require('./server.cjs');
-const { InputRequired, inputRequired } = require('./context.cjs');
+const { InputRequired, inputRequired, RawResult, rawResult, ToolError } = require('./context.cjs');
 const { Client, Subscription } = require('./client.cjs');
 const { McpError, McpcoreError } = require('./errors.cjs');
 
-module.exports = { Server, Context, HttpHandle, InputRequired, inputRequired, Client, Subscription, McpError, McpcoreError };
+module.exports = {
+  Server,
+  Context,
+  HttpHandle,
+  InputRequired,
+  inputRequired,
+  RawResult,
+  rawResult,
+  ToolError,
+  Client,
+  Subscription,
+  McpError,
+  McpcoreError,
+};

@@ -1,5 +1,18 @@
 // The public API of the `mcpcore` package (ESM); one implementation, in `index.cjs`.
 import m from './index.cjs';
 
-export const { Server, Context, HttpHandle, InputRequired, inputRequired, Client, Subscription, McpError, McpcoreError } = m;
+export const {
+  Server,
+  Context,
+  HttpHandle,
+  InputRequired,
+  inputRequired,
+  RawResult,
+  rawResult,
+  ToolError,
+  Client,
+  Subscription,
+  McpError,
+  McpcoreError,
+} = m;
 export default m;

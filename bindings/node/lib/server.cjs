@@ -4,7 +4,7 @@
 
 const native = require('./native.cjs');
 const { McpError, McpcoreError, unwrap, unwrapObject } = require('./errors.cjs');
-const { Context, InputRequired } = require('./context.cjs');
+const { Context, InputRequired, RawResult, ToolError } = require('./context.cjs');
 const { resolveToolSchemas, validate } = require('./schema.cjs');
 
 function text(t) {
@@ -68,8 +68,10 @@ function wrap(fn, shape, validator = null) {
       }
       const v = await fn(args, ctx);
       if (v instanceof InputRequired) return { inputRequired: v.toWire() };
+      if (v instanceof RawResult) return { result: v.value };
       return { result: shape(v, ctx) };
     } catch (e) {
+      if (e instanceof ToolError && shape === toolResult) return { result: { content: [text(e.message)], isError: true } };
       if (e instanceof McpError) {
         const error = { code: e.code, message: e.message };
         if (e.data !== undefined) error.data = e.data;
