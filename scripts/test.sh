@@ -85,6 +85,9 @@ echo "== node binding (npm install, npm test)"
   fi
   echo "== node binding on Node $("$node22" --version)"
   timeout 300 "$node22" --test
+  # The official conformance suite's server legs against the Node fixture
+  # (examples/node/conformance-server.mjs): the binding must score what core's fixture scores.
+  NODE="$(command -v node)" timeout 1500 bash ../../scripts/conformance-node.sh
 )
 
 echo "== conformance suite"
