@@ -329,11 +329,9 @@ impl NativeClient {
         cancel_id: Option<u32>,
     ) -> Value {
         let r = match (list_kind(&kind), self.opts(timeout_ms, cancel_id)) {
-            (Ok(k), Ok(o)) => reply::client(
-                self.client
-                    .list_page_json(k, cursor.as_deref(), o)
-                    .await,
-            ),
+            (Ok(k), Ok(o)) => {
+                reply::client(self.client.list_page_json(k, cursor.as_deref(), o).await)
+            }
             (Err(e), _) | (_, Err(e)) => e,
         };
         self.cancels.end(cancel_id);
@@ -344,7 +342,6 @@ impl NativeClient {
     /// name}` or `{type: "ref/resource", uri}`, `context` the other arguments already chosen.
     /// `{ok: CompleteResult}` or `{error}`.
     #[napi]
-    #[allow(clippy::too_many_arguments)]
     pub async fn complete(
         &self,
         reference: Value,

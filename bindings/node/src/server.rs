@@ -237,11 +237,7 @@ impl NativeServer {
 impl NativeServer {
     /// Run a notification on the built server (none before serving: nobody to tell).
     fn told(&self, f: impl FnOnce(&Server) -> usize) -> u32 {
-        let built = self
-            .built
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner()).clone();
         built.map_or(0, |s| u32::try_from(f(&s)).unwrap_or(u32::MAX))
     }
 }
