@@ -119,6 +119,12 @@ for (const transport of ['stdio', 'http']) {
       assert.equal((await c.callTool('sample')).content[0].text, 'sampled: Lyon');
     });
 
+    test(`ctx.closeSseStream closes only a legacy HTTP response stream; the result still arrives (${at})`, async (t) => {
+      const c = await connect(t, transport, mode);
+      const r = await c.callTool('close_stream', {}, { onProgress: () => {} });
+      assert.equal(r.structuredContent.closed, transport === 'http' && mode === 'legacy');
+    });
+
     test(`an explicit input_required answer with own key and request state (${at})`, async (t) => {
       const asked = [];
       const c = await connect(t, transport, mode, {
@@ -205,6 +211,11 @@ test('Symbol.asyncDispose closes clients, listeners and subscriptions', async ()
   await assert.rejects(c.listTools(), (e) => e instanceof McpcoreError);
   await h[Symbol.asyncDispose]();
   await assert.rejects(Client.connectHttp(h.url, { mode: 'modern' }), (e) => e.code === 'transport');
+  // A server's disposal closes every listener it started.
+  const server = makeFeatureServer();
+  const h2 = await server.listenHttp({ port: 0 });
+  await server[Symbol.asyncDispose]();
+  await assert.rejects(Client.connectHttp(h2.url, { mode: 'modern' }), (e) => e.code === 'transport');
 });
 
 test('wrong argument types throw TypeError with a clear message', async (t) => {

@@ -50,6 +50,14 @@ export function makeFeatureServer() {
       : server.notifyResourceUpdated(what);
     return { told: n };
   });
+  // Legacy Streamable HTTP: the response stream closes mid-call; core's client resumes it with
+  // Last-Event-ID and still gets the result (LHTTP-04). Elsewhere nothing to close.
+  server.tool({ name: 'close_stream', inputSchema: { type: 'object' } }, async (_a, ctx) => {
+    await new Promise((r) => setTimeout(r, 20));
+    const closed = ctx.closeSseStream();
+    await new Promise((r) => setTimeout(r, 50));
+    return { closed };
+  });
   server.prompt({ name: 'city', arguments: [{ name: 'name', required: true }] }, ({ name }) => `About ${name}`);
   server.resource({ uri: 'mem://watched', name: 'watched' }, () => 'watched content');
   server.completion(({ ref, argument, context }) => {
