@@ -244,3 +244,29 @@ test('wrong argument types throw TypeError with a clear message', async (t) => {
   assert.throws(() => inputRequired({ k: { params: {} } }), /inputRequests.k must be \{method: string/);
   assert.throws(() => inputRequired({}, { requestState: 7 }), /requestState must be a string, not number/);
 });
+
+test('resource subscriptions follow the server option resourcesSubscribe (core\'s capability)', async (t) => {
+  const { Server } = await import('../lib/index.js');
+  for (const on of [true, false]) {
+    const s = new Server({ name: 'subs', version: '1', options: { resourcesSubscribe: on } });
+    s.resource({ uri: 'mem://x', name: 'x' }, () => 'x');
+    const h = await s.listenHttp({ port: 0 });
+    t.after(() => h.close());
+    const legacy = await Client.connectHttp(h.url, { mode: 'legacy' });
+    t.after(() => legacy.close());
+    assert.equal(legacy.serverCapabilities.resources.subscribe === true, on);
+    const modern = await Client.connectHttp(h.url, { mode: 'modern' });
+    t.after(() => modern.close());
+    assert.equal(modern.serverCapabilities.resources.subscribe === true, on);
+    // 2026-07-28: the listen stream honours resource subscriptions only when advertised.
+    const sub = modern.listen({ resourcesSubscribe: ['mem://x'] });
+    t.after(() => sub.close());
+    const honored = await sub.honored();
+    assert.equal('resourceSubscriptions' in honored, on, JSON.stringify(honored));
+    if (on) {
+      await legacy.subscribeResource('mem://x');
+      // The legacy session and the listen stream.
+      assert.equal(s.notifyResourceUpdated('mem://x'), 2);
+    }
+  }
+});
