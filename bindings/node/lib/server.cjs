@@ -172,8 +172,9 @@ class Server {
     this.#native = new native.NativeServer(name, version, instructions ?? null, options ?? null);
   }
 
-  /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structuredContent)
-   * or a Promise of one. `inputSchema`/`outputSchema` are JSON Schema objects, or a Standard
+  /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structuredContent),
+   * `rawResult(callToolResult)` (sent as is) or `inputRequired(...)`, or a Promise of one;
+   * throwing `ToolError` answers an `isError` result. `inputSchema`/`outputSchema` are JSON Schema objects, or a Standard
    * Schema with a JSON Schema export (zod 4, …): its `~standard.validate` then checks the
    * arguments too, and `fn` gets its parsed value. */
   tool(def, fn) {
