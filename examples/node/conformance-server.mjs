@@ -47,8 +47,11 @@ function rootsCount(ctx, key) {
 /** Rust's `Value` Display of an optional JSON value (`null` when absent). */
 const show = (v) => JSON.stringify(v ?? null);
 
-function legacyTools(s) {
-  const plain = (name, description, fn, inputSchema = noArgs()) => s.tool({ name, description, inputSchema }, fn);
+/** Registers a tool with a description (no arguments unless `inputSchema` says otherwise). */
+const toolOf = (s) => (name, description, fn, inputSchema = noArgs()) => s.tool({ name, description, inputSchema }, fn);
+
+function contentTools(s) {
+  const plain = toolOf(s);
   plain('test_simple_text', 'Returns simple text', () => text('This is a simple text response for testing.'));
   plain('test_image_content', 'Returns an image', () => rawResult({ content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }));
   plain('test_audio_content', 'Returns audio', () => rawResult({ content: [{ type: 'audio', data: WAV_EMPTY, mimeType: 'audio/wav' }] }));
@@ -80,6 +83,11 @@ function legacyTools(s) {
   plain('test_error_handling', 'Returns an error result', () => {
     throw new ToolError('This tool intentionally returns an error for testing');
   });
+}
+
+/** The legacy tools that ask the client (server→client requests on a session). */
+function clientRequestTools(s) {
+  const plain = toolOf(s);
   plain(
     'test_sampling',
     "Asks the client's LLM",
@@ -151,7 +159,10 @@ function legacyTools(s) {
     });
     return text(`Elicitation completed: action=${r.action ?? '?'}, content=${show(r.content)}`);
   });
-  plain('json_schema_2020_12_tool', 'Tool with a JSON Schema 2020-12 input schema', (a) => text(`Received: ${JSON.stringify(a)}`), {
+}
+
+function schemaTool(s) {
+  toolOf(s)('json_schema_2020_12_tool', 'Tool with a JSON Schema 2020-12 input schema', (a) => text(`Received: ${JSON.stringify(a)}`), {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
     $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
@@ -335,7 +346,9 @@ function reconnectionTool(s) {
 export function makeConformanceServer() {
   // Cache hints ttl 0, private scope: what the Rust fixture sets with `cache_hints(0, false)`.
   const s = new Server({ name: 'mcpcore-conformance', version: '0.1.0', options: { cacheTtlMs: 0, cacheScope: 'private' } });
-  legacyTools(s);
+  contentTools(s);
+  clientRequestTools(s);
+  schemaTool(s);
   modernTools(s);
   mrtrTools(s);
   reconnectionTool(s);
