@@ -166,6 +166,8 @@ for (const transport of ['stdio', 'http']) {
 
   test(`modern: listen() yields list changes and resource updates; return() ends it (${transport})`, async (t) => {
     const c = await connect(t, transport, 'modern');
+    // resources/subscribe does not exist on 2026-07-28: core refuses it before sending.
+    await assert.rejects(c.subscribeResource('mem://watched'), (e) => e instanceof McpcoreError && e.code === 'invalid_argument' && /use listen/.test(e.message));
     if (transport === 'stdio') {
       // SUB-05: core serves subscriptions/listen on Streamable HTTP only; stdio answers -32601.
       await assert.rejects(c.listen({ promptsChanged: true }).opened, (e) => e instanceof McpError && e.code === -32601);
