@@ -128,7 +128,7 @@ fn call_options(
     Ok((o, token))
 }
 
-#[pyclass(module = "mcpcore._native", frozen)]
+#[pyclass(module = "mcpcore._native", frozen, weakref)]
 pub struct NativeClient {
     client: Client,
     /// The callbacks and their loop (see [`crate::gc`]).

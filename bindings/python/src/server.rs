@@ -24,7 +24,7 @@ fn definition<T: DeserializeOwned>(def: &Bound<'_, PyAny>) -> PyResult<T> {
     serde_json::from_value(convert::from_py(def)?).map_err(value_error)
 }
 
-#[pyclass(module = "mcpcore._native", frozen)]
+#[pyclass(module = "mcpcore._native", frozen, weakref)]
 pub struct NativeServer {
     server: Server,
     /// The handlers' callables and the loop (see [`crate::gc`]).

@@ -57,7 +57,9 @@ class InputRequiredResult:
         self, input_requests: Dict[str, Dict[str, Any]], request_state: Optional[str] = None
     ) -> None:
         if not isinstance(input_requests, dict):
-            raise TypeError("input_requests must be a dict of {key: {'method': ..., 'params': ...}}")
+            raise TypeError(
+                "input_requests must be a dict of {key: {'method': ..., 'params': ...}}"
+            )
         if request_state is not None and not isinstance(request_state, str):
             raise TypeError("request_state must be a str")
         self.input_requests = input_requests
