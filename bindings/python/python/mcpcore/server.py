@@ -15,7 +15,7 @@ from ._schema import coerce, first_paragraph, function_schema, param_types, to_j
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 
-__all__ = ["Server", "Context", "HttpHandle", "InputRequiredResult"]
+__all__ = ["Server", "Context", "HttpHandle", "InputRequiredResult", "ToolResult"]
 
 logger = logging.getLogger("mcpcore")
 
@@ -45,6 +45,37 @@ class Sent:
 
     def __repr__(self) -> str:
         return f"Sent({self.sent!r})"
+
+
+class ToolResult:
+    """A whole ``CallToolResult``, for tools whose content is not one text block: return
+    ``ToolResult([{"type": "image", "data": ..., "mimeType": "image/png"}])``."""
+
+    __slots__ = ("content", "structured_content", "is_error")
+
+    def __init__(
+        self,
+        content: List[Dict[str, Any]],
+        *,
+        structured_content: Optional[Dict[str, Any]] = None,
+        is_error: bool = False,
+    ) -> None:
+        if not isinstance(content, list):
+            raise TypeError("content must be a list of content blocks")
+        self.content = content
+        self.structured_content = structured_content
+        self.is_error = is_error
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"content": self.content}
+        if self.structured_content is not None:
+            out["structuredContent"] = self.structured_content
+        if self.is_error:
+            out["isError"] = True
+        return out
+
+    def __repr__(self) -> str:
+        return f"ToolResult({self.content!r}, is_error={self.is_error!r})"
 
 
 class InputRequiredResult:
@@ -439,7 +470,9 @@ class Server:
             if annotations is not None:
                 d["annotations"] = annotations
             types = param_types(fn, names) if input_schema is None else {}
-            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _tool_result(to_json(v))
+            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: (
+                v.to_json() if isinstance(v, ToolResult) else _tool_result(to_json(v))
+            )
             self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
             return fn
 
@@ -451,17 +484,22 @@ class Server:
         description: Optional[str] = None,
         *,
         title: Optional[str] = None,
+        arguments: Optional[List[Dict[str, Any]]] = None,
     ) -> Callable[[F], F]:
         """Register a prompt; its parameters are the prompt's (string) arguments.
 
         Return a ``str`` (one user message), a list of messages (``str`` or message dicts) or a
-        whole ``GetPromptResult`` dict.
+        whole ``GetPromptResult`` dict. ``arguments=`` (``PromptArgument`` dicts: ``name``,
+        ``description``, ``required``) replaces the arguments derived from the signature.
         """
 
         def register(fn: F) -> F:
             schema, names, ctx = self._signature(fn)
             required = set(schema.get("required", []))
             args = [{"name": n, "required": n in required} for n in names]
+            if arguments is not None:
+                args = list(arguments)
+                names = [str(a["name"]) for a in args]
             d: Dict[str, Any] = {"name": name or fn.__name__, "arguments": args}
             desc = description if description is not None else first_paragraph(fn.__doc__)
             if desc:
