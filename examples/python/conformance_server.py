@@ -227,7 +227,11 @@ async def elicitation_enums(ctx: Context) -> str:
             "type": "string",
             "description": "Select one option with titles",
             "oneOf": titled(
-                [("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")]
+                [
+                    ("value1", "First Option"),
+                    ("value2", "Second Option"),
+                    ("value3", "Third Option"),
+                ]
             ),
         },
         "legacyEnum": {

@@ -208,13 +208,23 @@ impl NativeClient {
         self.client.instructions()
     }
 
-    /// The server's implementation info (`serverInfo`).
+    /// The server's implementation info: `serverInfo` of `initialize`, or the discover
+    /// result's `_meta` server info (core's `server_implementation`).
     #[getter]
     fn server_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.client.server_info_raw() {
-            Some(v) => convert::to_py(py, &v),
+        match self.client.server_implementation() {
+            Some(v) => convert::to_py(
+                py,
+                &serde_json::to_value(v).map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
             None => Ok(py.None().into_bound(py)),
         }
+    }
+
+    /// The server's capabilities (`{}` before negotiation).
+    #[getter]
+    fn server_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.client.server_capabilities())
     }
 
     /// Any request at the JSON level: the raw result (an awaitable of `dict`).

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from typing import Any, Dict, List
 
-from mcpcore import Context, Server
+from mcpcore import Context, Server, ToolResult
 
 # A page size of 2 so that the tool list spans several pages.
 features = Server("py-features", "0.1.0", options={"pageSize": 2})
@@ -108,6 +108,21 @@ def touch(uri: str) -> int:
 def change_tools() -> int:
     """Announce a tool list change."""
     return features.notify_tools_changed()
+
+
+@features.tool()
+def picture() -> ToolResult:
+    """A whole CallToolResult: an image block and structured content."""
+    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    return ToolResult([image], structured_content={"w": 1}, is_error=False)
+
+
+@features.prompt(
+    name="described",
+    arguments=[{"name": "topic", "description": "What to write about", "required": True}],
+)
+def described(**args: str) -> str:
+    return f"Write about {args.get('topic')}"
 
 
 @features.resource("watch://a", mime_type="text/plain")

@@ -128,7 +128,10 @@ async def test_completion_and_list_pages(transport, mode):
         assert pages > 1
         assert names == [t["name"] for t in await c.list_tools()]
         assert (await c.list_resources_page())["resources"][0]["uri"] == "watch://a"
-        assert (await c.list_prompts_page())["prompts"][0]["name"] == "city"
+        assert [p["name"] for p in (await c.list_prompts_page())["prompts"]] == [
+            "described",
+            "city",
+        ]
         assert (await c.list_resource_templates_page())["resourceTemplates"] == []
         with pytest.raises(McpError) as e:
             await c.list_tools_page("not-a-cursor")
@@ -239,3 +242,44 @@ async def test_close_sse_stream(transport, mode):
         # Only a legacy Streamable HTTP request has a stream to close; the result still arrives.
         expected = transport == "http" and mode == "legacy"
         assert r["structuredContent"] == {"closed": expected}
+
+
+@pytest.mark.parametrize("transport,mode", CASES)
+async def test_tool_result_prompt_arguments_and_server_info(transport, mode):
+    async with connect(transport, mode) as c:
+        assert c.server_info == {"name": "py-features", "version": "0.1.0"}
+        assert c.server_capabilities["tools"] is not None
+        r = await c.call_tool("picture", {})
+        assert r["content"] == [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]
+        assert r["structuredContent"] == {"w": 1} and not r.get("isError")
+        prompts = {p["name"]: p for p in await c.list_prompts()}
+        assert prompts["described"]["arguments"] == [
+            {"name": "topic", "description": "What to write about", "required": True}
+        ]
+        r = await c.get_prompt("described", {"topic": "owls"})
+        assert r["messages"][0]["content"]["text"] == "Write about owls"
+        with pytest.raises(McpError) as e:
+            await c.get_prompt("described", {})
+        assert e.value.code == -32602
+
+
+def test_sync_client_mirrors_the_new_calls():
+    from mcpcore.sync import Client as SyncClient
+
+    argv = [sys.executable, str(HERE / "features_app.py")]
+    got: List[str] = []
+    with SyncClient.connect_stdio(argv, mode="legacy") as c:
+        c.on_notification(lambda method, _params: got.append(method))
+        page = c.list_tools_page()
+        assert len(page["tools"]) == 2 and page["nextCursor"]
+        assert c.list_tools_page(page["nextCursor"])["tools"]
+        assert c.list_prompts_page()["prompts"] and c.list_resources_page()["resources"]
+        assert c.list_resource_templates_page()["resourceTemplates"] == []
+        r = c.complete({"type": "ref/prompt", "name": "city"}, {"name": "name", "value": "pari"})
+        assert r["completion"]["values"] == ["paris"]
+        c.subscribe_resource("watch://a")
+        assert text(c.call_tool("touch", {"uri": "watch://a"})) == "1"
+        c.unsubscribe_resource("watch://a")
+        assert text(c.call_tool("touch", {"uri": "watch://a"})) == "0"
+        assert c.server_info == {"name": "py-features", "version": "0.1.0"}
+    assert "notifications/resources/updated" in got

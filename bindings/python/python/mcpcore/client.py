@@ -375,6 +375,11 @@ class Client:
         """The server's ``serverInfo`` (name, version, …)."""
         return self._native.server_info
 
+    @property
+    def server_capabilities(self) -> Dict[str, Any]:
+        """The server's capabilities (``initialize`` or ``server/discover``)."""
+        return self._native.server_capabilities
+
     async def request(
         self,
         method: str,

@@ -83,6 +83,11 @@ class Client:
         """Decorator: answer ``roots/list`` (declare it at connect)."""
         return self._inner.on_roots(fn)
 
+    def on_notification(self, fn: _client.Listener) -> _client.Listener:
+        """Decorator: ``fn(method, params)`` gets every server notification (on the background
+        loop; see :meth:`mcpcore.Client.on_notification`)."""
+        return self._inner.on_notification(fn)
+
     def __enter__(self) -> "Client":
         return self
 
@@ -109,6 +114,11 @@ class Client:
         """The server's ``serverInfo``."""
         return self._inner.server_info
 
+    @property
+    def server_capabilities(self) -> Dict[str, Any]:
+        """The server's capabilities."""
+        return self._inner.server_capabilities
+
     def request(
         self, method: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any
     ) -> Dict[str, Any]:
@@ -130,6 +140,49 @@ class Client:
     def list_resource_templates(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
         """Every resource template (cursors followed)."""
         return self._runner.run(self._inner.list_resource_templates(timeout=timeout))
+
+    def list_tools_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``tools/list`` page (``nextCursor`` when there is more)."""
+        return self._runner.run(self._inner.list_tools_page(cursor, timeout=timeout))
+
+    def list_prompts_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``prompts/list`` page."""
+        return self._runner.run(self._inner.list_prompts_page(cursor, timeout=timeout))
+
+    def list_resources_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``resources/list`` page."""
+        return self._runner.run(self._inner.list_resources_page(cursor, timeout=timeout))
+
+    def list_resource_templates_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``resources/templates/list`` page."""
+        return self._runner.run(self._inner.list_resource_templates_page(cursor, timeout=timeout))
+
+    def complete(
+        self,
+        ref: Dict[str, Any],
+        argument: Dict[str, str],
+        context: Optional[Dict[str, str]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """``completion/complete`` (see :meth:`mcpcore.Client.complete`)."""
+        return self._runner.run(self._inner.complete(ref, argument, context, timeout=timeout))
+
+    def subscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/subscribe`` (legacy sessions; updates go to ``on_notification``)."""
+        self._runner.run(self._inner.subscribe_resource(uri, timeout=timeout))
+
+    def unsubscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/unsubscribe`` (legacy sessions)."""
+        self._runner.run(self._inner.unsubscribe_resource(uri, timeout=timeout))
 
     def call_tool(
         self, name: str, arguments: Optional[Dict[str, Any]] = None, **kwargs: Any
