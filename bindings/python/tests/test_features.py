@@ -283,3 +283,26 @@ def test_sync_client_mirrors_the_new_calls():
         assert text(c.call_tool("touch", {"uri": "watch://a"})) == "0"
         assert c.server_info == {"name": "py-features", "version": "0.1.0"}
     assert "notifications/resources/updated" in got
+
+
+def test_sync_listen_in_the_legacy_era():
+    from mcpcore.sync import Client as SyncClient
+
+    argv = [sys.executable, str(HERE / "features_app.py")]
+    with SyncClient.connect_stdio(argv, mode="legacy") as c:
+        with c.listen(tools_changed=True, resources_subscribe=["watch://a"]) as sub:
+            assert sub.honored["resourceSubscriptions"] == ["watch://a"]
+            assert text(c.call_tool("touch", {"uri": "watch://a"})) == "1"
+            n = sub.next(timeout=5)
+            assert n == {
+                "method": "notifications/resources/updated",
+                "params": {"uri": "watch://a"},
+            }
+            c.call_tool("change_tools", {})
+            assert next(sub)["method"] == "notifications/tools/list_changed"
+            with pytest.raises(TimeoutError):
+                sub.next(timeout=0.2)
+        with pytest.raises(StopIteration):
+            sub.next()
+        # Leaving the block unsubscribed.
+        assert text(c.call_tool("touch", {"uri": "watch://a"})) == "0"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Coroutine, Dict, List, Optional, Sequence, TypeVar
+from typing import Any, Coroutine, Dict, Iterator, List, Optional, Sequence, TypeVar
 
 from . import client as _client
 
-__all__ = ["Client"]
+__all__ = ["Client", "Subscription"]
 
 _T = TypeVar("_T")
 
@@ -38,6 +38,52 @@ class _LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+
+class Subscription:
+    """A blocking :class:`mcpcore.client.Subscription`: ``with client.listen(...) as sub:``
+    then ``for n in sub`` (or ``sub.next(timeout)``) yields ``{"method", "params"}``."""
+
+    def __init__(self, inner: _client.Subscription, runner: _LoopThread) -> None:
+        self._inner = inner
+        self._runner = runner
+
+    @property
+    def honored(self) -> Dict[str, Any]:
+        """What the server agreed to send (after :meth:`open`)."""
+        return self._inner.honored
+
+    def open(self) -> "Subscription":
+        """Open the stream now (waits for the acknowledgement); idempotent."""
+        self._runner.run(self._inner.open())
+        return self
+
+    def next(self, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """The next notification; ``StopIteration`` once the stream ended, ``TimeoutError``
+        after ``timeout`` seconds without one (the stream stays open)."""
+        try:
+            return self._runner.run(asyncio.wait_for(self._inner.__anext__(), timeout))
+        except StopAsyncIteration:
+            raise StopIteration from None
+        except asyncio.TimeoutError:  # not the built-in TimeoutError before Python 3.11
+            raise TimeoutError(f"no notification within {timeout} s") from None
+
+    def close(self) -> None:
+        """End the stream (legacy: unsubscribe); idempotent."""
+        if not self._runner.loop.is_closed():
+            self._runner.run(self._inner.aclose())
+
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        return self.next()
+
+    def __enter__(self) -> "Subscription":
+        return self.open()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 class Client:
@@ -183,6 +229,10 @@ class Client:
     def unsubscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
         """``resources/unsubscribe`` (legacy sessions)."""
         self._runner.run(self._inner.unsubscribe_resource(uri, timeout=timeout))
+
+    def listen(self, **kwargs: Any) -> Subscription:
+        """A blocking :class:`Subscription` (keywords as for :meth:`mcpcore.Client.listen`)."""
+        return Subscription(self._inner.listen(**kwargs), self._runner)
 
     def call_tool(
         self, name: str, arguments: Optional[Dict[str, Any]] = None, **kwargs: Any
