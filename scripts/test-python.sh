@@ -34,8 +34,8 @@ echo "== python binding built and installed in $((built - start)) s"
 
 # Lint (pyflakes-level errors) and formatting of the Python sources, then: the package
 # type-checks strictly and the stub matches the extension (pydantic-core's habit).
-"$venv/bin/ruff" check --select F,E9 bindings/python
-"$venv/bin/ruff" format --check bindings/python
+"$venv/bin/ruff" check --select F,E9 bindings/python examples/python
+"$venv/bin/ruff" format --check bindings/python examples/python
 (cd bindings/python/python && "$venv/bin/python" -m mypy --strict --no-incremental -p mcpcore)
 (cd "$venv" && bin/python -m mypy.stubtest mcpcore._native)
 

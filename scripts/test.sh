@@ -56,7 +56,12 @@ cargo test --workspace
 # its pytest suite (a Python server over stdio and HTTP in both eras, the Python client against
 # the Rust demo-server built above).
 echo "== python binding (pip install ./bindings/python, pytest)"
-bash scripts/test-python.sh
+py_venv="${MCPCORE_PY_VENV:-$(dirname "$CARGO_TARGET_DIR")/py-venv}"
+MCPCORE_PY_VENV="$py_venv" bash scripts/test-python.sh
+# The conformance suite's server legs against the Python fixture (examples/python), in the venv
+# just built: it must score what the Rust fixture scores.
+echo "== conformance suite: Python fixture"
+MCPCORE_PY_VENV="$py_venv" bash scripts/conformance-python.sh
 
 # The Node binding: `npm install` builds the addon from source with cargo (MCPCORE_NODE_PROFILE=dev
 # reuses the debug artifacts `cargo test` just built in this CARGO_TARGET_DIR, so core is compiled

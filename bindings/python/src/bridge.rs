@@ -24,10 +24,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::convert;
 use crate::errors;
-use crate::handler::Loop;
+use crate::gc::Slot;
+use crate::handler::{gone, Loop};
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 
@@ -157,8 +159,27 @@ fn settle(fut: &Bound<'_, PyAny>, ok: bool, value: Bound<'_, PyAny>) -> PyResult
     Ok(())
 }
 
-/// `fut` as an awaitable of the running asyncio loop.
+/// `fut` as an awaitable of the running asyncio loop; cancelling the awaiting task drops `fut`.
 pub fn awaitable<'py, F, T>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = Result<T, NativeError>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    awaitable_with(py, None, fut)
+}
+
+/// How long a cancelled call may take to tell the peer (`notifications/cancelled`) before it is
+/// dropped.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// [`awaitable`] for a core call that takes a cancellation token: cancelling the awaiting task
+/// cancels `token` and lets `fut` finish (core then tells the peer: `notifications/cancelled`
+/// on legacy, the closed stream on 2026-07-28, CAN-01) instead of dropping it mid-flight.
+pub fn awaitable_with<'py, F, T>(
+    py: Python<'py>,
+    token: Option<CancellationToken>,
+    fut: F,
+) -> PyResult<Bound<'py, PyAny>>
 where
     F: Future<Output = Result<T, NativeError>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
@@ -175,9 +196,16 @@ where
     )?;
     let target = (event_loop.unbind(), py_fut.clone().unbind());
     rt.spawn(async move {
+        tokio::pin!(fut);
         let out = tokio::select! {
-            r = fut => r,
-            _ = cancel_rx => return,
+            r = &mut fut => r,
+            _ = cancel_rx => {
+                if let Some(t) = token {
+                    t.cancel();
+                    let _ = tokio::time::timeout(CANCEL_GRACE, fut).await;
+                }
+                return;
+            }
         };
         // The interpreter is entered from the blocking pool, never from a tokio worker.
         let setter = tokio::task::spawn_blocking(move || {
@@ -213,20 +241,18 @@ pub struct Forwarder {
 
 impl Forwarder {
     /// One forwarding task; it ends when the forwarder is dropped.
-    pub fn new(event_loop: Arc<Loop>, callable: Py<PyAny>) -> PyResult<Self> {
+    pub fn new(event_loop: Arc<Loop>, callable: Arc<Slot>) -> PyResult<Self> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<serde_json::Value>>();
-        let callable = Arc::new(callable);
         runtime()?.spawn(async move {
             while let Some(args) = rx.recv().await {
                 let (lp, f) = (event_loop.clone(), callable.clone());
                 let sent = tokio::task::spawn_blocking(move || {
                     attach(|py| {
-                        let mut all = vec![f.bind(py).clone()];
+                        let mut all = vec![f.get(py).ok_or_else(gone)?];
                         for a in &args {
                             all.push(convert::to_py(py, a)?);
                         }
-                        lp.event_loop
-                            .bind(py)
+                        lp.event_loop(py)?
                             .call_method1("call_soon_threadsafe", PyTuple::new(py, all)?)
                             .map(drop)
                     })

@@ -17,7 +17,11 @@ use serde_json::{json, Value};
 
 use crate::bridge::{self, Forwarder};
 use crate::convert::{self, Json};
+use crate::gc::{Owned, Slot};
 use crate::handler::{Loop, PyClientHandler};
+use pyo3::gc::PyVisit;
+use pyo3::PyTraverseError;
+use tokio_util::sync::CancellationToken;
 
 fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptions> {
     let mut o = ClientOptions::default();
@@ -36,6 +40,7 @@ fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptio
 
 /// A client builder with the options and the Python callbacks: `handlers` maps a method to
 /// `invoke(params, responder)`, `on_notification(method, params)` gets every notification.
+/// Also returns the slots holding the callbacks, owned by the `NativeClient` (see [`crate::gc`]).
 fn builder(
     py: Python<'_>,
     mode: &str,
@@ -43,11 +48,11 @@ fn builder(
     handlers: Option<&Bound<'_, PyDict>>,
     on_notification: Option<Py<PyAny>>,
     event_loop: Option<Py<PyAny>>,
-) -> PyResult<ClientBuilder> {
+) -> PyResult<(ClientBuilder, Vec<Arc<Slot>>)> {
     let mut b = Client::builder().options(options(mode, patch)?);
     let handlers = handlers.filter(|h| !h.is_empty());
     if handlers.is_none() && on_notification.is_none() {
-        return Ok(b);
+        return Ok((b, Vec::new()));
     }
     let Some(event_loop) = event_loop else {
         return Err(PyValueError::new_err(
@@ -55,7 +60,10 @@ fn builder(
         ));
     };
     let lp = Loop::new(py, event_loop)?;
+    let mut slots = lp.slots();
     if let Some(f) = on_notification {
+        let f = Slot::new(f);
+        slots.push(f.clone());
         let fwd = Forwarder::new(lp.clone(), f)?;
         b = b.on_notification(move |method, params| {
             fwd.send(vec![Value::String(method.to_owned()), params.clone()]);
@@ -63,15 +71,27 @@ fn builder(
     }
     for (method, invoke) in handlers.into_iter().flat_map(|h| h.iter()) {
         let method: String = method.extract()?;
+        let invoke = Slot::new(invoke.unbind());
+        slots.push(invoke.clone());
         b = b.on_request(
             &method,
             PyClientHandler {
-                invoke: Arc::new(invoke.unbind()),
+                invoke,
                 event_loop: lp.clone(),
             },
         );
     }
-    Ok(b)
+    Ok((b, slots))
+}
+
+fn list_kind(kind: &str) -> PyResult<ListKind> {
+    Ok(match kind {
+        "tools" => ListKind::Tools,
+        "prompts" => ListKind::Prompts,
+        "resources" => ListKind::Resources,
+        "resource_templates" => ListKind::ResourceTemplates,
+        other => return Err(PyValueError::new_err(format!("unknown list {other:?}"))),
+    })
 }
 
 fn call_options(
@@ -79,8 +99,9 @@ fn call_options(
     timeout: Option<f64>,
     progress: Option<Py<PyAny>>,
     log_level: Option<&str>,
-) -> PyResult<CallOptions> {
-    let mut o = CallOptions::new();
+) -> PyResult<(CallOptions, CancellationToken)> {
+    let token = CancellationToken::new();
+    let mut o = CallOptions::new().cancel(token.clone());
     if let Some(f) = progress {
         let lp = Loop::new(
             py,
@@ -88,7 +109,7 @@ fn call_options(
                 .call_method0("get_running_loop")?
                 .unbind(),
         )?;
-        let fwd = Forwarder::new(lp, f)?;
+        let fwd = Forwarder::new(lp, Slot::new(f))?;
         o = o.on_progress(move |p, total, message| {
             fwd.send(vec![json!(p), json!(total), json!(message)]);
         });
@@ -104,12 +125,22 @@ fn call_options(
         })?;
         o = o.timeout(d);
     }
-    Ok(o)
+    Ok((o, token))
 }
 
-#[pyclass(module = "mcpcore._native", frozen)]
+#[pyclass(module = "mcpcore._native", frozen, weakref)]
 pub struct NativeClient {
     client: Client,
+    /// The callbacks and their loop (see [`crate::gc`]).
+    owned: Owned,
+}
+
+impl NativeClient {
+    fn new(client: Client, slots: Vec<Arc<Slot>>) -> Self {
+        let owned = Owned::default();
+        owned.extend(slots);
+        Self { client, owned }
+    }
 }
 
 #[pymethods]
@@ -126,14 +157,14 @@ impl NativeClient {
         on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let b = builder(py, mode, options, handlers, on_notification, event_loop)?;
+        let (b, slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
         let Some((program, args)) = argv.split_first() else {
             return Err(PyValueError::new_err("argv must name a program"));
         };
         let cmd = StdioCommand::new(program).args(args);
         bridge::awaitable(py, async move {
             let client = b.connect_stdio(cmd).await?;
-            Ok(NativeClient { client })
+            Ok(NativeClient::new(client, slots))
         })
     }
 
@@ -149,10 +180,10 @@ impl NativeClient {
         on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let b = builder(py, mode, options, handlers, on_notification, event_loop)?;
+        let (b, slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
         bridge::awaitable(py, async move {
             let client = b.connect_http(&url, HttpClientOptions::default()).await?;
-            Ok(NativeClient { client })
+            Ok(NativeClient::new(client, slots))
         })
     }
 
@@ -177,13 +208,23 @@ impl NativeClient {
         self.client.instructions()
     }
 
-    /// The server's implementation info (`serverInfo`).
+    /// The server's implementation info: `serverInfo` of `initialize`, or the discover
+    /// result's `_meta` server info (core's `server_implementation`).
     #[getter]
     fn server_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.client.server_info_raw() {
-            Some(v) => convert::to_py(py, &v),
+        match self.client.server_implementation() {
+            Some(v) => convert::to_py(
+                py,
+                &serde_json::to_value(v).map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
             None => Ok(py.None().into_bound(py)),
         }
+    }
+
+    /// The server's capabilities (`{}` before negotiation).
+    #[getter]
+    fn server_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.client.server_capabilities())
     }
 
     /// Any request at the JSON level: the raw result (an awaitable of `dict`).
@@ -198,9 +239,9 @@ impl NativeClient {
         log_level: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = convert::from_py_opt(params)?.unwrap_or(Value::Null);
-        let opts = call_options(py, timeout, progress, log_level)?;
+        let (opts, token) = call_options(py, timeout, progress, log_level)?;
         let client = self.client.clone();
-        bridge::awaitable(py, async move {
+        bridge::awaitable_with(py, Some(token), async move {
             Ok(Json(client.request_with(&method, params, opts).await?))
         })
     }
@@ -214,18 +255,112 @@ impl NativeClient {
         kind: &str,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let kind = match kind {
-            "tools" => ListKind::Tools,
-            "prompts" => ListKind::Prompts,
-            "resources" => ListKind::Resources,
-            "resource_templates" => ListKind::ResourceTemplates,
-            other => return Err(PyValueError::new_err(format!("unknown list {other:?}"))),
-        };
-        let opts = call_options(py, timeout, None, None)?;
+        let kind = list_kind(kind)?;
+        let (opts, token) = call_options(py, timeout, None, None)?;
         let client = self.client.clone();
-        bridge::awaitable(py, async move {
+        bridge::awaitable_with(py, Some(token), async move {
             Ok(Json(client.list_all_json(kind, opts).await?))
         })
+    }
+
+    /// One page of a list from `cursor` (`None`: the first): an awaitable of the result, with
+    /// `nextCursor` when there is more.
+    #[pyo3(signature = (kind, cursor=None, timeout=None))]
+    fn list_page<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        cursor: Option<String>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let kind = list_kind(kind)?;
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            Ok(Json(
+                client.list_page_json(kind, cursor.as_deref(), opts).await?,
+            ))
+        })
+    }
+
+    /// `completion/complete` (an awaitable of the raw `CompleteResult`).
+    #[pyo3(signature = (reference, argument_name, argument_value, context=None, timeout=None))]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        reference: &Bound<'py, PyAny>,
+        argument_name: String,
+        argument_value: String,
+        context: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reference = convert::from_py(reference)?;
+        let context = convert::from_py_opt(context)?;
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            let r = client
+                .complete_with(reference, &argument_name, &argument_value, context, opts)
+                .await?;
+            Ok(Json(r.raw))
+        })
+    }
+
+    /// `resources/subscribe` (legacy; core refuses it on 2026-07-28, where `listen` subscribes).
+    #[pyo3(signature = (uri, timeout=None))]
+    fn subscribe_resource<'py>(
+        &self,
+        py: Python<'py>,
+        uri: String,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            Ok(client.subscribe_resource_with(&uri, opts).await?)
+        })
+    }
+
+    /// `resources/unsubscribe` (legacy).
+    #[pyo3(signature = (uri, timeout=None))]
+    fn unsubscribe_resource<'py>(
+        &self,
+        py: Python<'py>,
+        uri: String,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            Ok(client.unsubscribe_resource_with(&uri, opts).await?)
+        })
+    }
+
+    /// Open a `subscriptions/listen` stream (2026-07-28) with `filter` and wait for its
+    /// acknowledgement: an awaitable of `NativeSubscription`.
+    #[pyo3(signature = (filter, timeout=None))]
+    fn listen<'py>(
+        &self,
+        py: Python<'py>,
+        filter: &Bound<'py, PyAny>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let filter = convert::from_py(filter)?;
+        let (opts, _) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        // Dropped when the awaiting task is cancelled: core's subscription cancels itself then.
+        bridge::awaitable(py, async move {
+            let sub = client.listen_with(filter, opts).await?;
+            Ok(crate::listen::NativeSubscription::new(sub))
+        })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.owned.traverse(&visit)
+    }
+
+    fn __clear__(&self) {
+        self.owned.clear();
     }
 
     /// Close the connection (stdio: close stdin, wait, then terminate the child).

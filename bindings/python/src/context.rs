@@ -1,11 +1,12 @@
 //! `Context`: the request context a Python handler gets (wraps core's [`RequestContext`]).
 
-use mcpcore::{LoggingLevel, RequestContext};
+use mcpcore::{HandlerError, LoggingLevel, RequestContext};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::bridge;
 use crate::convert::{self, Json};
+use crate::errors;
 
 #[pyclass(module = "mcpcore._native", name = "NativeContext", frozen)]
 pub struct PyContext {
@@ -54,6 +55,52 @@ impl PyContext {
     #[getter]
     fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         convert::to_py(py, &self.ctx.client_capabilities())
+    }
+
+    /// The client's implementation info (`clientInfo`), when known.
+    #[getter]
+    fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.client_info() {
+            Some(v) => convert::to_py(py, &v),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// `inputResponses` of a retried 2026-07-28 request (or the legacy shim's answers).
+    #[getter]
+    fn input_responses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.input_responses() {
+            Some(m) => convert::to_py(py, &serde_json::Value::Object(m.clone())),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The verified `requestState` of a retried request (core unsealed it).
+    #[getter]
+    fn request_state(&self) -> Option<String> {
+        self.ctx.request_state().map(str::to_owned)
+    }
+
+    /// Raise `McpError` -32021 (core's error, META-04) unless the request declared the client
+    /// capability at `path` (e.g. `["elicitation", "url"]`).
+    fn require_client_capability(&self, py: Python<'_>, path: Vec<String>) -> PyResult<()> {
+        if path.is_empty() || path.iter().any(String::is_empty) {
+            return Err(PyValueError::new_err(
+                "a capability path names at least one key",
+            ));
+        }
+        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+        match self.ctx.require_client_capability(&keys) {
+            Ok(()) => Ok(()),
+            Err(HandlerError::Rpc(e)) => Err(errors::rpc(py, &e)),
+            Err(e) => Err(PyValueError::new_err(e.to_string())),
+        }
+    }
+
+    /// Legacy Streamable HTTP: close this request's SSE stream now (the client resumes with
+    /// `Last-Event-ID`, LHTTP-04); `False` on transports without such a stream.
+    fn close_sse_stream(&self) -> bool {
+        self.ctx.close_sse_stream()
     }
 
     /// Report progress; `False` when nothing was sent (no token, not increasing, cancelled).

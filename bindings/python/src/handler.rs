@@ -11,7 +11,9 @@
 use std::sync::{Arc, Mutex};
 
 use mcpcore::client::ClientHandler;
-use mcpcore::{BoxFuture, ErrorObject, Handler, HandlerError, Outcome, RequestContext};
+use mcpcore::{
+    BoxFuture, ErrorObject, Handler, HandlerError, InputRequired, Outcome, RequestContext,
+};
 use pyo3::prelude::*;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -19,6 +21,7 @@ use tokio::sync::oneshot;
 use crate::bridge;
 use crate::context::PyContext;
 use crate::convert;
+use crate::gc::Slot;
 
 /// What the Python wrapper reports.
 type Reply = Result<Outcome, HandlerError>;
@@ -26,32 +29,48 @@ type Reply = Result<Outcome, HandlerError>;
 /// The Python objects every handler call needs; shared by the handlers of one server.
 pub struct Loop {
     /// The asyncio event loop captured when serving started.
-    pub event_loop: Py<PyAny>,
+    pub event_loop: Arc<Slot>,
     /// `asyncio.run_coroutine_threadsafe`.
-    pub run_threadsafe: Py<PyAny>,
+    pub run_threadsafe: Arc<Slot>,
 }
 
 impl Loop {
     /// The loop handlers of one server or client run on.
     pub fn new(py: Python<'_>, event_loop: Py<PyAny>) -> PyResult<Arc<Self>> {
         Ok(Arc::new(Self {
-            event_loop,
-            run_threadsafe: py
-                .import("asyncio")?
-                .getattr("run_coroutine_threadsafe")?
-                .unbind(),
+            event_loop: Slot::new(event_loop),
+            run_threadsafe: Slot::new(
+                py.import("asyncio")?
+                    .getattr("run_coroutine_threadsafe")?
+                    .unbind(),
+            ),
         }))
     }
+
+    /// The slots, for the native object that owns this loop (see [`crate::gc`]).
+    pub fn slots(&self) -> Vec<Arc<Slot>> {
+        vec![self.event_loop.clone(), self.run_threadsafe.clone()]
+    }
+
+    /// The event loop, or an error once it was collected.
+    pub fn event_loop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.event_loop.get(py).ok_or_else(gone)
+    }
+}
+
+/// A callable or loop that the cycle collector already cleared.
+pub fn gone() -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err("the server or client was collected")
 }
 
 /// One registered Python function.
 pub struct PyHandler {
-    pub invoke: Arc<Py<PyAny>>,
+    pub invoke: Arc<Slot>,
     pub event_loop: Arc<Loop>,
 }
 
 struct Call {
-    invoke: Arc<Py<PyAny>>,
+    invoke: Arc<Slot>,
     event_loop: Arc<Loop>,
 }
 
@@ -72,15 +91,11 @@ impl Call {
         )?;
         let mut all = args;
         all.push(responder.into_bound(py).into_any());
-        let coro = self
-            .invoke
-            .bind(py)
-            .call1(pyo3::types::PyTuple::new(py, all)?)?;
+        let invoke = self.invoke.get(py).ok_or_else(gone)?;
+        let coro = invoke.call1(pyo3::types::PyTuple::new(py, all)?)?;
         let lp = &self.event_loop;
-        let fut = lp
-            .run_threadsafe
-            .bind(py)
-            .call1((coro, lp.event_loop.bind(py)))?;
+        let run = lp.run_threadsafe.get(py).ok_or_else(gone)?;
+        let fut = run.call1((coro, lp.event_loop(py)?))?;
         Ok((fut.unbind(), rx))
     }
 }
@@ -119,7 +134,7 @@ impl Handler for PyHandler {
 /// A client-side callback (`on_elicitation`, `on_sampling`, `on_roots`): core's
 /// [`ClientHandler`] seam, run on the loop captured at connect time like [`PyHandler`].
 pub struct PyClientHandler {
-    pub invoke: Arc<Py<PyAny>>,
+    pub invoke: Arc<Slot>,
     pub event_loop: Arc<Loop>,
 }
 
@@ -184,6 +199,28 @@ impl Responder {
     /// unanswered `request_client` on a 2026-07-28 request, core answers `input_required`.
     fn fail(&self, detail: String) {
         self.send(Err(HandlerError::internal(detail)));
+    }
+
+    /// An explicit `input_required` outcome (SEP-2322): `input_requests` maps the handler's own
+    /// keys to `{method, params}`; `request_state` comes back (sealed by core) on the retry.
+    /// Legacy sessions get core's shim: the requests are sent to the client and the handler
+    /// runs again with the answers.
+    #[pyo3(signature = (input_requests, request_state=None))]
+    fn input_required(
+        &self,
+        input_requests: &Bound<'_, PyAny>,
+        request_state: Option<String>,
+    ) -> PyResult<()> {
+        let Value::Object(input_requests) = convert::from_py(input_requests)? else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "input_requests must be a dict of {key: {\"method\": ..., \"params\": ...}}",
+            ));
+        };
+        self.send(Ok(Outcome::InputRequired(InputRequired {
+            input_requests,
+            request_state,
+        })));
+        Ok(())
     }
 
     /// The handler was cancelled.

@@ -11,7 +11,9 @@ mod client;
 mod context;
 mod convert;
 mod errors;
+mod gc;
 mod handler;
+mod listen;
 mod server;
 
 use pyo3::prelude::*;
@@ -23,6 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::Responder>()?;
     m.add_class::<context::PyContext>()?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<listen::NativeSubscription>()?;
     m.add_function(wrap_pyfunction!(bridge::shutdown, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

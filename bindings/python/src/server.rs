@@ -11,7 +11,10 @@ use serde::de::DeserializeOwned;
 
 use crate::bridge;
 use crate::convert;
+use crate::gc::{Owned, Slot};
 use crate::handler::{Loop, PyHandler};
+use pyo3::gc::PyVisit;
+use pyo3::PyTraverseError;
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -21,9 +24,11 @@ fn definition<T: DeserializeOwned>(def: &Bound<'_, PyAny>) -> PyResult<T> {
     serde_json::from_value(convert::from_py(def)?).map_err(value_error)
 }
 
-#[pyclass(module = "mcpcore._native", frozen)]
+#[pyclass(module = "mcpcore._native", frozen, weakref)]
 pub struct NativeServer {
     server: Server,
+    /// The handlers' callables and the loop (see [`crate::gc`]).
+    owned: Owned,
 }
 
 #[pymethods]
@@ -44,6 +49,8 @@ impl NativeServer {
         options: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let lp = Loop::new(py, event_loop)?;
+        let owned = Owned::default();
+        owned.extend(lp.slots());
         let mut b = ServerBuilder::new(name, version);
         if let Some(text) = instructions {
             b = b.instructions(text);
@@ -60,8 +67,10 @@ impl NativeServer {
             }
         }
         for (kind, def, invoke) in entries {
+            let invoke = Slot::new(invoke);
+            owned.push(invoke.clone());
             let h = Arc::new(PyHandler {
-                invoke: Arc::new(invoke),
+                invoke,
                 event_loop: lp.clone(),
             });
             match kind.as_str() {
@@ -81,7 +90,16 @@ impl NativeServer {
         }
         Ok(Self {
             server: b.build().map_err(value_error)?,
+            owned,
         })
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.owned.traverse(&visit)
+    }
+
+    fn __clear__(&self) {
+        self.owned.clear();
     }
 
     /// Serve stdin/stdout until EOF (an awaitable).

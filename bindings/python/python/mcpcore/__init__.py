@@ -16,7 +16,7 @@ from .errors import (
     McpTimeoutError,
     ToolError,
 )
-from .server import Context, HttpHandle, Sent, Server
+from .server import Context, HttpHandle, InputRequiredResult, Sent, Server, ToolResult
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
 # enters a finalizing interpreter is killed by CPython, which crashes the process).
@@ -27,6 +27,8 @@ __all__ = [
     "Context",
     "HttpHandle",
     "Sent",
+    "InputRequiredResult",
+    "ToolResult",
     "Client",
     "McpError",
     "McpcoreError",

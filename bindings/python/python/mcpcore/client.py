@@ -21,14 +21,14 @@ from typing import (
 )
 
 from . import _native
-from .errors import McpError
+from .errors import McpcoreError, McpError
 
 logger = logging.getLogger("mcpcore")
 
 #: A client callback: takes the request's params, returns its result (sync or async).
 Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, Any]]]]
 
-__all__ = ["Client"]
+__all__ = ["Client", "Subscription"]
 
 
 #: The callback slots: the short name used by ``declare=`` and the request method it answers.
@@ -107,6 +107,152 @@ def _slots(
     return slots, {m: _invoker(m, slots) for m in sorted(declared)}
 
 
+_LEGACY_LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+    "resources": "notifications/resources/list_changed",
+}
+
+
+class _Notifications:
+    """The client's notification fan-out (runs on the connecting loop): the ``on_notification``
+    callbacks, then the legacy :class:`Subscription` queues that accept the notification."""
+
+    def __init__(self) -> None:
+        self.handlers: List[Callable[..., None]] = []
+        self.queues: List[Tuple[Callable[[str, Any], bool], "asyncio.Queue[Any]"]] = []
+
+    def __call__(self, method: str, params: Any) -> None:
+        for h in list(self.handlers):
+            h(method, params)
+        for accept, q in list(self.queues):
+            if accept(method, params):
+                q.put_nowait({"method": method, "params": params})
+
+    def clear(self) -> None:
+        self.handlers.clear()
+        for _accept, q in self.queues:
+            q.put_nowait(None)
+        self.queues.clear()
+
+
+class Subscription:
+    """A stream of server notifications: ``async for n in client.listen(...)`` yields
+    ``{"method": ..., "params": ...}``; ``async with`` opens it first and closes it on exit.
+
+    2026-07-28 connections open one ``subscriptions/listen`` request (core's listen client);
+    legacy sessions subscribe to the resources (``resources/subscribe``) and pick the matching
+    notifications of the session. :attr:`honored` is what the server agreed to send.
+    """
+
+    def __init__(
+        self,
+        client: "Client",
+        flags: Dict[str, bool],
+        uris: List[str],
+        timeout: Optional[float],
+    ) -> None:
+        self._client = client
+        self._flags = flags
+        self._uris = uris
+        self._timeout = timeout
+        self._native: Optional[_native.NativeSubscription] = None
+        self._queue: Optional["asyncio.Queue[Any]"] = None
+        self._subscribed: List[str] = []
+        self._state = "new"
+        self.honored: Dict[str, Any] = {}
+
+    def _filter(self) -> Dict[str, Any]:
+        keys = {"tools": "toolsListChanged", "prompts": "promptsListChanged"}
+        keys["resources"] = "resourcesListChanged"
+        f: Dict[str, Any] = {keys[k]: True for k, on in self._flags.items() if on}
+        if self._uris:
+            f["resourceSubscriptions"] = list(self._uris)
+        return f
+
+    async def open(self) -> "Subscription":
+        """Open the stream now (waits for the server's acknowledgement); idempotent."""
+        if self._state != "new":
+            return self
+        self._state = "opening"
+        native = self._client._native
+        try:
+            if self._client.era == "modern":
+                self._native = await native.listen(self._filter(), self._timeout)
+                self.honored = self._native.honored
+            else:
+                await self._open_legacy()
+        except BaseException:
+            self._state = "closed"
+            raise
+        self._state = "open"
+        return self
+
+    async def _open_legacy(self) -> None:
+        methods = {_LEGACY_LIST_CHANGED[k] for k, on in self._flags.items() if on}
+        uris = set(self._uris)
+
+        def accept(method: str, params: Any) -> bool:
+            if method in methods:
+                return True
+            uri = params.get("uri") if isinstance(params, dict) else None
+            return method == "notifications/resources/updated" and uri in uris
+
+        self._queue = asyncio.Queue()
+        self._client._notifications.queues.append((accept, self._queue))
+        for uri in self._uris:
+            await self._client._native.subscribe_resource(uri, self._timeout)
+            self._subscribed.append(uri)
+        self.honored = self._filter()
+
+    async def aclose(self) -> None:
+        """Close the stream (legacy: unsubscribe); idempotent."""
+        if self._state == "closed":
+            return
+        self._state = "closed"
+        if self._native is not None:
+            await self._native.close()
+        if self._queue is not None:
+            queues = self._client._notifications.queues
+            queues[:] = [e for e in queues if e[1] is not self._queue]
+            self._queue.put_nowait(None)
+            for uri in self._subscribed:
+                try:
+                    await self._client._native.unsubscribe_resource(uri, self._timeout)
+                except McpcoreError:
+                    logger.debug("mcpcore: unsubscribing %s failed", uri, exc_info=True)
+
+    def __aiter__(self) -> "Subscription":
+        return self
+
+    async def __anext__(self) -> Dict[str, Any]:
+        await self.open()
+        item: Any = None
+        if self._state == "open" and self._native is not None:
+            item = await self._native.next()
+            if item is not None:
+                item = {"method": item.get("method"), "params": item.get("params", {})}
+        elif self._state == "open" and self._queue is not None:
+            item = await self._queue.get()
+        if item is None:
+            raise StopAsyncIteration
+        result: Dict[str, Any] = item
+        return result
+
+    async def __aenter__(self) -> "Subscription":
+        return await self.open()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+def _hub(on_notification: Optional[Listener]) -> _Notifications:
+    hub = _Notifications()
+    if on_notification is not None:
+        hub.handlers.append(_deliverer(on_notification))
+    return hub
+
+
 class Client:
     """A connection to an MCP server of either era.
 
@@ -130,9 +276,17 @@ class Client:
         self,
         native: _native.NativeClient,
         slots: Optional[Dict[str, Optional[Callback]]] = None,
+        notifications: Optional[_Notifications] = None,
     ) -> None:
         self._native = native
         self._slots: Dict[str, Optional[Callback]] = slots if slots is not None else {}
+        self._notifications = notifications if notifications is not None else _Notifications()
+
+    def on_notification(self, fn: Listener) -> Listener:
+        """Decorator: ``fn(method, params)`` gets every server notification (besides the
+        ``on_notification`` given at connect), on the connecting loop; ``async def`` works."""
+        self._notifications.handlers.append(_deliverer(fn))
+        return fn
 
     def _register(self, key: str, fn: _F) -> _F:
         method = _METHODS[key]
@@ -168,11 +322,11 @@ class Client:
     ) -> "Client":
         """Spawn ``argv`` and connect over its stdin/stdout."""
         slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
-        notify = _deliverer(on_notification) if on_notification else None
+        hub = _hub(on_notification)
         native = await _native.NativeClient.connect_stdio(
-            list(argv), mode, options, handlers, notify, asyncio.get_running_loop()
+            list(argv), mode, options, handlers, hub, asyncio.get_running_loop()
         )
-        return cls(native, slots)
+        return cls(native, slots, hub)
 
     @classmethod
     async def connect_http(
@@ -189,11 +343,11 @@ class Client:
     ) -> "Client":
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
         slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
-        notify = _deliverer(on_notification) if on_notification else None
+        hub = _hub(on_notification)
         native = await _native.NativeClient.connect_http(
-            url, mode, options, handlers, notify, asyncio.get_running_loop()
+            url, mode, options, handlers, hub, asyncio.get_running_loop()
         )
-        return cls(native, slots)
+        return cls(native, slots, hub)
 
     async def __aenter__(self) -> "Client":
         return self
@@ -220,6 +374,11 @@ class Client:
     def server_info(self) -> Optional[Dict[str, Any]]:
         """The server's ``serverInfo`` (name, version, …)."""
         return self._native.server_info
+
+    @property
+    def server_capabilities(self) -> Dict[str, Any]:
+        """The server's capabilities (``initialize`` or ``server/discover``)."""
+        return self._native.server_capabilities
 
     async def request(
         self,
@@ -256,6 +415,77 @@ class Client:
     ) -> List[Dict[str, Any]]:
         """Every resource template (cursors followed)."""
         return (await self._native.list_all("resource_templates", timeout))["resourceTemplates"]
+
+    async def list_tools_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``tools/list`` page: ``{"tools": [...], "nextCursor"?: ...}``."""
+        return await self._native.list_page("tools", cursor, timeout)
+
+    async def list_prompts_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``prompts/list`` page: ``{"prompts": [...], "nextCursor"?: ...}``."""
+        return await self._native.list_page("prompts", cursor, timeout)
+
+    async def list_resources_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``resources/list`` page: ``{"resources": [...], "nextCursor"?: ...}``."""
+        return await self._native.list_page("resources", cursor, timeout)
+
+    async def list_resource_templates_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``resources/templates/list`` page: ``{"resourceTemplates": [...], ...}``."""
+        return await self._native.list_page("resource_templates", cursor, timeout)
+
+    async def complete(
+        self,
+        ref: Dict[str, Any],
+        argument: Dict[str, str],
+        context: Optional[Dict[str, str]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name": ...}`` or
+        ``{"type": "ref/resource", "uri": ...}``, ``argument`` is ``{"name", "value"}``,
+        ``context`` the other arguments already known. Returns the ``CompleteResult``
+        (``{"completion": {"values": [...], ...}}``)."""
+        if not isinstance(argument, dict) or not {"name", "value"} <= set(argument):
+            raise ValueError('argument must be {"name": ..., "value": ...}')
+        name, value = argument["name"], argument["value"]
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError("the argument's name and value are str")
+        return await self._native.complete(ref, name, value, context, timeout)
+
+    async def subscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/subscribe`` (legacy sessions; on 2026-07-28 use :meth:`listen`, core
+        raises ``McpcoreError`` kind ``"invalid_argument"``). Updates arrive as
+        ``notifications/resources/updated`` to the ``on_notification`` callbacks."""
+        await self._native.subscribe_resource(uri, timeout)
+
+    async def unsubscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/unsubscribe`` (legacy sessions)."""
+        await self._native.unsubscribe_resource(uri, timeout)
+
+    def listen(
+        self,
+        *,
+        tools_changed: bool = False,
+        prompts_changed: bool = False,
+        resources_changed: bool = False,
+        resources_subscribe: Sequence[str] = (),
+        timeout: Optional[float] = None,
+    ) -> Subscription:
+        """A :class:`Subscription` to list changes and resource updates, in either era:
+        ``async for n in client.listen(tools_changed=True): ...`` (``async with`` to open it
+        before doing what triggers the notifications). ``timeout`` bounds the opening."""
+        if isinstance(resources_subscribe, str):
+            raise TypeError("resources_subscribe takes a sequence of URIs, not a str")
+        flags = {"tools": tools_changed, "prompts": prompts_changed}
+        flags["resources"] = resources_changed
+        return Subscription(self, flags, list(resources_subscribe), timeout)
 
     async def call_tool(
         self,
@@ -303,3 +533,4 @@ class Client:
         finally:
             for method in self._slots:
                 self._slots[method] = None
+            self._notifications.clear()

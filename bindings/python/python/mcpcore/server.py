@@ -15,7 +15,7 @@ from ._schema import coerce, first_paragraph, function_schema, param_types, to_j
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 
-__all__ = ["Server", "Context", "HttpHandle"]
+__all__ = ["Server", "Context", "HttpHandle", "InputRequiredResult", "ToolResult"]
 
 logger = logging.getLogger("mcpcore")
 
@@ -45,6 +45,68 @@ class Sent:
 
     def __repr__(self) -> str:
         return f"Sent({self.sent!r})"
+
+
+class ToolResult:
+    """A whole ``CallToolResult``, for tools whose content is not one text block: return
+    ``ToolResult([{"type": "image", "data": ..., "mimeType": "image/png"}])``."""
+
+    __slots__ = ("content", "structured_content", "is_error")
+
+    def __init__(
+        self,
+        content: List[Dict[str, Any]],
+        *,
+        structured_content: Optional[Dict[str, Any]] = None,
+        is_error: bool = False,
+    ) -> None:
+        if not isinstance(content, list):
+            raise TypeError("content must be a list of content blocks")
+        self.content = content
+        self.structured_content = structured_content
+        self.is_error = is_error
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"content": self.content}
+        if self.structured_content is not None:
+            out["structuredContent"] = self.structured_content
+        if self.is_error:
+            out["isError"] = True
+        return out
+
+    def __repr__(self) -> str:
+        return f"ToolResult({self.content!r}, is_error={self.is_error!r})"
+
+
+class InputRequiredResult:
+    """An explicit ``input_required`` answer (return it from a handler: see
+    :meth:`Context.input_required`)."""
+
+    __slots__ = ("input_requests", "request_state")
+
+    def __init__(
+        self, input_requests: Dict[str, Dict[str, Any]], request_state: Optional[str] = None
+    ) -> None:
+        if not isinstance(input_requests, dict):
+            raise TypeError(
+                "input_requests must be a dict of {key: {'method': ..., 'params': ...}}"
+            )
+        if request_state is not None and not isinstance(request_state, str):
+            raise TypeError("request_state must be a str")
+        self.input_requests = input_requests
+        self.request_state = request_state
+
+    def __repr__(self) -> str:
+        return f"InputRequiredResult({self.input_requests!r}, {self.request_state!r})"
+
+
+def _as_path(capability: str, more: Tuple[str, ...]) -> List[str]:
+    path: List[str] = []
+    for part in (capability, *more):
+        if not isinstance(part, str):
+            raise TypeError(f"a capability path is made of str, not {type(part).__name__}")
+        path.extend(part.split("."))
+    return path
 
 
 class Context:
@@ -88,6 +150,48 @@ class Context:
         """The client's capabilities as this request declares them."""
         return self._native.client_capabilities
 
+    @property
+    def client_info(self) -> Optional[Dict[str, Any]]:
+        """The client's ``clientInfo`` (name, version, …), when it sent one."""
+        return self._native.client_info
+
+    @property
+    def input_responses(self) -> Optional[Dict[str, Any]]:
+        """2026-07-28 retry: the client's answers by key (``inputResponses``); ``None`` on a
+        first round. Legacy sessions see the answers core's shim collected."""
+        return self._native.input_responses
+
+    @property
+    def request_state(self) -> Optional[str]:
+        """The ``request_state`` a previous :meth:`input_required` round carried (verified by
+        core), or ``None``."""
+        return self._native.request_state
+
+    def require_client_capability(self, capability: str, *more: str) -> None:
+        """Raise ``McpError`` -32021 (with ``data.requiredCapabilities``) unless the client
+        declared the capability: ``"sampling"``, ``"elicitation.url"`` or ``("elicitation",
+        "url")``. Let it propagate: the client gets exactly that error."""
+        self._native.require_client_capability(_as_path(capability, more))
+
+    def close_sse_stream(self) -> bool:
+        """Legacy Streamable HTTP: close this request's SSE stream now; the client reconnects with
+        ``Last-Event-ID`` and gets the rest (SSE polling). ``False`` where there is no such
+        stream (stdio, 2026-07-28)."""
+        return bool(self._native.close_sse_stream())
+
+    def input_required(
+        self, input_requests: Dict[str, Dict[str, Any]], request_state: Optional[str] = None
+    ) -> InputRequiredResult:
+        """An explicit ``input_required`` answer: ``return ctx.input_required({"user_name":
+        {"method": "elicitation/create", "params": {...}}}, request_state="step1")``.
+
+        The client answers each key; the retried request sees them in :attr:`input_responses`
+        and the state in :attr:`request_state` (sealed by core, so it cannot be forged). Legacy
+        sessions send the requests to the client and run the handler again. Only tools,
+        prompts and resources may answer it.
+        """
+        return InputRequiredResult(input_requests, request_state)
+
     def progress(
         self, progress: float, total: Optional[float] = None, message: Optional[str] = None
     ) -> Sent:
@@ -115,6 +219,32 @@ class Context:
             "elicitation/create", {"message": message, "requestedSchema": schema}
         )
         return answer
+
+    async def sample(
+        self,
+        messages: Any,
+        max_tokens: int,
+        *,
+        system_prompt: Optional[str] = None,
+        **params: Any,
+    ) -> Dict[str, Any]:
+        """Ask the client's model (``sampling/createMessage``): ``messages`` is a str (one user
+        message) or a list of ``SamplingMessage`` dicts; extra keywords are further params
+        (``temperature``, ``modelPreferences``, …). Returns the ``CreateMessageResult``."""
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        body: Dict[str, Any] = {"messages": list(messages), "maxTokens": int(max_tokens)}
+        if system_prompt is not None:
+            body["systemPrompt"] = system_prompt
+        body.update(params)
+        answer: Dict[str, Any] = await self.request_client("sampling/createMessage", body)
+        return answer
+
+    async def list_roots(self) -> List[Dict[str, Any]]:
+        """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
+        answer: Dict[str, Any] = await self.request_client("roots/list", {})
+        roots: List[Dict[str, Any]] = answer.get("roots", [])
+        return roots
 
 
 class HttpHandle:
@@ -237,6 +367,9 @@ class _Entry:
                 value = await self.fn(**kwargs)
             else:
                 value = await asyncio.to_thread(functools.partial(self.fn, **kwargs))
+            if isinstance(value, InputRequiredResult):
+                responder.input_required(value.input_requests, value.request_state)
+                return
             result = self.shape(value, ctx)
         except McpError as e:
             responder.error(e.code, e.message, e.data)
@@ -337,7 +470,9 @@ class Server:
             if annotations is not None:
                 d["annotations"] = annotations
             types = param_types(fn, names) if input_schema is None else {}
-            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _tool_result(to_json(v))
+            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: (
+                v.to_json() if isinstance(v, ToolResult) else _tool_result(to_json(v))
+            )
             self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
             return fn
 
@@ -349,17 +484,22 @@ class Server:
         description: Optional[str] = None,
         *,
         title: Optional[str] = None,
+        arguments: Optional[List[Dict[str, Any]]] = None,
     ) -> Callable[[F], F]:
         """Register a prompt; its parameters are the prompt's (string) arguments.
 
         Return a ``str`` (one user message), a list of messages (``str`` or message dicts) or a
-        whole ``GetPromptResult`` dict.
+        whole ``GetPromptResult`` dict. ``arguments=`` (``PromptArgument`` dicts: ``name``,
+        ``description``, ``required``) replaces the arguments derived from the signature.
         """
 
         def register(fn: F) -> F:
             schema, names, ctx = self._signature(fn)
             required = set(schema.get("required", []))
             args = [{"name": n, "required": n in required} for n in names]
+            if arguments is not None:
+                args = list(arguments)
+                names = [str(a["name"]) for a in args]
             d: Dict[str, Any] = {"name": name or fn.__name__, "arguments": args}
             desc = description if description is not None else first_paragraph(fn.__doc__)
             if desc:

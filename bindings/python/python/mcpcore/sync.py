@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Coroutine, Dict, List, Optional, Sequence, TypeVar
+from typing import Any, Coroutine, Dict, Iterator, List, Optional, Sequence, TypeVar
 
 from . import client as _client
 
-__all__ = ["Client"]
+__all__ = ["Client", "Subscription"]
 
 _T = TypeVar("_T")
 
@@ -38,6 +38,52 @@ class _LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+
+class Subscription:
+    """A blocking :class:`mcpcore.client.Subscription`: ``with client.listen(...) as sub:``
+    then ``for n in sub`` (or ``sub.next(timeout)``) yields ``{"method", "params"}``."""
+
+    def __init__(self, inner: _client.Subscription, runner: _LoopThread) -> None:
+        self._inner = inner
+        self._runner = runner
+
+    @property
+    def honored(self) -> Dict[str, Any]:
+        """What the server agreed to send (after :meth:`open`)."""
+        return self._inner.honored
+
+    def open(self) -> "Subscription":
+        """Open the stream now (waits for the acknowledgement); idempotent."""
+        self._runner.run(self._inner.open())
+        return self
+
+    def next(self, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """The next notification; ``StopIteration`` once the stream ended, ``TimeoutError``
+        after ``timeout`` seconds without one (the stream stays open)."""
+        try:
+            return self._runner.run(asyncio.wait_for(self._inner.__anext__(), timeout))
+        except StopAsyncIteration:
+            raise StopIteration from None
+        except asyncio.TimeoutError:  # not the built-in TimeoutError before Python 3.11
+            raise TimeoutError(f"no notification within {timeout} s") from None
+
+    def close(self) -> None:
+        """End the stream (legacy: unsubscribe); idempotent."""
+        if not self._runner.loop.is_closed():
+            self._runner.run(self._inner.aclose())
+
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        return self.next()
+
+    def __enter__(self) -> "Subscription":
+        return self.open()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 class Client:
@@ -83,6 +129,11 @@ class Client:
         """Decorator: answer ``roots/list`` (declare it at connect)."""
         return self._inner.on_roots(fn)
 
+    def on_notification(self, fn: _client.Listener) -> _client.Listener:
+        """Decorator: ``fn(method, params)`` gets every server notification (on the background
+        loop; see :meth:`mcpcore.Client.on_notification`)."""
+        return self._inner.on_notification(fn)
+
     def __enter__(self) -> "Client":
         return self
 
@@ -109,6 +160,11 @@ class Client:
         """The server's ``serverInfo``."""
         return self._inner.server_info
 
+    @property
+    def server_capabilities(self) -> Dict[str, Any]:
+        """The server's capabilities."""
+        return self._inner.server_capabilities
+
     def request(
         self, method: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any
     ) -> Dict[str, Any]:
@@ -130,6 +186,53 @@ class Client:
     def list_resource_templates(self, *, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
         """Every resource template (cursors followed)."""
         return self._runner.run(self._inner.list_resource_templates(timeout=timeout))
+
+    def list_tools_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``tools/list`` page (``nextCursor`` when there is more)."""
+        return self._runner.run(self._inner.list_tools_page(cursor, timeout=timeout))
+
+    def list_prompts_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``prompts/list`` page."""
+        return self._runner.run(self._inner.list_prompts_page(cursor, timeout=timeout))
+
+    def list_resources_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``resources/list`` page."""
+        return self._runner.run(self._inner.list_resources_page(cursor, timeout=timeout))
+
+    def list_resource_templates_page(
+        self, cursor: Optional[str] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """One ``resources/templates/list`` page."""
+        return self._runner.run(self._inner.list_resource_templates_page(cursor, timeout=timeout))
+
+    def complete(
+        self,
+        ref: Dict[str, Any],
+        argument: Dict[str, str],
+        context: Optional[Dict[str, str]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """``completion/complete`` (see :meth:`mcpcore.Client.complete`)."""
+        return self._runner.run(self._inner.complete(ref, argument, context, timeout=timeout))
+
+    def subscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/subscribe`` (legacy sessions; updates go to ``on_notification``)."""
+        self._runner.run(self._inner.subscribe_resource(uri, timeout=timeout))
+
+    def unsubscribe_resource(self, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/unsubscribe`` (legacy sessions)."""
+        self._runner.run(self._inner.unsubscribe_resource(uri, timeout=timeout))
+
+    def listen(self, **kwargs: Any) -> Subscription:
+        """A blocking :class:`Subscription` (keywords as for :meth:`mcpcore.Client.listen`)."""
+        return Subscription(self._inner.listen(**kwargs), self._runner)
 
     def call_tool(
         self, name: str, arguments: Optional[Dict[str, Any]] = None, **kwargs: Any
