@@ -324,14 +324,6 @@ async fn modern_top_level_server_info_fallback_and_listen() {
 }
 
 #[tokio::test]
-async fn listen_on_legacy_is_an_argument_error() {
-    let c = connect(Client::builder(), &[]).await;
-    let e = c.listen(json!({})).await.expect_err("legacy");
-    assert!(matches!(e, ClientError::InvalidArgument(_)));
-    c.close().await;
-}
-
-#[tokio::test]
 async fn can01_late_response_is_ignored() {
     let c = connect(Client::builder(), &["discover=ok"]).await;
     let e = bounded(c.call_tool_with(

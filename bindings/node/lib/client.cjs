@@ -350,11 +350,11 @@ class Client {
     await this.#withSignal(signal, (id) => this.#native.subscribeResource(uri, false, timeout ?? null, id));
   }
 
-  /** Open a `subscriptions/listen` stream (2026-07-28): `for await (const n of
-   * c.listen({toolsChanged: true, resourcesSubscribe: ['file:///a']}))`. Each item is
-   * `{method, params}`; leaving the loop ends the subscription. On a legacy connection the
-   * iterator rejects with code "invalid_argument" (there: `onNotification` and
-   * `subscribeResource`). `timeout` bounds the wait for the acknowledgement. */
+  /** Listen for change notifications: `for await (const n of c.listen({toolsChanged: true,
+   * resourcesSubscribe: ['file:///a']}))`. Each item is `{method, params}`; leaving the loop
+   * ends the subscription. Core serves both eras: a `subscriptions/listen` stream on
+   * 2026-07-28, the session's matching notifications (and `resources/subscribe`) on legacy
+   * connections. `timeout` bounds the wait for the acknowledgement. */
   listen(filter = {}, { timeout } = {}) {
     const wire = listenFilter(filter);
     const opening = this.#native.listen(wire, timeout ?? null).then(unwrapObject);

@@ -293,7 +293,7 @@ export declare class Client {
   /** `resources/subscribe` (legacy; on 2026-07-28 use `listen({resourcesSubscribe})`). */
   subscribeResource(uri: string, opts?: CallOptions): Promise<void>;
   unsubscribeResource(uri: string, opts?: CallOptions): Promise<void>;
-  /** Open a `subscriptions/listen` stream (2026-07-28, Streamable HTTP). */
+  /** Change notifications: a `subscriptions/listen` stream on 2026-07-28 (Streamable HTTP; stdio answers -32601), the session's matching notifications plus `resources/subscribe` on legacy connections (both from core). */
   listen(filter?: ListenFilter, opts?: { timeout?: number }): Subscription;
   /** Set the callback answering `sampling/createMessage` (declared at connect). */
   onSampling(fn: (params: JsonObject) => Awaitable<JsonObject>): this;

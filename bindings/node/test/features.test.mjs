@@ -164,43 +164,43 @@ for (const transport of ['stdio', 'http']) {
     assert.equal(notes.length, before, 'a removed listener gets nothing');
   });
 
-  test(`modern: listen() yields list changes and resource updates; return() ends it (${transport})`, async (t) => {
-    const c = await connect(t, transport, 'modern');
-    // resources/subscribe does not exist on 2026-07-28: core refuses it before sending.
-    await assert.rejects(c.subscribeResource('mem://watched'), (e) => e instanceof McpcoreError && e.code === 'invalid_argument' && /use listen/.test(e.message));
-    if (transport === 'stdio') {
-      // SUB-05: core serves subscriptions/listen on Streamable HTTP only; stdio answers -32601.
-      await assert.rejects(c.listen({ promptsChanged: true }).opened, (e) => e instanceof McpError && e.code === -32601);
-      return;
-    }
-    const sub = c.listen({ promptsChanged: true, resourcesSubscribe: ['mem://watched'] });
-    await sub.opened;
-    assert.deepEqual(await sub.honored(), { promptsListChanged: true, resourceSubscriptions: ['mem://watched'] });
-    await c.callTool('announce', { what: 'tools' }); // not asked for: never delivered
-    await c.callTool('announce', { what: 'prompts' });
-    await c.callTool('announce', { what: 'mem://watched' });
-    const got = [];
-    for await (const n of sub) {
-      got.push(n);
-      if (got.length === 2) break; // return(): ends the subscription
-    }
-    assert.deepEqual(got.map((n) => n.method), ['notifications/prompts/list_changed', 'notifications/resources/updated']);
-    assert.equal(got[1].params.uri, 'mem://watched');
-    assert.deepEqual(await sub.next(), { done: true, value: undefined });
-    // The server forgets the ended stream.
-    for (let i = 0; i < 100; i++) {
-      if ((await c.callTool('announce', { what: 'prompts' })).structuredContent.told === 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.equal((await c.callTool('announce', { what: 'prompts' })).structuredContent.told, 0);
-  });
+  for (const mode of ['legacy', 'modern']) {
+    test(`${mode}: listen() yields list changes and resource updates; return() ends it (${transport})`, async (t) => {
+      const c = await connect(t, transport, mode);
+      if (mode === 'modern') {
+        // resources/subscribe does not exist on 2026-07-28: core refuses it before sending.
+        await assert.rejects(c.subscribeResource('mem://watched'), (e) => e instanceof McpcoreError && e.code === 'invalid_argument' && /use listen/.test(e.message));
+      }
+      if (mode === 'modern' && transport === 'stdio') {
+        // SUB-05: core serves subscriptions/listen on Streamable HTTP only; stdio answers -32601.
+        await assert.rejects(c.listen({ promptsChanged: true }).opened, (e) => e instanceof McpError && e.code === -32601);
+        return;
+      }
+      // Legacy (SUB-07): core subscribes the resources and takes the session's matching notifications.
+      const sub = c.listen({ promptsChanged: true, resourcesSubscribe: ['mem://watched'] });
+      await sub.opened;
+      assert.deepEqual(await sub.honored(), { promptsListChanged: true, resourceSubscriptions: ['mem://watched'] });
+      await c.callTool('announce', { what: 'tools' }); // not asked for: never delivered
+      await c.callTool('announce', { what: 'prompts' });
+      await c.callTool('announce', { what: 'mem://watched' });
+      const got = [];
+      for await (const n of sub) {
+        got.push(n);
+        if (got.length === 2) break; // return(): ends the subscription
+      }
+      assert.deepEqual(got.map((n) => n.method), ['notifications/prompts/list_changed', 'notifications/resources/updated']);
+      assert.equal(got[1].params.uri, 'mem://watched');
+      assert.deepEqual(await sub.next(), { done: true, value: undefined });
+      // The server forgets the ended stream (legacy: the resource is unsubscribed).
+      const what = mode === 'legacy' ? 'mem://watched' : 'prompts';
+      for (let i = 0; i < 100; i++) {
+        if ((await c.callTool('announce', { what })).structuredContent.told === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal((await c.callTool('announce', { what })).structuredContent.told, 0);
+    });
+  }
 }
-
-test('listen() on a legacy connection rejects with code "invalid_argument"', async (t) => {
-  const c = await connect(t, 'stdio', 'legacy');
-  const sub = c.listen({ toolsChanged: true });
-  await assert.rejects(sub.next(), (e) => e instanceof McpcoreError && e.code === 'invalid_argument');
-});
 
 test('Symbol.asyncDispose closes clients, listeners and subscriptions', async () => {
   const h = await makeFeatureServer().listenHttp({ port: 0 });

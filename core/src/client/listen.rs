@@ -17,7 +17,7 @@ use super::{CallOptions, Client, ClientError};
 use crate::jsonrpc::Id;
 
 /// Queue of notifications per subscription.
-const LISTEN_QUEUE: usize = 256;
+pub(crate) const LISTEN_QUEUE: usize = 256;
 /// How long to wait for the acknowledgement when no request timeout is set.
 const ACK_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -28,6 +28,8 @@ pub struct Subscription {
     rx: mpsc::Receiver<Value>,
     cancel: CancellationToken,
     task: Option<JoinHandle<Result<Value, ClientError>>>,
+    /// Legacy sessions (SUB-07): the URIs this subscription `resources/subscribe`d.
+    legacy: Option<Vec<String>>,
     client: Client,
 }
 
@@ -41,7 +43,25 @@ impl std::fmt::Debug for Subscription {
 }
 
 impl Subscription {
-    /// The subscription id (= the listen request id).
+    pub(crate) fn legacy(
+        id: Id,
+        honored: Value,
+        rx: mpsc::Receiver<Value>,
+        subscribed: Vec<String>,
+        client: Client,
+    ) -> Self {
+        Self {
+            id,
+            honored,
+            rx,
+            cancel: CancellationToken::new(),
+            task: None,
+            legacy: Some(subscribed),
+            client,
+        }
+    }
+
+    /// The subscription id (= the listen request id; a local id on a legacy session).
     pub fn id(&self) -> &Id {
         &self.id
     }
@@ -53,10 +73,15 @@ impl Subscription {
     pub async fn next(&mut self) -> Option<Value> {
         self.rx.recv().await
     }
-    /// Close the subscription.
+    /// Close the subscription (legacy: `resources/unsubscribe` what it subscribed).
     pub async fn close(mut self) {
         self.cancel.cancel();
         self.client.inner.peer.remove_listen(&self.id);
+        if let Some(uris) = self.legacy.take() {
+            self.client
+                .unsubscribe_all(&uris, &CallOptions::default())
+                .await;
+        }
         if let Some(t) = self.task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
         }
@@ -67,6 +92,12 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         self.cancel.cancel();
         self.client.inner.peer.remove_listen(&self.id);
+        // Dropped without close(): unsubscribe in the background when a runtime is at hand.
+        let uris = self.legacy.take().filter(|u| !u.is_empty());
+        if let (Some(uris), Ok(rt)) = (uris, tokio::runtime::Handle::try_current()) {
+            let client = self.client.clone();
+            rt.spawn(async move { client.unsubscribe_all(&uris, &CallOptions::default()).await });
+        }
     }
 }
 
@@ -75,9 +106,13 @@ impl Client {
     /// `{"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]}`) and wait for the
     /// acknowledgement.
     ///
+    /// On a legacy session there is no listen request: the subscription takes the session's
+    /// matching list_changed notifications and `resources/subscribe`s the requested URIs
+    /// (SUB-07); its [`Subscription::honored`] is what the server's capabilities promise.
+    ///
     /// # Errors
-    /// [`ClientError::InvalidArgument`] on a legacy connection; the server's error; a protocol
-    /// error when the first message is not the acknowledgement.
+    /// The server's error (a modern server without listen support answers -32601, as on stdio);
+    /// a protocol error when the first message is not the acknowledgement.
     pub async fn listen(&self, filter: Value) -> Result<Subscription, ClientError> {
         self.listen_with(filter, CallOptions::default()).await
     }
@@ -93,9 +128,7 @@ impl Client {
         opts: CallOptions,
     ) -> Result<Subscription, ClientError> {
         if !self.is_modern() {
-            return Err(ClientError::InvalidArgument(
-                "subscriptions/listen needs a modern connection (legacy: subscribe_resource and list_changed notifications)".into(),
-            ));
+            return self.listen_legacy(filter, opts).await;
         }
         let peer = self.inner.peer.clone();
         let id = peer.next_id();
@@ -121,6 +154,7 @@ impl Client {
             rx,
             cancel,
             task: Some(task),
+            legacy: None,
             client: self.clone(),
         })
     }

@@ -27,6 +27,7 @@ mod error;
 mod json;
 mod list_json;
 mod listen;
+mod listen_legacy;
 mod mrtr;
 mod negotiate;
 mod options;

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::cache::Cache;
 use super::callbacks::Callbacks;
 use super::error::ClientError;
+use super::listen_legacy::LegacyFilter;
 use super::options::ProgressFn;
 use super::transport::{ClientTransport, Inbound, OutMsg, WireState};
 use crate::jsonrpc::{classify, Id, Incoming};
@@ -52,6 +53,7 @@ pub(crate) struct Peer {
     pending: Mutex<HashMap<Id, PendingTx>>,
     progress: Mutex<HashMap<String, ProgressFn>>,
     listens: Mutex<HashMap<Id, mpsc::Sender<Value>>>,
+    legacy_listens: Mutex<HashMap<Id, (LegacyFilter, mpsc::Sender<Value>)>>,
     next_id: AtomicI64,
     closed: Mutex<Option<String>>,
     closed_token: CancellationToken,
@@ -71,6 +73,7 @@ impl Peer {
             pending: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
             listens: Mutex::new(HashMap::new()),
+            legacy_listens: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(1),
             closed: Mutex::new(None),
             closed_token: CancellationToken::new(),
@@ -128,6 +131,7 @@ impl Peer {
             let _ = tx.send(Err(ClientError::Closed(reason.to_owned())));
         }
         lock(&self.listens).clear();
+        lock(&self.legacy_listens).clear();
     }
 
     /// Send a notification (never carries the modern envelope).
@@ -249,8 +253,27 @@ impl Peer {
         lock(&self.listens).insert(id, tx);
     }
 
+    /// Route a legacy session's notifications that `filter` accepts to `tx` (SUB-07).
+    pub fn add_legacy_listen(&self, id: Id, filter: LegacyFilter, tx: mpsc::Sender<Value>) {
+        lock(&self.legacy_listens).insert(id, (filter, tx));
+    }
+
     pub fn remove_listen(&self, id: &Id) {
         lock(&self.listens).remove(id);
+        lock(&self.legacy_listens).remove(id);
+    }
+
+    /// Give a legacy session's notification to the legacy subscriptions that take it.
+    fn route_legacy(&self, method: &str, params: &Value) {
+        let subs = lock(&self.legacy_listens);
+        for (id, (filter, tx)) in subs.iter() {
+            if filter.accepts(method, params) {
+                let msg = json!({"jsonrpc": "2.0", "method": method, "params": params});
+                if tx.try_send(msg).is_err() {
+                    tracing::warn!(%id, "listen queue full; dropping a notification");
+                }
+            }
+        }
     }
 
     fn on_message(self: &Arc<Self>, v: Value) {
@@ -339,6 +362,7 @@ impl Peer {
         if let Some(c) = &self.cache {
             c.invalidate(method, &p);
         }
+        self.route_legacy(method, &p);
         for cb in &self.callbacks.notifications {
             guard("notification callback", || cb(method, &p));
         }

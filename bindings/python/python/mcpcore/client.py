@@ -107,42 +107,28 @@ def _slots(
     return slots, {m: _invoker(m, slots) for m in sorted(declared)}
 
 
-_LEGACY_LIST_CHANGED = {
-    "tools": "notifications/tools/list_changed",
-    "prompts": "notifications/prompts/list_changed",
-    "resources": "notifications/resources/list_changed",
-}
-
-
 class _Notifications:
     """The client's notification fan-out (runs on the connecting loop): the ``on_notification``
-    callbacks, then the legacy :class:`Subscription` queues that accept the notification."""
+    callbacks."""
 
     def __init__(self) -> None:
         self.handlers: List[Callable[..., None]] = []
-        self.queues: List[Tuple[Callable[[str, Any], bool], "asyncio.Queue[Any]"]] = []
 
     def __call__(self, method: str, params: Any) -> None:
         for h in list(self.handlers):
             h(method, params)
-        for accept, q in list(self.queues):
-            if accept(method, params):
-                q.put_nowait({"method": method, "params": params})
 
     def clear(self) -> None:
         self.handlers.clear()
-        for _accept, q in self.queues:
-            q.put_nowait(None)
-        self.queues.clear()
 
 
 class Subscription:
     """A stream of server notifications: ``async for n in client.listen(...)`` yields
     ``{"method": ..., "params": ...}``; ``async with`` opens it first and closes it on exit.
 
-    2026-07-28 connections open one ``subscriptions/listen`` request (core's listen client);
-    legacy sessions subscribe to the resources (``resources/subscribe``) and pick the matching
-    notifications of the session. :attr:`honored` is what the server agreed to send.
+    Core's listen client serves both eras: 2026-07-28 connections open one
+    ``subscriptions/listen`` request; legacy sessions ``resources/subscribe`` the URIs and take
+    the session's matching notifications. :attr:`honored` is what the server agreed to send.
     """
 
     def __init__(
@@ -157,8 +143,6 @@ class Subscription:
         self._uris = uris
         self._timeout = timeout
         self._native: Optional[_native.NativeSubscription] = None
-        self._queue: Optional["asyncio.Queue[Any]"] = None
-        self._subscribed: List[str] = []
         self._state = "new"
         self.honored: Dict[str, Any] = {}
 
@@ -177,50 +161,21 @@ class Subscription:
         self._state = "opening"
         native = self._client._native
         try:
-            if self._client.era == "modern":
-                self._native = await native.listen(self._filter(), self._timeout)
-                self.honored = self._native.honored
-            else:
-                await self._open_legacy()
+            self._native = await native.listen(self._filter(), self._timeout)
+            self.honored = self._native.honored
         except BaseException:
             self._state = "closed"
             raise
         self._state = "open"
         return self
 
-    async def _open_legacy(self) -> None:
-        methods = {_LEGACY_LIST_CHANGED[k] for k, on in self._flags.items() if on}
-        uris = set(self._uris)
-
-        def accept(method: str, params: Any) -> bool:
-            if method in methods:
-                return True
-            uri = params.get("uri") if isinstance(params, dict) else None
-            return method == "notifications/resources/updated" and uri in uris
-
-        self._queue = asyncio.Queue()
-        self._client._notifications.queues.append((accept, self._queue))
-        for uri in self._uris:
-            await self._client._native.subscribe_resource(uri, self._timeout)
-            self._subscribed.append(uri)
-        self.honored = self._filter()
-
     async def aclose(self) -> None:
-        """Close the stream (legacy: unsubscribe); idempotent."""
+        """Close the stream (legacy: core unsubscribes the resources); idempotent."""
         if self._state == "closed":
             return
         self._state = "closed"
         if self._native is not None:
             await self._native.close()
-        if self._queue is not None:
-            queues = self._client._notifications.queues
-            queues[:] = [e for e in queues if e[1] is not self._queue]
-            self._queue.put_nowait(None)
-            for uri in self._subscribed:
-                try:
-                    await self._client._native.unsubscribe_resource(uri, self._timeout)
-                except McpcoreError:
-                    logger.debug("mcpcore: unsubscribing %s failed", uri, exc_info=True)
 
     def __aiter__(self) -> "Subscription":
         return self
@@ -232,8 +187,6 @@ class Subscription:
             item = await self._native.next()
             if item is not None:
                 item = {"method": item.get("method"), "params": item.get("params", {})}
-        elif self._state == "open" and self._queue is not None:
-            item = await self._queue.get()
         if item is None:
             raise StopAsyncIteration
         result: Dict[str, Any] = item
