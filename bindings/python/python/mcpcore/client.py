@@ -21,7 +21,7 @@ from typing import (
 )
 
 from . import _native
-from .errors import McpcoreError, McpError
+from .errors import McpError
 
 logger = logging.getLogger("mcpcore")
 
