@@ -1,13 +1,16 @@
 //! Modern (2026-07-28) Streamable HTTP over a real socket (REQUIREMENTS HTTP-01…16, §0.6, §0.7,
 //! PROG-02). Every message is validated against the 2026-07-28 schema by the harness.
 
+use hyper::body::Incoming;
+use mcpcore::transport::http::{HttpOptions, HttpService};
 use mcpcore::Limits;
-use mcpcore_tests::fixture::Fixture;
+use mcpcore_tests::fixture::{self, Counters, Fixture};
 use mcpcore_tests::http::{collect, modern_headers, McpHttp, WAIT};
 use mcpcore_tests::stdio::envelope;
 use mcpcore_tests::Era;
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn call(id: i64, method: &str, mut params: Value) -> Value {
@@ -459,4 +462,72 @@ async fn meta02_server_info_on_modern_http_results() {
     assert!(ex.last()["result"]
         .get("_meta")
         .is_none_or(|m| m.get(KEY).is_none()));
+}
+
+/// Send a modern `hang` call on a raw socket and close it before the server has written any
+/// byte of the answer (no progress token, no log level: the handler emits nothing).
+async fn post_hang_then_close(addr: std::net::SocketAddr, path: &str) {
+    use tokio::io::AsyncWriteExt;
+    let msg = call(7, "tools/call", json!({"name": "hang", "arguments": {}}));
+    let body = msg.to_string();
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n",
+        addr.port()
+    );
+    for (k, v) in modern_headers("tools/call", Some("hang")) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    s.write_all(head.as_bytes()).await.expect("write");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(s);
+}
+
+/// Wait until the fixture's `hang` handler has observed its cancellation.
+async fn handler_saw_cancellation(counters: &Counters) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while counters.cancelled.load(Ordering::SeqCst) == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "closing the connection did not cancel the request"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// HTTP-08 before any byte of the answer: a client that closes its connection while the
+/// handler has sent nothing yet (no progress token, no log level) still cancels the request,
+/// and the handler gets to observe it (it is not just dropped).
+#[tokio::test]
+async fn http08_close_before_the_first_byte_cancels() {
+    let f = Fixture::start().await;
+    let c = f.client();
+    post_hang_then_close(c.addr, &c.path).await;
+    handler_saw_cancellation(&f.counters).await;
+}
+
+/// The same through a mounted `HttpService` on a hyper connection the embedder owns.
+#[tokio::test]
+async fn http08_close_before_the_first_byte_cancels_when_mounted() {
+    let counters = Arc::new(Counters::default());
+    let server = fixture::build(Limits::default(), counters.clone());
+    let svc = HttpService::new(server, HttpOptions::default()).expect("service");
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = l.local_addr().expect("addr");
+    let accept = tokio::spawn(async move {
+        let (stream, _) = l.accept().await.expect("accept");
+        let handler = hyper::service::service_fn(move |req: http::Request<Incoming>| {
+            let svc = svc.clone();
+            async move { Ok::<_, std::convert::Infallible>(svc.handle(req).await) }
+        });
+        let _ = hyper::server::conn::http1::Builder::new()
+            .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+            .await;
+    });
+    post_hang_then_close(addr, "/mcp").await;
+    handler_saw_cancellation(&counters).await;
+    accept.abort();
 }

@@ -157,41 +157,49 @@ pub(crate) async fn answer(shared: &Arc<Shared>, p: Pending, mode: Mode) -> Resp
 async fn answer_modern(shared: &Arc<Shared>, p: Pending) -> Resp {
     let Pending {
         id,
-        mut fut,
+        fut,
         mut rx,
         session,
         close: _,
     } = p;
     let stop = shared.hard_stop.clone();
     // HTTP-08 also while the answer is still undecided: if hyper drops this future because the
-    // client went away, the request's token is cancelled (not just its future dropped), so work
-    // the handler spawned sees it too.
-    let mut guard = CancelOnDrop {
+    // client went away, the guard cancels the request and drains its handler in a task of its
+    // own (see `AbandonGuard`).
+    let mut guard = AbandonGuard {
+        tracker: shared.tracker.clone(),
         session: session.clone(),
         id: id.clone(),
+        fut,
         armed: true,
     };
-    let (first, state) = tokio::select! {
+    let decided = tokio::select! {
         biased;
-        r = &mut fut => {
-            guard.armed = false;
-            match rx.try_recv() {
-                Ok(first) => (first, Started::Done(r)),
-                Err(_) => return match r {
+        r = &mut guard.fut => Decided::Reply(r),
+        Some(first) = rx.recv() => Decided::Stream(Some(first)),
+        () = stop.cancelled() => Decided::Stop,
+    };
+    let fut = guard.disarm();
+    let (first, state) = match decided {
+        Decided::Reply(r) => match rx.try_recv() {
+            Ok(first) => (first, Started::Done(r)),
+            Err(_) => {
+                return match r {
                     Some(r) => json_reply(&id, &r, &Mode::Modern),
                     // Cancelled by the shutdown itself rather than seen here first.
                     None if stop.is_cancelled() => shutting_down(&id),
                     None => body::status(StatusCode::SERVICE_UNAVAILABLE),
-                },
+                };
             }
-        }
-        Some(first) = rx.recv() => (first, Started::Running(fut)),
-        () = stop.cancelled() => {
+        },
+        Decided::Stream(Some(first)) => (first, Started::Running(fut)),
+        // The hard deadline passed: the request is cut, not drained. (`Stream(None)` and
+        // `Gone` are legacy outcomes only.)
+        Decided::Stop | Decided::Stream(None) | Decided::Gone => {
             session.cancel_request(&id);
             return shutting_down(&id);
         }
     };
-    guard.armed = false;
     let (tx, brx) = mpsc::channel::<Bytes>(32);
     let _ = tx.try_send(sse::event(None, &first));
     let pace = Pace::new(shared);
@@ -211,7 +219,7 @@ fn shutting_down(id: &Id) -> Resp {
     )
 }
 
-/// How the legacy answer was decided.
+/// How an answer was decided.
 enum Decided {
     /// The handler finished first.
     Reply(Option<Reply>),
@@ -473,16 +481,48 @@ async fn cancel_and_drain(session: &Session, id: &Id, fut: ReplyFuture) {
     let _ = tokio::time::timeout(grace, fut).await;
 }
 
-struct CancelOnDrop {
+/// A modern request whose answer is not decided yet. Dropped armed (hyper dropped the service
+/// future: the client closed its connection before the first byte of the answer), it cancels
+/// the request (HTTP-08: closing the stream is the cancellation) and hands the handler's
+/// future to a task of its own that drains it within the shutdown grace, exactly as a close
+/// after the first SSE byte does (`plain_pump`). Cancelling the token alone is not enough: the
+/// handler's future is owned here, so dropping it with the guard would cut the handler off
+/// before it ever observed the cancellation (no cleanup, and any work it spawned would only
+/// learn of it by accident).
+struct AbandonGuard {
+    tracker: tokio_util::task::TaskTracker,
     session: Arc<Session>,
     id: Id,
+    fut: ReplyFuture,
     armed: bool,
 }
 
-impl Drop for CancelOnDrop {
+impl AbandonGuard {
+    /// The answer is decided: the caller owns the request from here, with its future (still
+    /// running, or finished when the reply came first).
+    fn disarm(&mut self) -> ReplyFuture {
+        self.armed = false;
+        std::mem::replace(&mut self.fut, Box::pin(std::future::pending()))
+    }
+}
+
+impl Drop for AbandonGuard {
     fn drop(&mut self) {
-        if self.armed {
-            self.session.cancel_request(&self.id);
+        if !self.armed {
+            return;
+        }
+        let fut = std::mem::replace(&mut self.fut, Box::pin(std::future::pending()));
+        // Cancelled at once, whether or not the drain below ever runs (a runtime shutting
+        // down drops new tasks unpolled): work the handler spawned sees it too. Outside a
+        // runtime (a mounted service dropped during the runtime's own teardown) there is
+        // nowhere to drain.
+        self.session.cancel_request(&self.id);
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let (session, id) = (self.session.clone(), self.id.clone());
+            self.tracker.spawn_on(
+                async move { cancel_and_drain(&session, &id, fut).await },
+                &rt,
+            );
         }
     }
 }
