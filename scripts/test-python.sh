@@ -46,3 +46,8 @@ echo "== python binding built and installed in $((built - start)) s"
 cargo build -q -p mcpcore-examples --bin demo-server
 "$venv/bin/python" -m pytest bindings/python/tests -q -p no:cacheprovider -r fEs
 echo "== python tests ran in $(($(date +%s) - built)) s"
+
+# The release wheel: built once with `maturin build --release` (cached in CARGO_TARGET_DIR, which
+# the Python benchmark reuses), then installed into a fresh venv with no Rust toolchain on PATH.
+bash scripts/test-wheel.sh
+echo "== python suite (with the wheel) took $(($(date +%s) - start)) s"
