@@ -8,7 +8,9 @@
 #     with JSON responses under one uvicorn worker;
 #   * stdio, sequential calls (one after another) and pipelined, driven by the Rust stdio-bench
 #     driver (bench/, the one scripts/bench-stdio.sh uses), legacy handshake.
-# Both servers are bench/python/echo_{mcpcore,sdk}.py: the same Python function.
+# Both servers are bench/python/echo_{mcpcore,sdk}.py: the same Python function. The stdio run
+# also measures the Rust demo-server's echo (no Python at all) as the floor: the driver and pipe
+# round trip no Python server can beat.
 #
 # The SDK, uvicorn and the wheel are installed into a venv under $MCPCORE_PEERS_DIR (default
 # ~/.cache/mcpcore/peers/python-sdk-<version>); the wheel is the one scripts/test-wheel.sh builds
@@ -56,8 +58,9 @@ rm -rf "$wheels"
 timeout 1800 "$venv/bin/maturin" build --release --quiet -m bindings/python/Cargo.toml \
   --interpreter "$PY" --out "$wheels"
 "$PY" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheels"/*.whl
-cargo build --release -q -p mcpcore-bench --bin stdio-bench
+cargo build --release -q -p mcpcore-bench --bin stdio-bench -p mcpcore-examples --bin demo-server
 DRIVER="$CARGO_TARGET_DIR/release/stdio-bench"
+FLOOR="$CARGO_TARGET_DIR/release/demo-server"
 
 PIN_SERVER=(taskset -c "$SERVER_CPU")
 PIN_LOAD=(taskset -c "$LOAD_CPU")
@@ -112,11 +115,19 @@ echo "== stdio (stdio-bench on cpu $LOAD_CPU, servers on cpu $SERVER_CPU)"
 STDIO=$(timeout 1200 "${PIN_LOAD[@]}" "$DRIVER" --rounds "$ROUNDS" --warmup "$WARMUP" \
   --seq "$SEQ" --pipe "$PIPE" --window "$WINDOW" --timeout-secs 300 \
   --server "mcpcore=${PIN_SERVER[*]} $PY bench/python/echo_mcpcore.py stdio $ECHO" \
-  --server "sdk=${PIN_SERVER[*]} $PY bench/python/echo_sdk.py stdio $ECHO")
+  --server "sdk=${PIN_SERVER[*]} $PY bench/python/echo_sdk.py stdio $ECHO" \
+  --server "rust-floor=${PIN_SERVER[*]} $FLOOR")
 echo "$STDIO"
-median() { awk -v key="$1" '$0 ~ "^" key { print $(NF-2), $(NF-1), $NF }' <<<"$STDIO"; }
-read -r SEQ_OURS SEQ_SDK SEQ_RATIO < <(median "sequential calls/s")
-read -r PIPE_OURS PIPE_SDK PIPE_RATIO < <(median "pipelined calls/s")
+# The report's median rows: label, mcpcore, sdk, rust-floor, mcpcore/sdk, mcpcore/rust-floor.
+median() { awk -v key="$1" '$0 ~ "^" key { print $(NF-4), $(NF-3), $(NF-2), $(NF-1) }' <<<"$STDIO"; }
+read -r SEQ_OURS SEQ_SDK SEQ_FLOOR SEQ_RATIO < <(median "sequential calls/s")
+read -r PIPE_OURS PIPE_SDK PIPE_FLOOR PIPE_RATIO < <(median "pipelined calls/s")
+# Median sequential p50 round trip per server: steadier than calls/s when other work on the
+# machine adds stalls (they land in the tail, not in the median).
+p50() { grep -E "^round .* $1 +sequential" <<<"$STDIO" | sed -E 's/.*p50 +([0-9]+) .*/\1/' \
+  | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+P50_OURS=$(p50 mcpcore); P50_SDK=$(p50 sdk); P50_FLOOR=$(p50 rust-floor)
+P50_RATIO=$("$PY" -c "print(f'{$P50_SDK/max($P50_OURS,1):.1f}')")
 
 echo
 echo "Python echo tool, mcpcore (release wheel) vs the official SDK (mcp $SDK_VERSION), server on 1 core:"
@@ -125,5 +136,9 @@ echo "    mcpcore:  ${OURS} req/s  p99 $(ms "$OURS_P99") ms"
 echo "    mcp SDK:  ${SDK} req/s  p99 $(ms "$SDK_P99") ms"
 echo "    ratio:    ${HTTP_RATIO}x (target >= 10x)"
 echo "  stdio, medians of ${ROUNDS} rounds:"
-echo "    sequential:  mcpcore ${SEQ_OURS}/s  mcp SDK ${SEQ_SDK}/s  ratio ${SEQ_RATIO} (target >= 10x)"
-echo "    pipelined (window ${WINDOW}):  mcpcore ${PIPE_OURS}/s  mcp SDK ${PIPE_SDK}/s  ratio ${PIPE_RATIO}"
+echo "    sequential:  mcpcore ${SEQ_OURS}/s  mcp SDK ${SEQ_SDK}/s  ratio ${SEQ_RATIO} (target >= 10x)" \
+  "  [Rust demo-server, no Python: ${SEQ_FLOOR}/s]"
+echo "    sequential p50 round trip:  mcpcore ${P50_OURS} µs  mcp SDK ${P50_SDK} µs  ratio ${P50_RATIO}x" \
+  "  [Rust demo-server: ${P50_FLOOR} µs]"
+echo "    pipelined (window ${WINDOW}):  mcpcore ${PIPE_OURS}/s  mcp SDK ${PIPE_SDK}/s  ratio ${PIPE_RATIO}" \
+  "  [Rust demo-server: ${PIPE_FLOOR}/s]"
