@@ -24,7 +24,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 
 start=$(date +%s)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy ruff pydantic
+# mcp: the official Python SDK, pinned, the client of tests/test_sdk_interop.py (the test fails
+# when it is missing).
+"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy ruff pydantic \
+  mcp==2.3.0
 # The dev profile shares the artifacts of `cargo test` (a release build would compile every
 # crate again with LTO). --force-reinstall: the version does not change between commits.
 MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
@@ -43,3 +46,8 @@ echo "== python binding built and installed in $((built - start)) s"
 cargo build -q -p mcpcore-examples --bin demo-server
 "$venv/bin/python" -m pytest bindings/python/tests -q -p no:cacheprovider -r fEs
 echo "== python tests ran in $(($(date +%s) - built)) s"
+
+# The release wheel: built once with `maturin build --release` (cached in CARGO_TARGET_DIR, which
+# the Python benchmark reuses), then installed into a fresh venv with no Rust toolchain on PATH.
+bash scripts/test-wheel.sh
+echo "== python suite (with the wheel) took $(($(date +%s) - start)) s"

@@ -1,12 +1,13 @@
 //! `PyHandler`: core's [`Handler`] seam implemented by calling a Python coroutine function.
 //!
 //! The Python side (`mcpcore.server`) wraps every registered function as
-//! `async def invoke(ctx, params, responder)`: it runs `async def` functions on the server's
-//! asyncio loop and plain `def` functions in a worker thread, and reports exactly once through
-//! the [`Responder`]. Here the coroutine is scheduled on the loop captured at serve time
-//! (`asyncio.run_coroutine_threadsafe`); the tokio task then waits for the responder without the
-//! interpreter lock. Peer cancellation cancels the asyncio task (the handler sees
-//! `CancelledError`).
+//! `invoke(ctx, params, responder)` and reports exactly once through the [`Responder`]. For an
+//! `async def` function `invoke` returns a coroutine, scheduled here on the asyncio loop captured
+//! at serve time (`asyncio.run_coroutine_threadsafe`); peer cancellation cancels that asyncio
+//! task (the handler sees `CancelledError`). For a plain `def` function `invoke` hands the call to
+//! a Python worker thread itself and returns `None`: the loop is not involved (two thread hops
+//! and two loop wake-ups less per call). Either way the tokio task then waits for the responder
+//! without the interpreter lock.
 
 use std::sync::{Arc, Mutex};
 
@@ -75,13 +76,14 @@ struct Call {
 }
 
 impl Call {
-    /// Call `invoke(*args, responder)` and schedule the coroutine on the loop; returns the
-    /// `concurrent.futures.Future` (to cancel it) and the reply channel.
+    /// Call `invoke(*args, responder)` and schedule the coroutine it returns on the loop; returns
+    /// the `concurrent.futures.Future` (to cancel it; `None` when `invoke` returned `None`, having
+    /// started the call itself) and the reply channel.
     fn start(
         &self,
         py: Python<'_>,
         args: Vec<Bound<'_, PyAny>>,
-    ) -> PyResult<(Py<PyAny>, oneshot::Receiver<Reply>)> {
+    ) -> PyResult<(Option<Py<PyAny>>, oneshot::Receiver<Reply>)> {
         let (tx, rx) = oneshot::channel();
         let responder = Py::new(
             py,
@@ -93,10 +95,13 @@ impl Call {
         all.push(responder.into_bound(py).into_any());
         let invoke = self.invoke.get(py).ok_or_else(gone)?;
         let coro = invoke.call1(pyo3::types::PyTuple::new(py, all)?)?;
+        if coro.is_none() {
+            return Ok((None, rx));
+        }
         let lp = &self.event_loop;
         let run = lp.run_threadsafe.get(py).ok_or_else(gone)?;
         let fut = run.call1((coro, lp.event_loop(py)?))?;
-        Ok((fut.unbind(), rx))
+        Ok((Some(fut.unbind()), rx))
     }
 }
 
@@ -120,10 +125,13 @@ impl Handler for PyHandler {
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
                 () = ctx.cancelled() => {
-                    bridge::attach_blocking(move |py| {
-                        let _ = fut.bind(py).call_method0("cancel");
-                    })
-                    .await;
+                    // A plain `def` cannot be interrupted; its late reply is dropped.
+                    if let Some(fut) = fut {
+                        bridge::attach_blocking(move |py| {
+                            let _ = fut.bind(py).call_method0("cancel");
+                        })
+                        .await;
+                    }
                     Err(HandlerError::cancelled())
                 }
             }

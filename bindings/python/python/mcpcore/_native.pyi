@@ -59,7 +59,8 @@ class NativeContext:
         self, method: str, params: Optional[Dict[str, Any]] = None
     ) -> Awaitable[Any]: ...
 
-_Invoke = Callable[[NativeContext, Any, Responder], Awaitable[None]]
+# A coroutine to run on the serving loop, or None when the call was started already.
+_Invoke = Callable[[NativeContext, Any, Responder], Optional[Awaitable[None]]]
 
 @final
 class HttpHandle:

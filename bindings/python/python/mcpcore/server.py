@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import functools
+import concurrent.futures
 import inspect
 import json
 import logging
+import os
+import threading
 from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, TypeVar
 
 from . import _native
@@ -350,51 +352,96 @@ class _Entry:
         d = self.definition
         return str(d.get("name") or d.get("uri") or d.get("uriTemplate"))
 
+    def _kwargs(self, ctx: Context, params: Any) -> Dict[str, Any]:
+        args = params if isinstance(params, dict) else {}
+        kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
+        for name, tp in self.types.items():
+            if name in kwargs:
+                kwargs[name] = coerce(tp, kwargs[name])
+        for name in self.ctx_params:
+            kwargs[name] = ctx
+        return kwargs
+
     async def invoke(
         self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
     ) -> None:
-        """Run the function and report exactly once through ``responder``."""
+        """Run an ``async def`` function (on the serving loop); report exactly once."""
         ctx = Context(native_ctx)
         try:
-            args = params if isinstance(params, dict) else {}
-            kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
-            for name, tp in self.types.items():
-                if name in kwargs:
-                    kwargs[name] = coerce(tp, kwargs[name])
-            for name in self.ctx_params:
-                kwargs[name] = ctx
-            if self.is_async:
-                value = await self.fn(**kwargs)
-            else:
-                value = await asyncio.to_thread(functools.partial(self.fn, **kwargs))
+            value = await self.fn(**self._kwargs(ctx, params))
             if isinstance(value, InputRequiredResult):
                 responder.input_required(value.input_requests, value.request_state)
                 return
             result = self.shape(value, ctx)
-        except McpError as e:
+        except asyncio.CancelledError:
+            responder.cancelled()
+            raise
+        except (Exception, InputRequired) as e:
+            self._fail(responder, e)
+        else:
+            self._ok(responder, result)
+
+    def start_sync(
+        self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
+    ) -> None:
+        """A plain ``def`` function: hand the call to a worker thread, without the event loop."""
+        _worker_pool().submit(self._run_sync, native_ctx, params, responder)
+
+    def _run_sync(
+        self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
+    ) -> None:
+        ctx = Context(native_ctx)
+        try:
+            value = self.fn(**self._kwargs(ctx, params))
+            if isinstance(value, InputRequiredResult):
+                responder.input_required(value.input_requests, value.request_state)
+                return
+            result = self.shape(value, ctx)
+        except (Exception, InputRequired) as e:
+            self._fail(responder, e)
+        else:
+            self._ok(responder, result)
+
+    def _fail(self, responder: _native.Responder, e: BaseException) -> None:
+        if isinstance(e, McpError):
             responder.error(e.code, e.message, e.data)
-        except ToolError as e:
+        elif isinstance(e, ToolError):
             if self.kind == "tool":
                 responder.ok({"content": [_text(str(e))], "isError": True})
             else:
                 responder.error(-32603, str(e))
-        except InputRequired:
+        elif isinstance(e, InputRequired):
             # 2026-07-28: core answers input_required for the unanswered request_client calls.
             responder.fail("input required")
-        except asyncio.CancelledError:
-            responder.cancelled()
-            raise
-        except Exception as e:
-            logger.exception("mcpcore: %s %r failed", self.kind, self.label())
-            responder.fail(f"{type(e).__name__}: {e}")
         else:
-            try:
-                responder.ok(result)
-            except Exception as e:
-                logger.exception(
-                    "mcpcore: %s %r returned a value that is not JSON", self.kind, self.label()
-                )
-                responder.fail(f"{type(e).__name__}: {e}")
+            logger.exception("mcpcore: %s %r failed", self.kind, self.label(), exc_info=e)
+            responder.fail(f"{type(e).__name__}: {e}")
+
+    def _ok(self, responder: _native.Responder, result: Dict[str, Any]) -> None:
+        try:
+            responder.ok(result)
+        except Exception as e:
+            logger.exception(
+                "mcpcore: %s %r returned a value that is not JSON", self.kind, self.label()
+            )
+            responder.fail(f"{type(e).__name__}: {e}")
+
+
+_POOL: Optional[concurrent.futures.ThreadPoolExecutor] = None
+_POOL_LOCK = threading.Lock()
+
+
+def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads plain ``def`` handlers run on (sized like asyncio's default executor, which
+    ran them before; its threads are joined at interpreter exit like that executor's)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = concurrent.futures.ThreadPoolExecutor(
+                max_workers=min(32, (os.cpu_count() or 1) + 4),
+                thread_name_prefix="mcpcore-handler",
+            )
+        return _POOL
 
 
 class Server:
@@ -587,7 +634,7 @@ class Server:
 
     def _build(self, loop: asyncio.AbstractEventLoop) -> _native.NativeServer:
         entries: List[Tuple[str, Dict[str, Any], _native._Invoke]] = [
-            (e.kind, e.definition, e.invoke) for e in self._entries
+            (e.kind, e.definition, e.invoke if e.is_async else e.start_sync) for e in self._entries
         ]
         return _native.NativeServer(
             self.name, self.version, self.instructions, entries, loop, self.options
