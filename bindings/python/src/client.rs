@@ -170,7 +170,9 @@ impl NativeClient {
 
     /// Connect to a Streamable HTTP endpoint (an awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None))]
+    /// `http` is core's `HttpClientOptions` JSON shape; `headers` are added to its `headers`.
+    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None, http=None, headers=None))]
+    #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
@@ -179,10 +181,20 @@ impl NativeClient {
         handlers: Option<&Bound<'py, PyDict>>,
         on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
+        http: Option<&Bound<'py, PyAny>>,
+        headers: Option<std::collections::BTreeMap<String, String>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let mut http_opts = HttpClientOptions::default();
+        if let Some(patch) = convert::from_py_opt(http)? {
+            mcpcore::options::apply_json(&mut http_opts, &patch)
+                .map_err(|e| PyValueError::new_err(format!("http: {e}")))?;
+        }
+        for (k, v) in headers.into_iter().flatten() {
+            http_opts = http_opts.header(k, v);
+        }
         let (b, slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
         bridge::awaitable(py, async move {
-            let client = b.connect_http(&url, HttpClientOptions::default()).await?;
+            let client = b.connect_http(&url, http_opts).await?;
             Ok(NativeClient::new(client, slots))
         })
     }

@@ -114,18 +114,25 @@ impl NativeServer {
     }
 
     /// Bind `host:port` and serve Streamable HTTP at `/mcp` (an awaitable of `HttpHandle`).
+    #[pyo3(signature = (host, port, options=None))]
     fn serve_http<'py>(
         &self,
         py: Python<'py>,
         host: String,
         port: u16,
+        options: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let ip: std::net::IpAddr = host.parse().map_err(value_error)?;
         let addr = SocketAddr::new(ip, port);
+        let mut opts = HttpOptions::default();
+        if let Some(patch) = convert::from_py_opt(options)? {
+            mcpcore::options::apply_json(&mut opts, &patch)
+                .map_err(|e| PyValueError::new_err(format!("options: {e}")))?;
+        }
         let server = self.server.clone();
         bridge::awaitable(py, async move {
             let listener = server
-                .serve_http(addr, HttpOptions::default())
+                .serve_http(addr, opts)
                 .await
                 .map_err(|e| PyOSError::new_err(e.to_string()))?;
             Ok(HttpHandle {

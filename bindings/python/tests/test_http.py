@@ -67,3 +67,63 @@ async def test_server_options_use_cores_json_shape():
     await handle.close()
     with pytest.raises(ValueError):
         await Server("o", "1", options={"noSuchOption": 1}).serve_http("127.0.0.1", 0)
+
+
+async def test_headers_http_options_and_server_options_reach_core():
+    # The server's HttpOptions (core's JSON shape): accept this one foreign Origin.
+    evil = "http://evil.example.com"
+    handle = await server.serve_http("127.0.0.1", 0, options={"allowedOrigins": [evil]})
+    try:
+        async with await Client.connect_http(handle.url, headers={"Origin": evil}) as c:
+            assert (await c.call_tool("echo", {"text": "allowed"}))["content"][0][
+                "text"
+            ] == "allowed"
+    finally:
+        await handle.close()
+    # With the default options the same header is refused (403): the header really is sent.
+    handle = await server.serve_http("127.0.0.1", 0)
+    try:
+        with pytest.raises(Exception):
+            await Client.connect_http(handle.url, mode="modern", headers={"Origin": evil})
+        async with await Client.connect_http(
+            handle.url, http={"headers": {"X-Trace": "1"}, "maxConnections": 4}
+        ) as c:
+            assert c.era == "modern"
+    finally:
+        await handle.close()
+    with pytest.raises(ValueError, match="noSuchOption"):
+        await Client.connect_http("http://127.0.0.1:9/mcp", http={"noSuchOption": 1})
+    with pytest.raises(ValueError, match="noSuchOption"):
+        await server.serve_http("127.0.0.1", 0, options={"noSuchOption": 1})
+
+
+def test_run_http_serves_until_sigterm(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from mcpcore.sync import Client as SyncClient
+
+    script = tmp_path / "run_http.py"
+    script.write_text(
+        "from mcpcore import Server\n"
+        "s = Server('blocking', '1.0.0')\n"
+        "@s.tool()\n"
+        "def echo(text: str) -> str:\n"
+        "    return text\n"
+        "s.run_http('127.0.0.1', 0)\n"
+    )
+    p = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stderr is not None
+        line = p.stderr.readline()
+        assert line.startswith("mcpcore: serving http://127.0.0.1:"), line
+        url = line.split()[-1]
+        with SyncClient.connect_http(url) as c:
+            assert c.call_tool("echo", {"text": "blocking"})["content"][0]["text"] == "blocking"
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=20) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

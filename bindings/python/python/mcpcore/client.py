@@ -293,12 +293,24 @@ class Client:
         on_roots: Optional[Callback] = None,
         on_notification: Optional[Listener] = None,
         declare: Sequence[str] = (),
+        headers: Optional[Dict[str, str]] = None,
+        http: Optional[Dict[str, Any]] = None,
     ) -> "Client":
-        """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``)."""
+        """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``).
+
+        ``headers`` go on every request (e.g. ``{"Authorization": "Bearer …"}``); ``http`` is
+        core's ``HttpClientOptions`` JSON shape (timeouts, pool size, …)."""
         slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
         hub = _hub(on_notification)
         native = await _native.NativeClient.connect_http(
-            url, mode, options, handlers, hub, asyncio.get_running_loop()
+            url,
+            mode,
+            options,
+            handlers,
+            hub,
+            asyncio.get_running_loop(),
+            http=http,
+            headers=headers,
         )
         return cls(native, slots, hub)
 

@@ -9,6 +9,8 @@ import inspect
 import json
 import logging
 import os
+import signal
+import sys
 import threading
 from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, TypeVar
 
@@ -653,10 +655,38 @@ class Server:
         """Serve stdin/stdout until EOF (blocking; runs its own event loop)."""
         asyncio.run(self.serve_stdio())
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 0) -> HttpHandle:
-        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port)."""
+    def run_http(
+        self, host: str = "127.0.0.1", port: int = 8000, *, options: Optional[Dict[str, Any]] = None
+    ) -> None:
+        """Serve Streamable HTTP until SIGINT/SIGTERM (blocking; runs its own event loop).
+
+        Prints ``mcpcore: serving <url>`` on stderr once listening (port 0 picks a free port)."""
+
+        async def main() -> None:
+            handle = await self.serve_http(host, port, options=options)
+            print(f"mcpcore: serving {handle.url}", file=sys.stderr, flush=True)
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.add_signal_handler(sig, stop.set)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass  # not the main thread, or no signals here: serve until the loop ends
+            try:
+                await stop.wait()
+            finally:
+                await handle.close()
+
+        asyncio.run(main())
+
+    async def serve_http(
+        self, host: str = "127.0.0.1", port: int = 0, *, options: Optional[Dict[str, Any]] = None
+    ) -> HttpHandle:
+        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port).
+
+        ``options`` is core's ``HttpOptions`` JSON shape (``{"maxSessions": 100}``, …)."""
         native = self._build(asyncio.get_running_loop())
-        handle = HttpHandle(await native.serve_http(host, port))
+        handle = HttpHandle(await native.serve_http(host, port, options))
         self._serving.append(native)
         handle._on_close = lambda: self._serving.remove(native)
         return handle
