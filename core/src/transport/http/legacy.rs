@@ -322,14 +322,18 @@ fn spawn_keepalive(shared: &Shared, stream: Arc<Stream>, reader: mpsc::WeakSende
         return;
     };
     let stop = shared.stopping.clone();
+    // Weak: a session ended by DELETE or reaping frees its streams (and their replay buffers)
+    // at once, not one keep-alive period later.
+    let stream = Arc::downgrade(&stream);
     tokio::spawn(async move {
         loop {
             tokio::select! {
                 () = tokio::time::sleep(every) => {}
                 () = stop.cancelled() => return,
             }
-            if !stream.ping(Some(&reader)) {
-                return;
+            match stream.upgrade() {
+                Some(s) if s.ping(Some(&reader)) => {}
+                _ => return,
             }
         }
     });
