@@ -1,5 +1,5 @@
 // The public declarations (lib/index.d.ts) type-check under `tsc --noEmit --strict` together with
-// a typed usage file (test/types/usage.ts: Server, Context, Client, McpError, McpcoreError, and
+// a typed usage file (test-d/usage.ts: Server, Context, Client, McpError, McpcoreError, and
 // `@ts-expect-error` lines that fail the check if the declarations accept what they must refuse).
 // TypeScript is a pinned devDependency.
 import { test } from 'node:test';
@@ -19,8 +19,8 @@ function check(files) {
   return spawnSync(process.execPath, [tsc, ...FLAGS, ...files], { cwd: root, encoding: 'utf8', timeout: 120_000 });
 }
 
-test('lib/index.d.ts and test/types/usage.ts pass tsc --strict', { timeout: 150_000 }, () => {
-  const r = check(['lib/index.d.ts', 'test/types/usage.ts']);
+test('lib/index.d.ts and test-d/usage.ts pass tsc --strict', { timeout: 150_000 }, () => {
+  const r = check(['lib/index.d.ts', 'test-d/usage.ts']);
   assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
 });
 

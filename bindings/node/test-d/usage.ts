@@ -1,6 +1,6 @@
 // Type-level usage of the public declarations (lib/index.d.ts), checked by test/types.test.mjs
-// with `tsc --noEmit --strict`. Nothing here runs: the functions are only declared (node --test
-// on Node 22 also loads .ts files under test/, with the types stripped; then it finds no tests).
+// with `tsc --noEmit --strict`; never run. Not under test/: node --test on Node 22 (type
+// stripping) would load every .ts file there as a test file.
 import {
   Client,
   Context,
