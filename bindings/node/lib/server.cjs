@@ -51,15 +51,22 @@ function resourceResult(def) {
 /** What a handler gets as its second argument. */
 class Context {
   #native;
-  #signal;
+  #signal = null;
 
-  constructor(nativeCtx, signal) {
+  constructor(nativeCtx) {
     this.#native = nativeCtx;
-    this.#signal = signal;
   }
 
-  /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends). */
+  /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends).
+   * Made on first use: the native abort callback it needs costs a threadsafe function (a libuv
+   * handle) per request, which most handlers never look at. */
   get signal() {
+    if (this.#signal === null) {
+      const ac = new AbortController();
+      this.#signal = ac.signal;
+      // True when the request is cancelled (or has ended) already: abort at once.
+      if (this.#native.onCancel(() => ac.abort())) ac.abort();
+    }
     return this.#signal;
   }
 
@@ -110,9 +117,7 @@ class Context {
 function wrap(fn, shape) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
   return async (nativeCtx, params) => {
-    const ac = new AbortController();
-    if (nativeCtx.onCancel(() => ac.abort())) ac.abort();
-    const ctx = new Context(nativeCtx, ac.signal);
+    const ctx = new Context(nativeCtx);
     try {
       const v = await fn(params ?? {}, ctx);
       return { result: shape(v, ctx) };
