@@ -68,7 +68,7 @@ echo "== $(uname -sm), $(nproc) cpus, node $("$NODE" --version), server on cpu $
 echo "   load average: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the figures)"
 
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; PIDS=(); }
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; PIDS=(); }
 trap cleanup EXIT
 
 URL=""
@@ -104,17 +104,21 @@ wrk_run() { # wrk_run URL DURATION → "rps p99_us"
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo "== Streamable HTTP: modern tools/call echo, $CONNECTIONS connections, $DURATION x $ROUNDS rounds (interleaved)"
-start bench/node/addon-server.mjs; OURS_URL=$URL
-start "$PEER/ts-server.mjs"; TS_URL=$URL
-check "$OURS_URL"; check "$TS_URL"
-wrk_run "$OURS_URL" 2s >/dev/null; wrk_run "$TS_URL" 2s >/dev/null # warm-up (JIT, allocators)
+echo "   (each round starts both servers afresh and warms each up for 2s: the SDK's rate falls"
+echo "   over a long-running server's life, which would flatter the ratio)"
 OURS_RPS=(); OURS_P99=(); TS_RPS=(); TS_P99=()
+measure() { # measure SCRIPT → "rps p99_us" of a fresh server
+  start "$1"
+  check "$URL"
+  wrk_run "$URL" 2s >/dev/null
+  wrk_run "$URL" "$DURATION"
+  cleanup
+}
 for r in $(seq "$ROUNDS"); do
-  read -r a b < <(wrk_run "$OURS_URL" "$DURATION"); OURS_RPS+=("$a"); OURS_P99+=("$b")
-  read -r c d < <(wrk_run "$TS_URL" "$DURATION"); TS_RPS+=("$c"); TS_P99+=("$d")
+  read -r a b < <(measure bench/node/addon-server.mjs); OURS_RPS+=("$a"); OURS_P99+=("$b")
+  read -r c d < <(measure "$PEER/ts-server.mjs"); TS_RPS+=("$c"); TS_P99+=("$d")
   echo "   round $r/$ROUNDS  mcpcore-node ${a} req/s p99 ${b} µs   ts-sdk-v2 ${c} req/s p99 ${d} µs"
 done
-cleanup
 O=$(printf '%s\n' "${OURS_RPS[@]}" | median); OP=$(printf '%s\n' "${OURS_P99[@]}" | median)
 T=$(printf '%s\n' "${TS_RPS[@]}" | median); TP=$(printf '%s\n' "${TS_P99[@]}" | median)
 HTTP_RATIO=$(awk -v a="$O" -v b="$T" 'BEGIN {printf "%.2f", a / b}')
