@@ -129,14 +129,15 @@ STDIO_OUT=$("${PIN_LOAD[@]}" "$DRIVER" --rounds "$ROUNDS" --warmup "$WARMUP" --s
   --server "mcpcore-node=${PIN_SERVER[*]} $NODE $ROOT/bench/node/addon-server.mjs stdio" \
   --server "ts-sdk-v2=${PIN_SERVER[*]} $NODE $PEER/ts-server.mjs stdio")
 echo "$STDIO_OUT" | sed 's/^/   /'
-SEQ_RATIO=$(awk '/^sequential calls\/s/ {print $NF}' <<<"$STDIO_OUT")
-PIPE_RATIO=$(awk '/^pipelined calls\/s/ {print $NF}' <<<"$STDIO_OUT")
+# stdio-bench's median rows: "<label> calls/s  <ours>  <theirs>  <ratio>x".
+read -r SEQ_O SEQ_T SEQ_RATIO < <(awk '/^sequential calls\/s/ {print $3, $4, $5}' <<<"$STDIO_OUT")
+read -r PIPE_O PIPE_T PIPE_RATIO < <(awk '/^pipelined calls\/s/ {print $3, $4, $5}' <<<"$STDIO_OUT")
 
 echo
 echo "== summary (medians; mcpcore-node = the addon, release; ts-sdk-v2 = @modelcontextprotocol/server $TS_SERVER)"
 printf '   %-34s %12s %12s %8s\n' "" mcpcore-node ts-sdk-v2 ratio
 printf '   %-34s %12s %12s %8s\n' "HTTP req/s ($CONNECTIONS conn)" "$O" "$T" "${HTTP_RATIO}x"
 printf '   %-34s %12s %12s\n' "HTTP p99 ms" "$(awk -v v="$OP" 'BEGIN{printf "%.2f", v/1000}')" "$(awk -v v="$TP" 'BEGIN{printf "%.2f", v/1000}')"
-printf '   %-34s %12s %12s %8s\n' "stdio sequential calls/s" "" "" "$SEQ_RATIO"
-printf '   %-34s %12s %12s %8s\n' "stdio pipelined calls/s" "" "" "$PIPE_RATIO"
+printf '   %-34s %12s %12s %8s\n' "stdio sequential calls/s" "$SEQ_O" "$SEQ_T" "$SEQ_RATIO"
+printf '   %-34s %12s %12s %8s\n' "stdio pipelined calls/s (window $WINDOW)" "$PIPE_O" "$PIPE_T" "$PIPE_RATIO"
 echo "   targets: HTTP >= 10x, stdio >= 3x"
