@@ -12,6 +12,7 @@
 # $PEERS/mcpcore-node-release; the SDK is installed from npm into $PEERS/ts-sdk-… (pinned).
 # Knobs: DURATION=5s CONNECTIONS=64 ROUNDS=3 SEQ=20000 PIPE=50000 WINDOW=64 WARMUP=2000
 #   SERVER_CPU=0 LOAD_CPU=1 NODE=node
+#   BENCH_OPTIONS (core ServerOptions JSON for the addon server, e.g. {"limits":{"stdioIdleSpinUs":0}})
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
