@@ -74,7 +74,7 @@ echo "== node binding (npm install, npm test)"
   export MCPCORE_DEMO_SERVER="$CARGO_TARGET_DIR/debug/demo-server"
   cargo build -q -p mcpcore-examples --bin demo-server
   timeout 600 npm install --no-audit --no-fund
-  timeout 300 npm test
+  timeout 900 npm test
   # The same suite on Node 22 (the addon is N-API, so the same build loads): its binary comes
   # from npm (node-<os>-<arch>, the package `npm install node@22` installs), pinned and cached.
   # A failed download fails the script; it never skips.
@@ -89,7 +89,7 @@ echo "== node binding (npm install, npm test)"
       timeout 300 npm install --no-audit --no-fund --ignore-scripts --loglevel=error "node-$os-$arch@$node22_pin")
   fi
   echo "== node binding on Node $("$node22" --version)"
-  timeout 300 "$node22" --test
+  timeout 900 "$node22" --test
   # The official conformance suite's server legs against the Node fixture
   # (examples/node/conformance-server.mjs): the binding must score what core's fixture scores.
   NODE="$(command -v node)" timeout 1500 bash ../../scripts/conformance-node.sh

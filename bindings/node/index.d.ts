@@ -31,6 +31,11 @@ export declare class NativeClient {
    */
   cancel(id: number): void
   /**
+   * Drop token `id` of a call that never started (its arguments were refused before the
+   * call ran): only a call that runs drops its token when it ends.
+   */
+  dropCancel(id: number): void
+  /**
    * Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
    * `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications;
    * `cancelId` (from `newCancel`) lets `cancel` cancel it.

@@ -276,7 +276,16 @@ class Client {
     const onAbort = () => this.#native.cancel(id);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const reply = await call(id);
+      let pending;
+      try {
+        pending = call(id);
+      } catch (e) {
+        // Arguments the addon refused synchronously: the call never ran, so it will not drop
+        // its token itself.
+        this.#native.dropCancel(id);
+        throw e;
+      }
+      const reply = await pending;
       if (reply?.error && signal.aborted) throw abortError(signal);
       return unwrap(reply);
     } finally {

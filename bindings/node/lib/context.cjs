@@ -69,15 +69,22 @@ class ToolError extends Error {
 /** What a handler gets as its second argument. */
 class Context {
   #native;
-  #signal;
+  #signal = null;
 
-  constructor(nativeCtx, signal) {
+  constructor(nativeCtx) {
     this.#native = nativeCtx;
-    this.#signal = signal;
   }
 
-  /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends). */
+  /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends).
+   * Made on first use: the native abort callback it needs costs a threadsafe function (a libuv
+   * handle) per request, which most handlers never look at. */
   get signal() {
+    if (this.#signal === null) {
+      const ac = new AbortController();
+      this.#signal = ac.signal;
+      // True when the request is cancelled (or has ended) already: abort at once.
+      if (this.#native.onCancel(() => ac.abort())) ac.abort();
+    }
     return this.#signal;
   }
 

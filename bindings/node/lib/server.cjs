@@ -56,9 +56,7 @@ function resourceResult(def) {
 function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
   return async (nativeCtx, params) => {
-    const ac = new AbortController();
-    if (nativeCtx.onCancel(() => ac.abort())) ac.abort();
-    const ctx = new Context(nativeCtx, ac.signal);
+    const ctx = new Context(nativeCtx);
     try {
       let args = params ?? {};
       if (validator) {

@@ -277,6 +277,13 @@ impl NativeClient {
         }
     }
 
+    /// Drop token `id` of a call that never started (its arguments were refused before the
+    /// call ran): only a call that runs drops its token when it ends.
+    #[napi]
+    pub fn drop_cancel(&self, id: u32) {
+        self.cancels.end(Some(id));
+    }
+
     /// Any request at the JSON level (core's `Client::request_with`): `{ok: result}` or
     /// `{error}`. `timeoutMs` bounds the call; `onProgress` gets its progress notifications;
     /// `cancelId` (from `newCancel`) lets `cancel` cancel it.

@@ -100,6 +100,12 @@ impl Handler for JsHandler {
         let invoke = self.invoke.clone();
         Box::pin(async move {
             let shared = Shared::new(ctx.clone());
+            // Core may also end a request by dropping this future (a modern HTTP client that
+            // disconnects, CAN-04): the guard then aborts `ctx.signal` and releases the context.
+            let mut ended = EndGuard {
+                shared: shared.clone(),
+                finished: false,
+            };
             let native = NativeContext::new(&ctx, shared.clone());
             let run = async {
                 let promise = invoke
@@ -118,9 +124,25 @@ impl Handler for JsHandler {
                     Err(HandlerError::cancelled())
                 }
             };
-            shared.release();
+            ended.finished = true;
             r
         })
+    }
+}
+
+/// Ends a call however its future ends: run to completion (the context and the abort callback
+/// are released) or dropped half-way (the handler is told through its abort callback first).
+struct EndGuard {
+    shared: Arc<Shared>,
+    finished: bool,
+}
+
+impl Drop for EndGuard {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.shared.abort();
+        }
+        self.shared.release();
     }
 }
 

@@ -1,0 +1,91 @@
+// Type-level usage of the public declarations (lib/index.d.ts), checked by test/types.test.mjs
+// with `tsc --noEmit --strict`; never run. Not under test/: node --test on Node 22 (type
+// stripping) would load every .ts file there as a test file.
+import {
+  Client,
+  Context,
+  HttpHandle,
+  McpError,
+  McpcoreError,
+  Server,
+  type CallOptions,
+  type ConnectOptions,
+  type Json,
+  type ToolDefinition,
+} from 'mcpcore';
+
+export async function serve(): Promise<HttpHandle> {
+  const server = new Server({ name: 'typed', version: '1.0.0', instructions: 'x', options: { limits: { maxInflight: 8 } } });
+  const def: ToolDefinition = {
+    name: 'add',
+    inputSchema: { type: 'object', properties: { a: { type: 'number' } } },
+    outputSchema: { type: 'object' },
+  };
+  server
+    .tool(def, ({ a, b }: { a: number; b: number }) => ({ sum: a + b }))
+    .tool({ name: 'echo', inputSchema: { type: 'object' } }, async (args, ctx: Context) => {
+      const signal: AbortSignal = ctx.signal;
+      const sent: boolean = ctx.progress(1, 2, 'half');
+      ctx.log('info', { signal: signal.aborted, sent });
+      const modern: boolean = ctx.isModern;
+      const version: string | null = ctx.protocolVersion;
+      const name: string | null = ctx.name;
+      const answer = await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object' } });
+      if (!modern) throw new McpError(-32000, `${ctx.method} ${name} ${version}`, { answer });
+      return String(args.text);
+    })
+    .tool({ name: 'none', inputSchema: {} }, () => undefined);
+  server.prompt({ name: 'greet', arguments: [{ name: 'who', required: true }] }, ({ who }) => [`hi ${who}`]);
+  server.resource({ uri: 'demo://{id}', name: 'item' }, ({ id }) => new TextEncoder().encode(id));
+  server.resource({ uri: 'demo://readme', name: 'readme', mimeType: 'text/plain' }, () => 'text');
+  const n: number = server.notifyToolsListChanged();
+  const h = await server.listenHttp({ host: '127.0.0.1', port: n });
+  const url: string = h.url;
+  const port: number = h.port;
+  void [url, port];
+  // A wrong log level, a handler returning a number, a definition without inputSchema: refused.
+  server.tool({ name: 'bad', inputSchema: {} }, (_a, ctx) => {
+    // @ts-expect-error not a LogLevel
+    ctx.log('loud', 1);
+    return 'x';
+  });
+  // @ts-expect-error a tool returns a string, an object or nothing
+  server.tool({ name: 'num', inputSchema: {} }, () => 42);
+  // @ts-expect-error inputSchema is required
+  server.tool({ name: 'noschema' }, () => 'x');
+  // @ts-expect-error name and version are required
+  new Server({ name: 'x' });
+  return h;
+}
+
+export async function call(url: string): Promise<Json> {
+  const opts: ConnectOptions = {
+    mode: 'modern',
+    onElicitation: async (p) => ({ action: 'accept', content: { got: p.message } }),
+    onNotification: (method: string, params) => void [method, params],
+  };
+  const c = await Client.connectHttp(url, { ...opts, headers: { authorization: 'Bearer x' } });
+  const s = await Client.connectStdio('node', ['server.mjs'], { mode: 'legacy' });
+  const era: 'legacy' | 'modern' | null = c.era;
+  const tools: ToolDefinition[] = await c.listTools();
+  const callOpts: CallOptions = {
+    timeout: 1000,
+    signal: AbortSignal.timeout(10),
+    onProgress: (p: number, total: number | null, message: string | null) => void [p, total, message],
+  };
+  try {
+    const r = await c.callTool(tools[0]?.name ?? 'echo', { text: era }, callOpts);
+    await c.getPrompt('greet', { who: 'x' });
+    await c.readResource('demo://1');
+    return r.structuredContent as Json;
+  } catch (e) {
+    if (e instanceof McpError) return { code: e.code, data: e.data ?? null };
+    if (e instanceof McpcoreError) return e.code;
+    throw e;
+  } finally {
+    // @ts-expect-error an unknown connect mode
+    await Client.connectHttp(url, { mode: 'newest' }).catch(() => null);
+    await c.close();
+    await s.close();
+  }
+}
