@@ -279,3 +279,62 @@ async fn tls_handshake_is_bounded_by_the_header_deadline() {
     c.close().await;
     f.listener.shutdown().await;
 }
+
+/// The demo server's `--tls-cert` / `--tls-key` flags serve HTTPS; a missing key is refused.
+#[tokio::test]
+async fn demo_server_serves_https_from_flags() {
+    use tokio::io::AsyncBufReadExt;
+    let ca = Ca::new("test CA");
+    let dir = TempDir::new();
+    let leaf = ca.server(&["localhost", "127.0.0.1"]);
+    let cert = dir.write("chain.pem", &leaf.cert_pem);
+    let key = dir.write("key.pem", &leaf.key_pem);
+    let bin = mcpcore_tests::example_bin("demo-server");
+    let mut child = tokio::process::Command::new(&bin)
+        .args([
+            "--http",
+            "127.0.0.1:0",
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+        ])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the demo server");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let line = bounded(lines.next_line())
+        .await
+        .expect("read")
+        .expect("address line");
+    let url = line
+        .split_once("listening on ")
+        .map(|(_, u)| u.trim().to_owned())
+        .expect("url in line");
+    assert!(url.starts_with("https://127.0.0.1:"), "{line}");
+    let c = connect(&url, ConnectMode::Auto, trusting(&ca, json!({})))
+        .await
+        .expect("connect");
+    let r = bounded(c.call_tool("echo", json!({"text": "demo over TLS"})))
+        .await
+        .expect("echo");
+    assert_eq!(r.content[0]["text"], "demo over TLS");
+    c.close().await;
+    let _ = child.start_kill();
+    let _ = bounded(child.wait()).await;
+
+    let out = tokio::process::Command::new(&bin)
+        .args(["--http", "127.0.0.1:0", "--tls-cert", &cert])
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = bounded(out).await.expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--tls-cert and --tls-key go together"),
+        "{err}"
+    );
+}
