@@ -338,3 +338,44 @@ async fn demo_server_serves_https_from_flags() {
         "{err}"
     );
 }
+
+/// The idle deadline closes a quiet h2 connection over TLS (the client's WINDOW_UPDATEs after
+/// an answer do not count as a new request), and the client then opens a new one.
+#[tokio::test]
+async fn idle_h2_connection_is_closed_and_the_client_reconnects() {
+    let ca = Ca::new("test CA");
+    let dir = TempDir::new();
+    let f = tls_fixture(
+        &ca,
+        &dir,
+        json!({"connectionIdleTimeoutMs": 400, "headerReadTimeoutMs": 5000}),
+    )
+    .await;
+    let c = connect(&https(&f), ConnectMode::Auto, trusting(&ca, json!({})))
+        .await
+        .expect("connect");
+    bounded(c.call_tool("echo", json!({"text": "one"})))
+        .await
+        .expect("echo");
+    assert_eq!(f.listener.open_connections(), 1);
+    let started = std::time::Instant::now();
+    let deadline = tokio::time::Instant::now() + BOUND;
+    while f.listener.open_connections() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "idle connection closed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "by the idle deadline, not the header one"
+    );
+    let r = bounded(c.call_tool("echo", json!({"text": "two"})))
+        .await
+        .expect("a new connection");
+    assert_eq!(r.content[0]["text"], "two");
+    assert_eq!(f.listener.accepted_connections(), 2);
+    c.close().await;
+    f.listener.shutdown().await;
+}

@@ -30,7 +30,7 @@ use std::future::Future;
 use std::io;
 use std::ops::ControlFlow;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -80,6 +80,10 @@ enum Phase {
 /// What the IO wrapper and the connection's service share.
 struct ConnState {
     phase: Mutex<Phase>,
+    /// The connection speaks HTTP/2 (learnt from its first request). Its peer sends frames
+    /// that begin no request (WINDOW_UPDATE while reading an answer, PING, SETTINGS acks), so
+    /// bytes between requests do not start the header deadline; the idle deadline bounds them.
+    h2: AtomicBool,
 }
 
 impl ConnState {
@@ -89,6 +93,7 @@ impl ConnState {
                 idle_from: now,
                 header_from: Some(now),
             }),
+            h2: AtomicBool::new(false),
         }
     }
 
@@ -112,6 +117,9 @@ impl ConnState {
     }
 
     fn saw_bytes(&self, now: Instant) {
+        if self.h2.load(Ordering::Relaxed) {
+            return;
+        }
         if let Phase::Waiting { header_from, .. } = &mut *lock(&self.phase) {
             header_from.get_or_insert(now);
         }
@@ -326,6 +334,7 @@ impl hyper::service::Service<http::Request<Incoming>> for ConnService {
     fn call(&self, req: http::Request<Incoming>) -> Self::Future {
         if req.version() == http::Version::HTTP_2 {
             self.counters.http2_requests.fetch_add(1, Ordering::Relaxed);
+            self.state.h2.store(true, Ordering::Relaxed);
         }
         let guard = InProgress::begin(self.state.clone());
         let svc = self.inner.clone();
@@ -663,6 +672,18 @@ mod tests {
             None,
             "an unrepresentable deadline never fires"
         );
+    }
+
+    #[tokio::test]
+    async fn h2_frames_between_requests_do_not_start_the_header_deadline() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let s = ConnState::new(t0);
+        s.h2.store(true, Ordering::Relaxed);
+        s.begin();
+        s.end(t0 + ms(100));
+        s.saw_bytes(t0 + ms(150));
+        assert_eq!(s.read_deadline(t(100)), Some(t0 + ms(100 + 1000)), "idle");
     }
 
     #[tokio::test]
