@@ -83,8 +83,7 @@ async fn plain_http_stays_http1_and_http2_can_be_turned_off() {
     let f = Fixture::with(Limits::default(), opts).await;
     let e = bounded(Client::builder().connect_http(&url(&f), h2c()))
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(matches!(e, ClientError::Transport(_)), "{e:?}");
     assert_eq!(f.listener.http2_requests(), 0);
     f.listener.shutdown().await;
@@ -249,8 +248,7 @@ async fn client_options_json_shape() {
     let e = Client::builder()
         .connect_http("https://127.0.0.1:1/mcp", bad_ca)
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     match e {
         ClientError::InvalidArgument(m) => {
             assert!(m.contains("TLS CA holds no certificate"), "{m}")
