@@ -7,7 +7,9 @@ mod tls_util;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use mcpcore::client::{CallOptions, Client, ClientError, ConnectMode, Era, HttpClientOptions};
+use mcpcore::client::{
+    client_handler_fn, CallOptions, Client, ClientError, ConnectMode, Era, HttpClientOptions,
+};
 use mcpcore::options::{apply_json, OptionsError};
 use mcpcore::transport::http::{serve, HttpOptions};
 use mcpcore::Limits;
@@ -288,5 +290,57 @@ async fn abandoned_call_resets_only_its_stream() {
     assert_eq!(r.content[0]["text"], "after");
     assert_eq!(f.listener.accepted_connections(), 1, "the same connection");
     c.close().await;
+    f.listener.shutdown().await;
+}
+
+/// The legacy era over h2c: a server request on a call's SSE stream answered by a POST on the
+/// same connection (LHTTP-08), notifications on the GET stream (LHTTP-05), a stream the server
+/// closes mid-call resumed with `Last-Event-ID` (LHTTP-04), and DELETE on close (LHTTP-02).
+#[tokio::test]
+async fn legacy_streams_and_server_requests_over_h2c() {
+    let f = Fixture::start().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let b = Client::builder()
+        .mode(ConnectMode::Legacy)
+        .on_sampling(client_handler_fn(|_p: Value| async move {
+            Ok(json!({"role": "assistant", "content": {"type": "text", "text": "over h2"}, "model": "m"}))
+        }))
+        .on_notification(move |m, _p| {
+            let _ = tx.send(m.to_owned());
+        });
+    let c = bounded(b.connect_http(&url(&f), h2c()))
+        .await
+        .expect("connect");
+    assert_eq!(c.era(), Some(Era::Legacy));
+    let r = bounded(c.call_tool("ask", json!({"prompt": "x"})))
+        .await
+        .expect("ask");
+    assert_eq!(r.content[0]["text"], "over h2");
+    let server = f.server.clone();
+    let got = bounded(async {
+        loop {
+            server.notify_tools_list_changed();
+            if let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(200), rx.recv()).await {
+                if m == "notifications/tools/list_changed" {
+                    break true;
+                }
+            }
+        }
+    })
+    .await;
+    assert!(got);
+    let r = bounded(c.call_tool("poll", json!({})))
+        .await
+        .expect("resumed");
+    assert_eq!(r.content[0]["text"], "closed=true");
+    assert_eq!(f.listener.accepted_connections(), 1);
+    assert!(f.listener.http2_requests() >= 6);
+    c.close().await;
+    let svc = f.listener.service().clone();
+    let deadline = Instant::now() + BOUND;
+    while svc.legacy_session_count() > 0 {
+        assert!(Instant::now() < deadline, "DELETE ended the session");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     f.listener.shutdown().await;
 }
