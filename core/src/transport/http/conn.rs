@@ -571,15 +571,19 @@ fn spawn_connection(
         counters: slot.counters.clone(),
     };
     let tls = tls.cloned();
+    let h2 = service
+        .options()
+        .http2
+        .then_some(service.options().max_concurrent_streams);
     tokio::spawn(async move {
         // The slot is held for the connection's whole life: the cap counts open sockets.
         let _slot = slot;
         let r = match tls {
-            None => serve_io(io, svc, watcher).await,
+            None => serve_io(io, svc, h2, watcher).await,
             // The handshake reads through `GuardedIo` in its first-request phase, so the header
             // deadline (from the accept) bounds it, and a peer that sends nothing is dropped.
             Some(acceptor) => match acceptor.accept(io).await {
-                Ok(tls) => serve_io(tls, svc, watcher).await,
+                Ok(tls) => serve_io(tls, svc, h2, watcher).await,
                 Err(e) => {
                     tracing::debug!(error = %e, "TLS handshake failed");
                     return;
@@ -592,28 +596,31 @@ fn spawn_connection(
     });
 }
 
-/// Serve one connection, HTTP/1.1 or HTTP/2 (ALPN `h2` over TLS, or the prior-knowledge
-/// preface on plain TCP, both detected by the preface the client sends).
+/// Serve one connection, HTTP/1.1 or, when `h2` gives a stream cap, HTTP/2 (ALPN `h2` over
+/// TLS, or the prior-knowledge preface on plain TCP, both detected by the preface the client
+/// sends).
 async fn serve_io<I>(
     io: I,
     svc: ConnService,
+    h2: Option<u32>,
     watcher: Watcher,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
 where
     I: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
-    let opts = svc.inner.options();
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // hyper's header timer is off: `GuardedIo` keeps the header and idle deadlines apart (see
     // the module comment). Turning it off explicitly also keeps hyper from warning, on every
     // connection, that its default timeout has no timer.
     builder.http1().header_read_timeout(None);
-    builder
-        .http2()
-        .max_concurrent_streams(opts.max_concurrent_streams)
-        .max_header_list_size(H2_MAX_HEADER_LIST);
-    if !opts.http2 {
-        builder = builder.http1_only();
+    match h2 {
+        Some(streams) => {
+            builder
+                .http2()
+                .max_concurrent_streams(streams)
+                .max_header_list_size(H2_MAX_HEADER_LIST);
+        }
+        None => builder = builder.http1_only(),
     }
     let conn = builder.serve_connection(TokioIo::new(io), svc);
     watcher.watch(conn).await
