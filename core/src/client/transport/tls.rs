@@ -201,6 +201,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn handshake_errors_are_described() {
+        let io = |e: rustls::Error| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+        let d = |e: &(dyn std::error::Error + 'static)| describe(e, "mcp.test").expect("TLS");
+        let unknown = io(rustls::Error::InvalidCertificate(
+            CertificateError::UnknownIssuer,
+        ));
+        assert!(d(&unknown).contains("not signed by a trusted CA"));
+        let name = rustls::Error::InvalidCertificate(CertificateError::NotValidForName);
+        assert!(d(&name).contains("does not name \"mcp.test\" (name mismatch)"));
+        // After the handshake hyper hands the alert over as text only.
+        let text = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired).to_string(),
+        );
+        assert!(d(&text).contains("requires a client certificate"));
+        let plain = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert!(describe(&plain, "h").is_none(), "not a TLS error");
+    }
+
+    #[test]
     fn misconfigurations_are_named() {
         let only_cert = ClientTls {
             cert_pem: Some("x".into()),
