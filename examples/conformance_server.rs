@@ -59,13 +59,14 @@ async fn main() {
         _ => usage("unexpected arguments"),
     };
     if addr.is_none() && session_flags {
-        usage("the session flags apply to HTTP only");
+        usage("the HTTP flags apply to HTTP only");
     }
     if let Some(addr) = addr {
         let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
             eprintln!("conformance-server: bad address {addr}");
             std::process::exit(2);
         };
+        let scheme = if opts.tls.is_some() { "https" } else { "http" };
         let listener = match server.serve_http(addr, opts).await {
             Ok(l) => l,
             Err(e) => {
@@ -74,7 +75,7 @@ async fn main() {
             }
         };
         eprintln!(
-            "conformance-server: listening on http://{}/mcp",
+            "conformance-server: listening on {scheme}://{}/mcp",
             listener.local_addr()
         );
         wait_for_signal().await;
@@ -90,8 +91,8 @@ async fn main() {
 fn usage(problem: &str) -> ! {
     eprintln!(
         "conformance-server: {problem}\n\
-         usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio] [SESSION FLAGS]  (or PORT=N)\n\
-         session flags (legacy Streamable HTTP):\n{}",
+         usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio] [HTTP FLAGS]  (or PORT=N)\n\
+         HTTP flags (legacy sessions, HTTPS):\n{}",
         http_flags::USAGE
     );
     std::process::exit(2);

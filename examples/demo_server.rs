@@ -1,7 +1,8 @@
 //! `demo-server`: a small MCP server speaking both protocol eras over stdio (the default) or
 //! Streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`; port 0 picks a free port and the
 //! bound address is printed on stderr). With `--http`, the legacy session limits can be set:
-//! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S` (see `usage`).
+//! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S`, `--tls-cert PEM --tls-key PEM`
+//! (see `usage`).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured output), `slow {ms}` (progress, cancellable),
 //! `log {level, message}`, `fail` (an internal error the client sees only as -32603).
@@ -183,7 +184,7 @@ async fn main() {
             Err(e) => usage(&e),
         };
     match args.as_slice() {
-        [] if session_flags => usage("the session flags apply to --http only"),
+        [] if session_flags => usage("the HTTP flags apply to --http only"),
         [] => {}
         [flag, addr] if flag == "--http" => {
             let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
@@ -202,14 +203,15 @@ async fn main() {
 fn usage(problem: &str) -> ! {
     eprintln!(
         "demo-server: {problem}\n\
-         usage: demo-server [--http 127.0.0.1:PORT [SESSION FLAGS]]   (default: MCP on stdin/stdout)\n\
-         session flags (legacy Streamable HTTP):\n{}",
+         usage: demo-server [--http 127.0.0.1:PORT [HTTP FLAGS]]   (default: MCP on stdin/stdout)\n\
+         HTTP flags (legacy sessions, HTTPS):\n{}",
         http_flags::USAGE
     );
     std::process::exit(2);
 }
 
 async fn serve_http_until_signal(server: Server, addr: std::net::SocketAddr, opts: HttpOptions) {
+    let scheme = if opts.tls.is_some() { "https" } else { "http" };
     let listener = match server.serve_http(addr, opts).await {
         Ok(l) => l,
         Err(e) => {
@@ -218,7 +220,7 @@ async fn serve_http_until_signal(server: Server, addr: std::net::SocketAddr, opt
         }
     };
     eprintln!(
-        "demo-server: listening on http://{}/mcp",
+        "demo-server: listening on {scheme}://{}/mcp",
         listener.local_addr()
     );
     wait_for_signal().await;

@@ -1,16 +1,32 @@
 //! Command-line flags the example servers share for the legacy session limits of Streamable
 //! HTTP (`HttpOptions::max_sessions`, `session_idle_timeout`, `uninitialized_session_timeout`;
-//! see their docs for the trade-offs).
+//! see their docs for the trade-offs), and for HTTPS (`HttpOptions::tls`).
 
-use mcpcore::transport::http::HttpOptions;
+use mcpcore::transport::http::{HttpOptions, ServerTls};
 use std::time::Duration;
 
 /// Usage lines for the flags.
 pub const USAGE: &str = concat!(
     "  --max-sessions N         most concurrent legacy sessions; past it initialize gets 503 (default 10000)\n",
     "  --session-idle-secs S    reap legacy sessions idle for S seconds (default 1800)\n",
-    "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)",
+    "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)\n",
+    "  --tls-cert PEM --tls-key PEM  serve HTTPS (HTTP/1.1 and h2) with this certificate chain and key",
 );
+
+/// The file flags: `--tls-cert` and `--tls-key`, which go together.
+fn take_tls(
+    flag: &str,
+    value: Option<String>,
+    tls: &mut (Option<String>, Option<String>),
+) -> Result<(), String> {
+    let v = value.ok_or_else(|| format!("{flag} needs a PEM file"))?;
+    if flag == "--tls-cert" {
+        tls.0 = Some(v);
+    } else {
+        tls.1 = Some(v);
+    }
+    Ok(())
+}
 
 /// Remove the session flags (each `--flag VALUE`) from `args` and apply them to `opts`.
 /// Returns the remaining arguments and whether any session flag was given.
@@ -21,8 +37,14 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
     let mut rest = Vec::new();
     let mut given = false;
     let mut it = args.into_iter();
+    let mut tls = (None, None);
     while let Some(a) = it.next() {
         let flag = a.as_str();
+        if matches!(flag, "--tls-cert" | "--tls-key") {
+            take_tls(flag, it.next(), &mut tls)?;
+            given = true;
+            continue;
+        }
         if !matches!(
             flag,
             "--max-sessions" | "--session-idle-secs" | "--init-timeout-secs"
@@ -44,6 +66,11 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
             "--session-idle-secs" => opts.session_idle_timeout = Duration::from_secs(n),
             _ => opts.uninitialized_session_timeout = Duration::from_secs(n),
         }
+    }
+    match tls {
+        (Some(cert), Some(key)) => opts.tls = Some(ServerTls::new(cert, key)),
+        (None, None) => {}
+        _ => return Err("--tls-cert and --tls-key go together".into()),
     }
     Ok((rest, given))
 }

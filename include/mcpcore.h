@@ -683,7 +683,7 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *
  * @param runtime       the runtime (borrowed; the client keeps it alive).
  * @param builder       optional client builder (NULL = defaults); consumed in every case.
- * @param url           UTF-8 URL (`http://` only).
+ * @param url           UTF-8 URL (`http://` or `https://`).
  * @param url_len       length of `url`.
  * @param options_json  optional JSON object (NULL for defaults; camelCase, unknown keys
  *                      refused): `headers` (`{"Authorization": "Bearer ..."}`, sent on every
@@ -695,7 +695,11 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *                      within its timeout; a request's answer stream and the GET stream
  *                      each hold one while open, and one is always kept for answers to the
  *                      server; at least 2, 3 with `listenStream`), `poolIdleTimeoutMs` (an
- *                      unused kept-alive connection is closed, default 90000).
+ *                      unused kept-alive connection is closed, default 90000), `http2` (offer
+ *                      h2 by ALPN on https, default true), `http2PriorKnowledge` (h2c on
+ *                      http, default false), `tls` (`{"caFile", "caPem", "certFile",
+ *                      "keyFile", "certPem", "keyPem", "platformRoots"}`: extra trusted CAs,
+ *                      a client certificate for mutual TLS, platform roots on by default).
  * @param options_len   length of `options_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -2274,7 +2278,10 @@ void mcp_string_free(char *s);
  *                      [30000], `bodyReadTimeoutMs` [60000; then 408],
  *                      `connectionIdleTimeoutMs` [120000], `writeStallTimeoutMs` [30000: a
  *                      peer that stops reading is cut off], `maxConnections` [512; further
- *                      connections wait in the backlog]. Unknown keys and wrong types:
+ *                      connections wait in the backlog], `tls` [null; `{"certFile",
+ *                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
+ *                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
+ *                      `maxConcurrentStreams` [100 per HTTP/2 connection]. Unknown keys and wrong types:
  *                      `MCP_STATUS_INVALID_JSON`; values out of range:
  *                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
  *                      are the server's `limits` (`mcp_server_builder_options_json`).

@@ -196,7 +196,7 @@ pub extern "C" fn mcp_client_connect_stdio(
 ///
 /// @param runtime       the runtime (borrowed; the client keeps it alive).
 /// @param builder       optional client builder (NULL = defaults); consumed in every case.
-/// @param url           UTF-8 URL (`http://` only).
+/// @param url           UTF-8 URL (`http://` or `https://`).
 /// @param url_len       length of `url`.
 /// @param options_json  optional JSON object (NULL for defaults; camelCase, unknown keys
 ///                      refused): `headers` (`{"Authorization": "Bearer ..."}`, sent on every
@@ -208,7 +208,11 @@ pub extern "C" fn mcp_client_connect_stdio(
 ///                      within its timeout; a request's answer stream and the GET stream
 ///                      each hold one while open, and one is always kept for answers to the
 ///                      server; at least 2, 3 with `listenStream`), `poolIdleTimeoutMs` (an
-///                      unused kept-alive connection is closed, default 90000).
+///                      unused kept-alive connection is closed, default 90000), `http2` (offer
+///                      h2 by ALPN on https, default true), `http2PriorKnowledge` (h2c on
+///                      http, default false), `tls` (`{"caFile", "caPem", "certFile",
+///                      "keyFile", "certPem", "keyPem", "platformRoots"}`: extra trusted CAs,
+///                      a client certificate for mutual TLS, platform roots on by default).
 /// @param options_len   length of `options_json`.
 /// @param client_out    receives the client on success.
 /// @param error_out     optional detailed error.

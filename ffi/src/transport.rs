@@ -44,7 +44,10 @@ pub struct mcp_listener_t {
 ///                      [30000], `bodyReadTimeoutMs` [60000; then 408],
 ///                      `connectionIdleTimeoutMs` [120000], `writeStallTimeoutMs` [30000: a
 ///                      peer that stops reading is cut off], `maxConnections` [512; further
-///                      connections wait in the backlog]. Unknown keys and wrong types:
+///                      connections wait in the backlog], `tls` [null; `{"certFile",
+///                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
+///                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
+///                      `maxConcurrentStreams` [100 per HTTP/2 connection]. Unknown keys and wrong types:
 ///                      `MCP_STATUS_INVALID_JSON`; values out of range:
 ///                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
 ///                      are the server's `limits` (`mcp_server_builder_options_json`).

@@ -300,7 +300,7 @@ async fn http09_headers_on_the_wire_and_fallback_on_plain_404() {
 
 #[tokio::test]
 async fn bad_urls_are_argument_errors() {
-    for u in ["https://127.0.0.1/mcp", "ftp://x", "not a url"] {
+    for u in ["ws://127.0.0.1/mcp", "ftp://x", "not a url"] {
         let e = Client::builder()
             .connect_http(u, HttpClientOptions::default())
             .await

@@ -43,7 +43,7 @@ pub use options::{
     DEFAULT_PROBE_TIMEOUT,
 };
 #[cfg(feature = "http-client")]
-pub use transport::http::HttpClientOptions;
+pub use transport::http::{ClientTls, HttpClientOptions};
 /// The former name of [`HttpClientOptions`] (the server's options are
 /// [`crate::transport::http::HttpOptions`]).
 #[cfg(feature = "http-client")]

@@ -9,6 +9,7 @@ mod outq;
 mod serve;
 mod spin;
 pub mod stdio;
+pub mod tls;
 
 // The outbound seam is the server's (sessions write to it); transports implement it.
 pub use crate::server::{NullOutbound, Outbound};

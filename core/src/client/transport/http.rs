@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::task::AbortHandle;
 
-pub use super::http_options::HttpClientOptions;
-use super::pool::{Hold, Pool};
+pub use super::http_options::{ClientTls, HttpClientOptions};
+use super::pool::{Hold, Pool, PoolBody};
 use super::sse::SseParser;
 use super::{BoxFut, ClientTransport, Inbound, InboundTx, OutMsg, WireState};
 use crate::client::error::ClientError;
@@ -77,18 +77,10 @@ impl HttpTransport {
         let uri: Uri = url
             .parse()
             .map_err(|e| ClientError::InvalidArgument(format!("invalid URL {url:?}: {e}")))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(ClientError::InvalidArgument(
-                    "https URLs are not supported by this build (no TLS)".into(),
-                ))
-            }
-            _ => {
-                return Err(ClientError::InvalidArgument(format!(
-                    "URL {url:?} must start with http://"
-                )))
-            }
+        if !matches!(uri.scheme_str(), Some("http" | "https")) {
+            return Err(ClientError::InvalidArgument(format!(
+                "URL {url:?} must start with http:// or https://"
+            )));
         }
         let mut headers = Vec::new();
         for (k, v) in &opts.headers {
@@ -271,7 +263,7 @@ impl HttpTransport {
     async fn exchange_sse(
         &self,
         id: &Id,
-        mut body: hyper::body::Incoming,
+        mut body: PoolBody,
         status: hyper::StatusCode,
         sent_session: Option<&str>,
     ) -> Result<(), ClientError> {
@@ -309,7 +301,7 @@ impl HttpTransport {
         &self,
         event_id: &str,
         sent_session: Option<&str>,
-    ) -> Result<hyper::body::Incoming, ClientError> {
+    ) -> Result<PoolBody, ClientError> {
         let req = self
             .base(Method::GET, None)
             .header(ACCEPT, "text/event-stream")
@@ -338,7 +330,7 @@ impl HttpTransport {
     /// remembering the last event id and `retry` hint for resumption.
     async fn read_sse(
         &self,
-        body: &mut hyper::body::Incoming,
+        body: &mut PoolBody,
         id: &Id,
         last_id: &mut Option<String>,
         retry: &mut Option<u64>,
@@ -490,10 +482,7 @@ fn content_type(h: &hyper::HeaderMap) -> String {
         .to_ascii_lowercase()
 }
 
-async fn read_limited(
-    body: &mut hyper::body::Incoming,
-    max: usize,
-) -> Result<Vec<u8>, ClientError> {
+async fn read_limited(body: &mut PoolBody, max: usize) -> Result<Vec<u8>, ClientError> {
     let mut out = Vec::new();
     while let Some(frame) = body.frame().await {
         let frame =

@@ -3,13 +3,16 @@
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+pub use super::tls::ClientTls;
+
 /// Default of [`HttpClientOptions::max_connections`].
 pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
 
 /// HTTP-specific client options.
 ///
 /// JSON shape (C ABI, bindings; see [`crate::options`]): `headers` (`{"Name": "value"}`),
-/// `listenStream`, `postTimeoutMs`, `maxConnections`, `poolIdleTimeoutMs`.
+/// `listenStream`, `postTimeoutMs`, `maxConnections`, `poolIdleTimeoutMs`, `http2`,
+/// `http2PriorKnowledge`, `tls` (an object, see [`ClientTls`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -39,6 +42,21 @@ pub struct HttpClientOptions {
     /// sent on a connection the server is closing).
     #[serde(rename = "poolIdleTimeoutMs", with = "crate::options::millis")]
     pub pool_idle_timeout: Duration,
+    /// Offer HTTP/2 by ALPN on `https://` URLs (default true). When the server picks it, every
+    /// exchange is a stream of one multiplexed connection (the [`Self::max_connections`] rule
+    /// for held exchanges still bounds how many are open at once); otherwise HTTP/1.1
+    /// keep-alive connections are pooled as usual.
+    pub http2: bool,
+    /// Speak HTTP/2 without TLS to an `http://` URL from the first byte (h2c with prior
+    /// knowledge, RFC 9113 §3.3; default false): only for servers known to accept it, such as
+    /// this crate's.
+    pub http2_prior_knowledge: bool,
+    /// TLS for `https://` URLs: extra CAs, the platform roots, a client certificate.
+    pub tls: ClientTls,
+    /// A ready rustls configuration for `https://` URLs (Rust API only, no JSON form); takes
+    /// precedence over [`Self::tls`]. Our ALPN list is set when it has none.
+    #[serde(skip)]
+    pub tls_config: Option<std::sync::Arc<rustls::ClientConfig>>,
 }
 
 impl Default for HttpClientOptions {
@@ -49,6 +67,10 @@ impl Default for HttpClientOptions {
             post_timeout: Duration::from_secs(30),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             pool_idle_timeout: Duration::from_secs(90),
+            http2: true,
+            http2_prior_knowledge: false,
+            tls: ClientTls::default(),
+            tls_config: None,
         }
     }
 }
@@ -83,6 +105,9 @@ impl crate::options::JsonOptions for HttpClientOptions {
     fn check(&self) -> Result<(), crate::options::OptionsError> {
         self.check_ranges()
             .map_err(crate::options::OptionsError::Range)
+    }
+    fn keep_unrepresented(&mut self, from: &Self) {
+        self.tls_config.clone_from(&from.tls_config);
     }
 }
 

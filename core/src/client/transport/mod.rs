@@ -15,6 +15,8 @@ pub(crate) type BoxFut<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output
 
 #[cfg(feature = "http-client")]
 #[cfg(feature = "http-client")]
+mod connect;
+#[cfg(feature = "http-client")]
 pub mod http;
 #[cfg(feature = "http-client")]
 mod http_options;
@@ -23,6 +25,8 @@ mod pool;
 #[cfg(feature = "http-client")]
 pub mod sse;
 pub mod stdio;
+#[cfg(feature = "http-client")]
+mod tls;
 
 /// One message from the client to the server.
 #[derive(Debug, Clone)]

@@ -22,14 +22,15 @@
 
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::ops::ControlFlow;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -37,6 +38,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
 use super::body::HttpBody;
@@ -78,6 +80,10 @@ enum Phase {
 /// What the IO wrapper and the connection's service share.
 struct ConnState {
     phase: Mutex<Phase>,
+    /// The connection speaks HTTP/2 (learnt from its first request). Its peer sends frames
+    /// that begin no request (WINDOW_UPDATE while reading an answer, PING, SETTINGS acks), so
+    /// bytes between requests do not start the header deadline; the idle deadline bounds them.
+    h2: AtomicBool,
 }
 
 impl ConnState {
@@ -87,6 +93,7 @@ impl ConnState {
                 idle_from: now,
                 header_from: Some(now),
             }),
+            h2: AtomicBool::new(false),
         }
     }
 
@@ -110,6 +117,9 @@ impl ConnState {
     }
 
     fn saw_bytes(&self, now: Instant) {
+        if self.h2.load(Ordering::Relaxed) {
+            return;
+        }
         if let Phase::Waiting { header_from, .. } = &mut *lock(&self.phase) {
             header_from.get_or_insert(now);
         }
@@ -310,6 +320,7 @@ impl Body for GuardedBody {
 struct ConnService {
     inner: HttpService,
     state: Arc<ConnState>,
+    counters: Arc<Counters>,
 }
 
 type ConnFut =
@@ -321,6 +332,10 @@ impl hyper::service::Service<http::Request<Incoming>> for ConnService {
     type Future = ConnFut;
 
     fn call(&self, req: http::Request<Incoming>) -> Self::Future {
+        if req.version() == http::Version::HTTP_2 {
+            self.counters.http2_requests.fetch_add(1, Ordering::Relaxed);
+            self.state.h2.store(true, Ordering::Relaxed);
+        }
         let guard = InProgress::begin(self.state.clone());
         let svc = self.inner.clone();
         Box::pin(async move {
@@ -412,12 +427,22 @@ pub(crate) struct Slots {
     sem: Arc<Semaphore>,
     open: Arc<AtomicUsize>,
     max: usize,
+    counters: Arc<Counters>,
+}
+
+/// Totals since the listener started, for monitoring (and tests that check which protocol a
+/// client used, or that it multiplexed its calls over one connection).
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) accepted: AtomicU64,
+    pub(crate) http2_requests: AtomicU64,
 }
 
 /// One open connection's place under the cap; freed when the connection's task ends.
 struct Slot {
     _permit: OwnedSemaphorePermit,
     open: Arc<AtomicUsize>,
+    counters: Arc<Counters>,
 }
 
 impl Drop for Slot {
@@ -433,7 +458,12 @@ impl Slots {
             sem: Arc::new(Semaphore::new(max)),
             open: Arc::new(AtomicUsize::new(0)),
             max,
+            counters: Arc::default(),
         }
+    }
+
+    pub(crate) fn counters(&self) -> &Counters {
+        &self.counters
     }
 
     pub(crate) fn open(&self) -> usize {
@@ -465,9 +495,11 @@ impl Slots {
 
     fn occupy(&self, permit: OwnedSemaphorePermit) -> Slot {
         self.open.fetch_add(1, Ordering::AcqRel);
+        self.counters.accepted.fetch_add(1, Ordering::Relaxed);
         Slot {
             _permit: permit,
             open: self.open.clone(),
+            counters: self.counters.clone(),
         }
     }
 }
@@ -476,9 +508,11 @@ impl Slots {
 pub(crate) async fn accept_loop(
     listener: TcpListener,
     service: HttpService,
+    tls: Option<Arc<rustls::ServerConfig>>,
     slots: Slots,
     stop: CancellationToken,
 ) {
+    let tls = tls.map(TlsAcceptor::from);
     let graceful = GracefulShutdown::new();
     let mut backoff = AcceptBackoff::new();
     let mut cap_gate = LogGate::new(LOG_INTERVAL);
@@ -490,7 +524,13 @@ pub(crate) async fn accept_loop(
         match accepted {
             Ok((stream, _)) => {
                 backoff.succeeded();
-                spawn_connection(stream, slots.occupy(slot), &service, &graceful);
+                spawn_connection(
+                    stream,
+                    slots.occupy(slot),
+                    &service,
+                    tls.as_ref(),
+                    graceful.watcher(),
+                );
             }
             Err(e) => {
                 drop(slot);
@@ -519,7 +559,8 @@ fn spawn_connection(
     stream: TcpStream,
     slot: Slot,
     service: &HttpService,
-    graceful: &GracefulShutdown,
+    tls: Option<&TlsAcceptor>,
+    watcher: Watcher,
 ) {
     let _ = stream.set_nodelay(true);
     let state = Arc::new(ConnState::new(Instant::now()));
@@ -527,22 +568,66 @@ fn spawn_connection(
     let svc = ConnService {
         inner: service.clone(),
         state,
+        counters: slot.counters.clone(),
     };
-    // hyper's header timer is off: `GuardedIo` keeps the header and idle deadlines apart (see
-    // the module comment). Turning it off explicitly also keeps hyper from warning, on every
-    // connection, that its default timeout has no timer.
-    let conn = hyper::server::conn::http1::Builder::new()
-        .header_read_timeout(None)
-        .serve_connection(TokioIo::new(io), svc);
-    let conn = graceful.watch(conn);
+    let tls = tls.cloned();
+    let h2 = service
+        .options()
+        .http2
+        .then_some(service.options().max_concurrent_streams);
     tokio::spawn(async move {
         // The slot is held for the connection's whole life: the cap counts open sockets.
         let _slot = slot;
-        if let Err(e) = conn.await {
+        let r = match tls {
+            None => serve_io(io, svc, h2, watcher).await,
+            // The handshake reads through `GuardedIo` in its first-request phase, so the header
+            // deadline (from the accept) bounds it, and a peer that sends nothing is dropped.
+            Some(acceptor) => match acceptor.accept(io).await {
+                Ok(tls) => serve_io(tls, svc, h2, watcher).await,
+                Err(e) => {
+                    tracing::debug!(error = %e, "TLS handshake failed");
+                    return;
+                }
+            },
+        };
+        if let Err(e) = r {
             tracing::debug!(error = %e, "HTTP connection ended with an error");
         }
     });
 }
+
+/// Serve one connection, HTTP/1.1 or, when `h2` gives a stream cap, HTTP/2 (ALPN `h2` over
+/// TLS, or the prior-knowledge preface on plain TCP, both detected by the preface the client
+/// sends).
+async fn serve_io<I>(
+    io: I,
+    svc: ConnService,
+    h2: Option<u32>,
+    watcher: Watcher,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+where
+    I: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+{
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper's header timer is off: `GuardedIo` keeps the header and idle deadlines apart (see
+    // the module comment). Turning it off explicitly also keeps hyper from warning, on every
+    // connection, that its default timeout has no timer.
+    builder.http1().header_read_timeout(None);
+    match h2 {
+        Some(streams) => {
+            builder
+                .http2()
+                .max_concurrent_streams(streams)
+                .max_header_list_size(H2_MAX_HEADER_LIST);
+        }
+        None => builder = builder.http1_only(),
+    }
+    let conn = builder.serve_connection(TokioIo::new(io), svc);
+    watcher.watch(conn).await
+}
+
+/// The HTTP/2 header block cap, hyper's default stated here so it cannot drift.
+const H2_MAX_HEADER_LIST: u32 = 16 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -594,6 +679,18 @@ mod tests {
             None,
             "an unrepresentable deadline never fires"
         );
+    }
+
+    #[tokio::test]
+    async fn h2_frames_between_requests_do_not_start_the_header_deadline() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let s = ConnState::new(t0);
+        s.h2.store(true, Ordering::Relaxed);
+        s.begin();
+        s.end(t0 + ms(100));
+        s.saw_bytes(t0 + ms(150));
+        assert_eq!(s.read_deadline(t(100)), Some(t0 + ms(100 + 1000)), "idle");
     }
 
     #[tokio::test]

@@ -34,6 +34,7 @@ mod stream;
 
 /// The `Mcp-Name` / `Mcp-Param-*` value decoder (HTTP-16), published here first.
 pub use crate::protocol::mcp_header::decode_value as decode_header_value;
+pub use crate::transport::tls::ServerTls;
 pub use body::HttpBody;
 pub use options::{AllowList, HttpOptions};
 pub use server::{serve, HttpListener, HttpService};

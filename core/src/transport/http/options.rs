@@ -163,6 +163,23 @@ pub struct HttpOptions {
     /// one closes, instead of failing with descriptor exhaustion. Each open listen or legacy GET
     /// stream holds one. Standalone listener only.
     pub max_connections: usize,
+    /// Terminate TLS on the standalone listener from PEM files (default `None`: plain HTTP, as
+    /// behind a TLS-terminating proxy). The TLS handshake counts against
+    /// [`Self::header_read_timeout`], and every other deadline and cap applies over TLS too.
+    /// [`Self::tls_config`] takes precedence. JSON: `{"certFile", "keyFile", "clientCaFile"}`.
+    pub tls: Option<crate::transport::tls::ServerTls>,
+    /// A ready rustls configuration (Rust API only, no JSON form): see [`Self::with_tls_config`]
+    /// and [`Self::with_tls_pem`]. Its own ALPN list is kept when it sets one.
+    #[serde(skip)]
+    pub tls_config: Option<std::sync::Arc<rustls::ServerConfig>>,
+    /// Serve HTTP/2 (default true): over TLS when the client picks `h2` by ALPN, and on plain
+    /// TCP to clients that start with the HTTP/2 preface (prior knowledge, RFC 9113 §3.3).
+    /// HTTP/1.1 is always served.
+    pub http2: bool,
+    /// Most concurrent HTTP/2 streams per connection (default 100, the RFC 9113 §6.5.2
+    /// recommended minimum); each open SSE stream holds one. Request headers are capped at
+    /// 16 KiB per HTTP/2 request (hyper's default, as hyper bounds HTTP/1.1 heads).
+    pub max_concurrent_streams: u32,
 }
 
 fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -174,6 +191,9 @@ impl crate::options::JsonOptions for HttpOptions {
     fn check(&self) -> Result<(), crate::options::OptionsError> {
         self.validate()
             .map_err(|e| crate::options::OptionsError::Range(e.to_string()))
+    }
+    fn keep_unrepresented(&mut self, from: &Self) {
+        self.tls_config.clone_from(&from.tls_config);
     }
 }
 
@@ -198,11 +218,47 @@ impl Default for HttpOptions {
             connection_idle_timeout: Duration::from_secs(120),
             write_stall_timeout: Duration::from_secs(30),
             max_connections: 512,
+            tls: None,
+            tls_config: None,
+            http2: true,
+            max_concurrent_streams: 100,
         }
     }
 }
 
 impl HttpOptions {
+    /// Terminate TLS with this rustls configuration (mutual TLS, custom resolvers, …).
+    #[must_use]
+    pub fn with_tls_config(mut self, config: std::sync::Arc<rustls::ServerConfig>) -> Self {
+        self.tls_config = Some(config);
+        self
+    }
+
+    /// Terminate TLS with a PEM certificate chain (leaf first) and private key.
+    ///
+    /// # Errors
+    /// Malformed or missing PEM items, or a key that does not match the certificate.
+    pub fn with_tls_pem(self, cert_chain: &[u8], key: &[u8]) -> Result<Self, String> {
+        let config = crate::transport::tls::server_config_from_pem(cert_chain, key, None)?;
+        Ok(self.with_tls_config(std::sync::Arc::new(config)))
+    }
+
+    /// The TLS configuration the listener uses, with its ALPN list: [`Self::tls_config`], else
+    /// [`Self::tls`] loaded from its files; `None` for plain HTTP.
+    ///
+    /// # Errors
+    /// The files cannot be read or do not hold a usable certificate and key.
+    pub fn tls_server_config(
+        &self,
+    ) -> Result<Option<std::sync::Arc<rustls::ServerConfig>>, String> {
+        let config = match (&self.tls_config, &self.tls) {
+            (Some(c), _) => c.clone(),
+            (None, Some(files)) => std::sync::Arc::new(files.load()?),
+            (None, None) => return Ok(None),
+        };
+        Ok(Some(crate::transport::tls::with_alpn(config, self.http2)))
+    }
+
     /// Check that no limit is zero (a zero timeout or cap would refuse everything or, read as
     /// "off", remove the protection).
     ///
@@ -214,6 +270,10 @@ impl HttpOptions {
             ("replay_buffer", self.replay_buffer),
             ("max_listen_streams", self.max_listen_streams),
             ("max_connections", self.max_connections),
+            (
+                "max_concurrent_streams",
+                usize::try_from(self.max_concurrent_streams).unwrap_or(usize::MAX),
+            ),
         ];
         for (name, v) in positive {
             if v == 0 {

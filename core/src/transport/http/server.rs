@@ -347,6 +347,14 @@ impl HttpListener {
     pub fn open_connections(&self) -> usize {
         self.slots.open()
     }
+    /// Connections accepted since the listener started.
+    pub fn accepted_connections(&self) -> u64 {
+        self.slots.counters().accepted.load(Ordering::Relaxed)
+    }
+    /// Requests that arrived over HTTP/2 since the listener started.
+    pub fn http2_requests(&self) -> u64 {
+        self.slots.counters().http2_requests.load(Ordering::Relaxed)
+    }
     /// The service behind the listener.
     pub fn service(&self) -> &HttpService {
         &self.service
@@ -372,6 +380,9 @@ pub async fn serve(
     let invalid = |e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
     // Check everything that does not depend on the port before binding anything.
     check_options(&opts, Some(addr)).map_err(invalid)?;
+    let tls = opts
+        .tls_server_config()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let service = HttpService::build(server, opts, Some(addr)).map_err(invalid)?;
@@ -380,6 +391,7 @@ pub async fn serve(
     let task = tokio::spawn(accept_loop(
         listener,
         service.clone(),
+        tls,
         slots.clone(),
         stop.clone(),
     ));
