@@ -163,6 +163,9 @@ pub struct HttpOptions {
     /// one closes, instead of failing with descriptor exhaustion. Each open listen or legacy GET
     /// stream holds one. Standalone listener only.
     pub max_connections: usize,
+    /// Protect the endpoint as an OAuth 2.1 resource server (AUTH-01, AUTH-06; default `None`:
+    /// open). See [`crate::auth::AuthOptions`].
+    pub auth: Option<crate::auth::AuthOptions>,
 }
 
 fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -173,7 +176,16 @@ fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>,
 impl crate::options::JsonOptions for HttpOptions {
     fn check(&self) -> Result<(), crate::options::OptionsError> {
         self.validate()
-            .map_err(|e| crate::options::OptionsError::Range(e.to_string()))
+            .map_err(|e| crate::options::OptionsError::Range(e.to_string()))?;
+        match &self.auth {
+            Some(a) => crate::options::JsonOptions::check(a),
+            None => Ok(()),
+        }
+    }
+    fn keep_unrepresented(&mut self, from: &Self) {
+        if let (Some(a), Some(f)) = (&mut self.auth, &from.auth) {
+            crate::options::JsonOptions::keep_unrepresented(a, f);
+        }
     }
 }
 
@@ -198,6 +210,7 @@ impl Default for HttpOptions {
             connection_idle_timeout: Duration::from_secs(120),
             write_stall_timeout: Duration::from_secs(30),
             max_connections: 512,
+            auth: None,
         }
     }
 }
