@@ -20,10 +20,34 @@ pub const RESOURCE: &str = "https://mcp.test/mcp";
 /// The authorization server (token issuer).
 pub const ISSUER: &str = "https://as.test";
 
-/// An EC P-256 signing key with its public JWK.
+/// A fixed 2048-bit RSA key (PKCS#1 DER, base64) for RS256 tokens: ring verifies RSA but cannot
+/// generate RSA keys, so this one was generated once for these tests. It signs test tokens only.
+const RSA_TEST_KEY: &str = concat!(
+    "MIIEogIBAAKCAQEArAd7iRFKhXrz5VRCys/PKtDjBGoNEXPYDsKs8u/ji5gpi1yidNdlqlVySzAm8fSvXefxog1q9C",
+    "GhFp6hPoKb4mpOR2Id7BjZBTYJo7aHotntdlaW5X3m/My0JZnb27v/liNrtw/nGjhdFJaTkApxJE/jYTGnryxzJUm2",
+    "T0KfTzfllkvXGqHWvOFZzgFosDp7Hpkut82fMC9+BCZxEdUZaF9P/Uu/Xpd0OhXwGdIhfkYB/2I9T+py3GXuEva+/q",
+    "L9Y6inn03neE6ed4v80rlgIDjxCd3J0wt5LsIZw63iki7psbURbmiE9cSCUqW4rvQINWpCsZh05Hcx23TYHM/H2wID",
+    "AQABAoIBAAW2HTgF7sXzY5E7v23xVqJIG3QO5fksMez83KDCLc6kJ3jyLeNC2s68FdaA4OzL4Aig8JOd7hebMuMdMs",
+    "2a/ibsZZtBcCyMVKQze5VyXsVy28s/1l8EfjyVZUO8UcwqoofZtt6gigkuUYojR6noFtfgSR8gdr3o9A0LCfZOssWp",
+    "T4T4OGJgVeQrfFyXLKnGNqD/sE7M6pikNU2mvKeooa0geh43uyA+1bkX1sC+ylPyJq9Ho039GpKaOWWiek+dF3lCai",
+    "WrW49MH/MTIXiKd7DCdGPUXUAqBfQ/5Co/36Oy/0UJM0d7RVwpRkU1342rV3VDYxampDhMoQR6emIKdMUCgYEA8YU+",
+    "jiacFO3hotSzfsk+dYe/ZxxzBMx+vHVCI/S8iWa4w58XU7or8FR5qyHVtnk1AI6BCBNczY6efoJOXivLFn80OdwBMM",
+    "9l+5zZuUMZJMKLDW0I9vlPTyHNFnM9QaeeFU87lKhAUwjRhsuPPES+F3fNBHDZg5Z6gPJtMOx0RR0CgYEAtle3I4Hy",
+    "3IQRAagoGLxFLRO+la7HrrKpInHihRxRLKygQ50wKf4yOG3USrRPHySezheZgZmcRF7D2OxOkuUmfGRXKbpqgyrCfI",
+    "2pURJAQZMyGOqmiUDZEvo/k+WfkRpCW1ALmUjE2mW/GrBPNFNv3vtc2AtmqCsywYa/ld8ih1cCgYAcDktm/esxrzR/",
+    "0s+LEduUkZFVbAOcchji0Yg+Xwaru2gJKWjvS/ggsd90VrjZupjCmMs6Ye1s331f2sk5vUKZOWuasQjeX6lMIjtUfw",
+    "vjrkmy5JCfB/UDjzyguABMqSj+9rZIHYdjXenhC7J24NFoLn19X5KU650Nb5vpi/4xrQKBgDrgPbEIX4uWVQts6W17",
+    "NPbmHi6knbMp2vTVQufqCcfcAW9zjL6yZjLUO6zXZYjPwTsYYad4Gv30f1ZGjuRdezzFBWPi3kt1/hBLiXU06GyEA7",
+    "QJ6DX/K1g2V1sA1LH8gZqMUQJwfadrHPaYISrrGf8suIDFxaLdN+lHAgt5XePHAoGAHRDdIObDz5RbzBZCKOQgNUWs",
+    "1Jdfmbp/171K/55JLaFSN7KY+wKCAnEoaJ95hv+knfYgOvoqo8CtHoBMN4OVHM0NZlOl4+lP3oKpqYqpDcEbEuHNs0",
+    "lCfoaa4FCydmNbZ9gdNQJ9wg5rTQ2qrlFJuu8bxDbBjfcYgVVZx5gFm7c=",
+);
+
+/// An EC P-256 (or RSA) signing key with its public JWK.
 pub struct TestKey {
     /// `kid`.
     pub kid: String,
+    alg: Algorithm,
     enc: EncodingKey,
     /// The public JWK.
     pub jwk: Value,
@@ -46,19 +70,44 @@ impl TestKey {
         });
         Self {
             kid: kid.into(),
+            alg: Algorithm::ES256,
             enc: EncodingKey::from_ec_der(pkcs8.as_ref()),
             jwk,
         }
     }
 
-    /// Sign `claims` with ES256 under this key's `kid`.
+    /// The fixed RSA test key named `kid` (RS256).
+    pub fn rsa(kid: &str) -> Self {
+        use base64::engine::general_purpose::STANDARD;
+        let der = STANDARD.decode(RSA_TEST_KEY).expect("RSA key base64");
+        let kp = ring::signature::RsaKeyPair::from_der(&der).expect("RSA key");
+        let public: ring::rsa::PublicKeyComponents<Vec<u8>> = kp.public().into();
+        let jwk = json!({
+            "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
+            "n": URL_SAFE_NO_PAD.encode(&public.n),
+            "e": URL_SAFE_NO_PAD.encode(&public.e),
+        });
+        Self {
+            kid: kid.into(),
+            alg: Algorithm::RS256,
+            enc: EncodingKey::from_rsa_der(&der),
+            jwk,
+        }
+    }
+
+    /// Sign `claims` with this key's algorithm under its `kid`.
     pub fn sign(&self, claims: &Value) -> String {
         self.sign_as(&self.kid, claims)
     }
 
     /// Sign `claims` naming `kid` (which may not be this key's).
     pub fn sign_as(&self, kid: &str, claims: &Value) -> String {
-        let mut h = Header::new(Algorithm::ES256);
+        self.sign_with(self.alg, kid, claims)
+    }
+
+    /// Sign `claims` with `alg` (of this key's family) naming `kid`.
+    pub fn sign_with(&self, alg: Algorithm, kid: &str, claims: &Value) -> String {
+        let mut h = Header::new(alg);
         h.kid = Some(kid.into());
         jsonwebtoken::encode(&h, claims, &self.enc).expect("sign")
     }

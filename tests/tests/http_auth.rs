@@ -533,3 +533,33 @@ async fn auth06_custom_verifier() {
     assert_eq!(r.status, 401);
     assert!(challenge(&r).contains("error_description=\"unknown token\""));
 }
+
+#[tokio::test]
+async fn auth06_rs256_tokens_and_the_algorithm_allow_list() {
+    let ec = TestKey::generate("k1");
+    let rsa = TestKey::rsa("r1");
+    let mut o = options();
+    o.jwks_path = Some(jwks_file(&jwks(&[&ec, &rsa])));
+    let server = server();
+    let l = listen(&server, Some(o)).await;
+    let t = rsa.sign(&claims("alice", "mcp:tools"));
+    let ex = modern_call(l.local_addr(), Some(&t), "whoami", json!({})).await;
+    assert_eq!(ex.status, 200);
+    assert!(text_of(&ex).contains("\"subject\":\"alice\""));
+    // Same key, algorithms outside the allow-list (RS256, ES256): refused before any key use.
+    for alg in [
+        jsonwebtoken::Algorithm::RS384,
+        jsonwebtoken::Algorithm::PS256,
+    ] {
+        let t = rsa.sign_with(alg, "r1", &claims("alice", "mcp:tools"));
+        let auth = format!("Bearer {t}");
+        let mut r = modern_raw(l.local_addr(), "/mcp", &[&auth]).await;
+        assert_eq!(r.status, 401, "{alg:?}");
+        assert_eq!(r.json().await["error_description"], "algorithm not allowed");
+    }
+    // An ES256 header naming the RSA key: the key does not fit the algorithm.
+    let t = ec.sign_as("r1", &claims("alice", "mcp:tools"));
+    let auth = format!("Bearer {t}");
+    let r = modern_raw(l.local_addr(), "/mcp", &[&auth]).await;
+    assert_eq!(r.status, 401);
+}
