@@ -1,6 +1,7 @@
 //! Command-line flags the example servers share for the legacy session limits of Streamable
 //! HTTP (`HttpOptions::max_sessions`, `session_idle_timeout`, `uninitialized_session_timeout`;
-//! see their docs for the trade-offs).
+//! see their docs for the trade-offs), and `--auth FILE` for the OAuth resource server
+//! (`HttpOptions::auth`, core's JSON shape of `mcpcore::auth::AuthOptions`).
 
 use mcpcore::transport::http::HttpOptions;
 use std::time::Duration;
@@ -9,7 +10,9 @@ use std::time::Duration;
 pub const USAGE: &str = concat!(
     "  --max-sessions N         most concurrent legacy sessions; past it initialize gets 503 (default 10000)\n",
     "  --session-idle-secs S    reap legacy sessions idle for S seconds (default 1800)\n",
-    "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)",
+    "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)\n",
+    "  --auth FILE              protect the endpoint as an OAuth 2.1 resource server; FILE is the JSON of\n",
+    "                           HttpOptions.auth (resource, authorizationServers, issuer, jwksPath or jwksUrl, ...)",
 );
 
 /// Remove the session flags (each `--flag VALUE`) from `args` and apply them to `opts`.
@@ -23,6 +26,16 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let flag = a.as_str();
+        if flag == "--auth" {
+            let path = it.next().ok_or("--auth needs a file")?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("--auth {path}: {e}"))?;
+            let auth: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("--auth {path}: {e}"))?;
+            mcpcore::options::apply_json(opts, &serde_json::json!({ "auth": auth }))
+                .map_err(|e| format!("--auth {path}: {e}"))?;
+            given = true;
+            continue;
+        }
         if !matches!(
             flag,
             "--max-sessions" | "--session-idle-secs" | "--init-timeout-secs"

@@ -11,12 +11,21 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 async fn call(addr: SocketAddr, token: &str) -> HttpReply {
+    call_tool(addr, token, "whoami", json!({})).await
+}
+
+async fn call_tool(
+    addr: SocketAddr,
+    token: &str,
+    name: &str,
+    args: serde_json::Value,
+) -> HttpReply {
     let auth = format!("Bearer {token}");
-    let mut h = modern_headers("tools/call", Some("whoami"));
+    let mut h = modern_headers("tools/call", Some(name));
     h.push(("Authorization".into(), auth));
     let hv: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "whoami", "arguments": {}, "_meta": envelope(json!({}))}});
+        "name": name, "arguments": args, "_meta": envelope(json!({}))}});
     raw_request(addr, "POST", "/mcp", &hv, body.to_string().as_bytes()).await
 }
 
@@ -110,4 +119,51 @@ async fn auth06_jwks_over_the_size_cap_is_refused() {
     let r = call(l.local_addr(), &k1.sign(&claims("alice", "mcp:tools"))).await;
     assert_eq!(r.status, 503);
     assert_eq!(jwks_srv.hits.load(Ordering::SeqCst), 1);
+}
+
+/// The demo server's `--auth FILE` flag: the JSON of `HttpOptions.auth`, served for real.
+#[tokio::test]
+async fn demo_server_auth_flag() {
+    let key = TestKey::generate("k1");
+    let mut auth = serde_json::to_value(options()).expect("options JSON");
+    auth["jwksPath"] = json!(mcpcore_tests::auth::jwks_file(&jwks(&[&key])));
+    let file = mcpcore_tests::auth::jwks_file(&auth); // any JSON document
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    let mut child = tokio::process::Command::new(mcpcore_tests::example_bin("demo-server"))
+        .args(["--http", &addr.to_string(), "--auth", &file])
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn demo-server");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while tokio::net::TcpStream::connect(addr).await.is_err() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "demo-server did not listen"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut prm = raw_request(
+        addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        b"",
+    )
+    .await;
+    assert_eq!(prm.status, 200);
+    assert_eq!(prm.json().await["resource"], mcpcore_tests::auth::RESOURCE);
+    let r = call(addr, "not-a-jwt").await;
+    assert_eq!(r.status, 401);
+    let t = key.sign(&claims("alice", "mcp:tools"));
+    let mut r = call_tool(addr, &t, "echo", json!({"text": "hi"})).await;
+    assert_eq!(r.status, 200);
+    let v = r.json().await;
+    assert_eq!(v["result"]["content"][0]["text"], "hi", "{v}");
+    child.start_kill().expect("kill");
+    let _ = child.wait().await;
 }
