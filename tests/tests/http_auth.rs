@@ -338,9 +338,14 @@ async fn auth06_tool_scopes_in_the_modern_era() {
 }
 
 async fn legacy_init(addr: SocketAddr, token: &str) -> McpHttp {
+    legacy_init_at(addr, token, "2025-11-25").await
+}
+
+async fn legacy_init_at(addr: SocketAddr, token: &str, version: &str) -> McpHttp {
     let mut c = McpHttp::new(addr);
+    c.version = version.into();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
+        "protocolVersion": version, "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});
     let ex = c
         .post(
@@ -562,4 +567,29 @@ async fn auth06_rs256_tokens_and_the_algorithm_allow_list() {
     let auth = format!("Bearer {t}");
     let r = modern_raw(l.local_addr(), "/mcp", &[&auth]).await;
     assert_eq!(r.status, 401);
+}
+
+#[tokio::test]
+async fn auth06_a_batch_with_an_unauthorized_call_is_refused_whole() {
+    let p = protected().await;
+    let alice = p.token("alice", "mcp:tools");
+    let c = legacy_init_at(p.addr(), &alice, "2025-03-26").await;
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "admin_op", "arguments": {}}},
+    ]);
+    let h = with_auth(c.legacy_headers(), Some(&alice));
+    let r = c.post_raw(&h, batch.to_string().as_bytes()).await;
+    assert_eq!(r.status, 403);
+    assert!(challenge(&r).contains("error=\"insufficient_scope\""));
+    let admin = p.token("alice", "mcp:tools admin");
+    let mut r = c
+        .post_raw(
+            &with_auth(c.legacy_headers(), Some(&admin)),
+            batch.to_string().as_bytes(),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let answers = r.json().await;
+    assert_eq!(answers.as_array().map(Vec::len), Some(2), "{answers}");
 }

@@ -246,13 +246,25 @@ impl Gate {
     }
 }
 
+/// The principal of a request on an endpoint protected by `gate` (`None` when it is open), or
+/// the refusal: the token's (see [`Gate::authenticate`]) or the session's ([`check_session`]).
+pub(crate) async fn authorize(
+    s: &Shared,
+    gate: Option<&Gate>,
+    uri: &Uri,
+    h: &HeaderMap,
+) -> Result<Option<Arc<Principal>>, Box<Resp>> {
+    let Some(g) = gate else {
+        return Ok(None);
+    };
+    let p = g.authenticate(uri, h).await.map_err(Box::new)?;
+    check_session(s, h, Some(&p))?;
+    Ok(Some(p))
+}
+
 /// A legacy session id presented by a principal other than its creator is unknown to that
 /// principal (404, LHTTP-02's answer for an unknown session).
-pub(crate) fn check_session(
-    s: &Shared,
-    h: &HeaderMap,
-    p: Option<&Principal>,
-) -> Result<(), Box<Resp>> {
+fn check_session(s: &Shared, h: &HeaderMap, p: Option<&Principal>) -> Result<(), Box<Resp>> {
     let Some(entry) = get_str(h, SESSION_ID).and_then(|sid| s.sessions.get(sid)) else {
         return Ok(());
     };

@@ -221,16 +221,10 @@ impl HttpService {
             return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
         }
         // AUTH-06: the token is checked before anything else reads the request.
-        let principal = match &s.auth {
-            None => None,
-            Some(g) => match g.authenticate(req.uri(), req.headers()).await {
-                Ok(p) => Some(p),
-                Err(r) => return r,
-            },
+        let principal = match gate::authorize(s, s.auth.as_ref(), req.uri(), req.headers()).await {
+            Ok(p) => p,
+            Err(r) => return *r,
         };
-        if let Err(r) = gate::check_session(s, req.headers(), principal.as_deref()) {
-            return *r;
-        }
         let legacy_on = s.opts.legacy;
         let sessions_on = legacy_on && !s.opts.stateless_legacy;
         match *req.method() {
