@@ -543,8 +543,14 @@ async fn auth06_custom_verifier() {
 async fn auth06_rs256_tokens_and_the_algorithm_allow_list() {
     let ec = TestKey::generate("k1");
     let rsa = TestKey::rsa("r1");
+    // The EC key again as "e1", published for encryption only: it never verifies a signature.
+    let mut doc = jwks(&[&ec, &rsa]);
+    let mut enc = ec.jwk.clone();
+    enc["use"] = json!("enc");
+    enc["kid"] = json!("e1");
+    doc["keys"].as_array_mut().expect("keys").push(enc);
     let mut o = options();
-    o.jwks_path = Some(jwks_file(&jwks(&[&ec, &rsa])));
+    o.jwks_path = Some(jwks_file(&doc));
     let server = server();
     let l = listen(&server, Some(o)).await;
     let t = rsa.sign(&claims("alice", "mcp:tools"));
@@ -562,11 +568,19 @@ async fn auth06_rs256_tokens_and_the_algorithm_allow_list() {
         assert_eq!(r.status, 401, "{alg:?}");
         assert_eq!(r.json().await["error_description"], "algorithm not allowed");
     }
-    // An ES256 header naming the RSA key: the key does not fit the algorithm.
-    let t = ec.sign_as("r1", &claims("alice", "mcp:tools"));
-    let auth = format!("Bearer {t}");
-    let r = modern_raw(l.local_addr(), "/mcp", &[&auth]).await;
-    assert_eq!(r.status, 401);
+    // An ES256 header naming the RSA key (the key does not fit the algorithm), or naming the
+    // encryption key (the right key, the wrong use).
+    for kid in ["r1", "e1"] {
+        let t = ec.sign_as(kid, &claims("alice", "mcp:tools"));
+        let auth = format!("Bearer {t}");
+        let mut r = modern_raw(l.local_addr(), "/mcp", &[&auth]).await;
+        assert_eq!(r.status, 401, "{kid}");
+        assert_eq!(r.json().await["error_description"], "unknown signing key");
+    }
+    // Control: the same signature under its signing kid passes.
+    let t = ec.sign(&claims("alice", "mcp:tools"));
+    let ex = modern_call(l.local_addr(), Some(&t), "whoami", json!({})).await;
+    assert_eq!(ex.status, 200);
 }
 
 #[tokio::test]

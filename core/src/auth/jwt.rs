@@ -132,12 +132,15 @@ impl Inner {
         principal(data.claims)
     }
 
-    fn find(&self, header: &jsonwebtoken::Header) -> Option<Jwk> {
-        let keys = self
-            .keys
+    fn loaded(&self) -> Arc<Vec<Jwk>> {
+        self.keys
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+            .clone()
+    }
+
+    fn find(&self, header: &jsonwebtoken::Header) -> Option<Jwk> {
+        let keys = self.loaded();
         let mut usable = keys.iter().filter(|k| fits(k, header.alg));
         match &header.kid {
             Some(kid) => usable
@@ -159,6 +162,10 @@ impl Inner {
             return Ok(k);
         }
         if last.is_some_and(|t| t.elapsed() < self.min_refresh) {
+            // Never loaded (the source failed): that is no verdict on the token.
+            if self.loaded().is_empty() {
+                return Err(VerifyError::Unavailable("key set unavailable".into()));
+            }
             return Err(invalid("unknown signing key"));
         }
         *last = Some(Instant::now());
@@ -207,7 +214,12 @@ fn fits(k: &Jwk, alg: Algorithm) -> bool {
         .key_algorithm
         .and_then(|a| serde_json::to_value(a).ok());
     let wanted = serde_json::to_value(alg).ok();
-    family_ok && (declared.is_none() || declared == wanted)
+    // A key published for another use (`"use": "enc"`) never verifies a signature.
+    let use_ok = matches!(
+        k.common.public_key_use,
+        None | Some(jsonwebtoken::jwk::PublicKeyUse::Signature)
+    );
+    family_ok && use_ok && (declared.is_none() || declared == wanted)
 }
 
 fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> &'static str {
