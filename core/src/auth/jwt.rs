@@ -305,3 +305,51 @@ async fn fetch(uri: &http::Uri, timeout: Duration, max: usize) -> Result<Vec<Jwk
         .await
         .map_err(|_| "JWKS request timed out".to_owned())?
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn claims(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn principal_reads_scope_scp_and_client() {
+        let p = principal(claims(
+            json!({"sub": "a", "iss": "i", "scope": "x  y", "client_id": "c",
+                                        "exp": 5}),
+        ))
+        .expect("principal");
+        assert_eq!(p.scopes, vec!["x".to_owned(), "y".to_owned()]);
+        assert_eq!((p.client_id.as_deref(), p.expires_at), (Some("c"), Some(5)));
+        let p = principal(claims(
+            json!({"sub": "a", "scp": ["x", 1, "z"], "azp": "d"}),
+        ))
+        .expect("principal");
+        assert_eq!(p.scopes, vec!["x".to_owned(), "z".to_owned()]);
+        assert_eq!(p.client_id.as_deref(), Some("d"));
+        assert!(
+            principal(claims(json!({"scope": "x"}))).is_err(),
+            "no subject"
+        );
+    }
+
+    #[test]
+    fn oct_keys_and_unknown_entries_are_skipped() {
+        // Parsing only: the EC coordinates are checked when a key verifies, not here.
+        let doc = json!({"keys": [
+            {"kty": "oct", "k": "c2VjcmV0", "kid": "h"},
+            {"kty": "nope"},
+            {"kty": "EC", "crv": "P-256", "kid": "e",
+             "x": "WKn-ZIGevcwGIyyrzFoZNBdaq9_TsqzGl96oc0CWuis",
+             "y": "y77t-RvAHRKTsSGdIYUfweuOvwrvDD-Q3Hv5J0fSKbE"}
+        ]});
+        let keys = parse_set(doc.to_string().as_bytes()).expect("set");
+        assert_eq!(keys.len(), 1);
+        assert!(fits(&keys[0], Algorithm::ES256));
+        assert!(!fits(&keys[0], Algorithm::RS256));
+        assert!(parse_set(b"{\"no\": []}").is_err());
+    }
+}
