@@ -1,7 +1,9 @@
 //! The hyper service (mountable) and the standalone listener, with the inbound ladder of
 //! REQUIREMENTS §0.7: path → `Host`/target (missing or malformed 400, not allowed 403) →
-//! `Origin` (403) → HTTP method (405) → `Content-Type` (415) → body size (413) and arrival
-//! deadline (408) → JSON depth/shape (400) → era by body (§0.2) → `Accept` (406) → era path.
+//! `Origin` (403) → bearer token when protected (400/401/403, AUTH-06; the Protected Resource
+//! Metadata is served before the path check) → HTTP method (405) → `Content-Type` (415) → body
+//! size (413) and arrival deadline (408) → JSON depth/shape (400) → era by body (§0.2) →
+//! `Accept` (406) → era path.
 //! Graceful shutdown: stop accepting, send listen results, finish or cancel in-flight work within
 //! the deadline.
 
