@@ -51,6 +51,12 @@ impl Gate {
     /// The gate for `o` on an endpoint at `mcp_path`.
     pub(crate) fn new(o: &AuthOptions, mcp_path: Option<&str>) -> Result<Self, String> {
         let verifier = o.build_verifier()?;
+        if o.scopes_supported.iter().any(|s| s == "offline_access") {
+            // AUTH-02: a resource server SHOULD NOT list it (refresh is the AS's business).
+            tracing::warn!(
+                "auth.scopesSupported lists offline_access; resource servers should not"
+            );
+        }
         let resource_path = o
             .resource
             .parse::<Uri>()
