@@ -1,6 +1,7 @@
 //! Command-line flags the example servers share for the legacy session limits of Streamable
 //! HTTP (`HttpOptions::max_sessions`, `session_idle_timeout`, `uninitialized_session_timeout`;
-//! see their docs for the trade-offs), and for HTTPS (`HttpOptions::tls`).
+//! see their docs for the trade-offs), for HTTPS (`HttpOptions::tls`), and `--auth FILE` for the
+//! OAuth resource server (`HttpOptions::auth`, core's JSON shape of `mcpcore::auth::AuthOptions`).
 
 use mcpcore::transport::http::{HttpOptions, ServerTls};
 use std::time::Duration;
@@ -10,7 +11,9 @@ pub const USAGE: &str = concat!(
     "  --max-sessions N         most concurrent legacy sessions; past it initialize gets 503 (default 10000)\n",
     "  --session-idle-secs S    reap legacy sessions idle for S seconds (default 1800)\n",
     "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)\n",
-    "  --tls-cert PEM --tls-key PEM  serve HTTPS (HTTP/1.1 and h2) with this certificate chain and key",
+    "  --tls-cert PEM --tls-key PEM  serve HTTPS (HTTP/1.1 and h2) with this certificate chain and key\n",
+    "  --auth FILE              protect the endpoint as an OAuth 2.1 resource server; FILE is the JSON of\n",
+    "                           HttpOptions.auth (resource, authorizationServers, issuer, jwksPath or jwksUrl, ...)",
 );
 
 /// The file flags: `--tls-cert` and `--tls-key`, which go together.
@@ -42,6 +45,16 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
         let flag = a.as_str();
         if matches!(flag, "--tls-cert" | "--tls-key") {
             take_tls(flag, it.next(), &mut tls)?;
+            given = true;
+            continue;
+        }
+        if flag == "--auth" {
+            let path = it.next().ok_or("--auth needs a file")?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("--auth {path}: {e}"))?;
+            let auth: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("--auth {path}: {e}"))?;
+            mcpcore::options::apply_json(opts, &serde_json::json!({ "auth": auth }))
+                .map_err(|e| format!("--auth {path}: {e}"))?;
             given = true;
             continue;
         }

@@ -41,6 +41,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod auth;
 pub mod client;
 pub mod error;
 mod error_kind;

@@ -14,6 +14,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod auth;
 #[cfg(test)]
 mod bench;
 pub mod builder;
@@ -37,6 +38,7 @@ pub mod string;
 pub mod trampoline;
 pub mod transport;
 
+pub use auth::mcp_token_verdict_t;
 pub use builder::mcp_server_builder_t;
 pub use client::mcp_client_t;
 pub use client_builder::{mcp_client_builder_t, mcp_connect_mode, mcp_connect_mode_t};

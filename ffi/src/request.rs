@@ -24,6 +24,7 @@ pub struct mcp_request_t {
     client_caps: OnceLock<NulTerminated>,
     input_responses: OnceLock<Option<NulTerminated>>,
     state: OnceLock<Option<NulTerminated>>,
+    principal: OnceLock<Option<NulTerminated>>,
 }
 
 impl mcp_request_t {
@@ -41,6 +42,7 @@ impl mcp_request_t {
             client_caps: OnceLock::new(),
             input_responses: OnceLock::new(),
             state: OnceLock::new(),
+            principal: OnceLock::new(),
         }
     }
 }
@@ -286,6 +288,38 @@ pub extern "C" fn mcp_request_state(
                 r.ctx
                     .request_state()
                     .map(|s| NulTerminated::new(s.as_bytes().to_vec()))
+            })
+            .as_ref()
+    })
+}
+
+/// The verified principal of the request's access token, as core's `Principal` JSON
+/// (`{"subject", "issuer", "scopes", "clientId", "expiresAt", "claims"}`), on an endpoint
+/// protected by `mcp_server_listen_http_auth` (AUTH-06).
+///
+/// @param request  the borrowed request.
+/// @param len_out  optional length out-parameter.
+///
+/// **Ownership**: borrowed; do not free.
+///
+/// **Lifetime**: until the callback returns.
+///
+/// **Thread safety**: the callback's thread only.
+///
+/// **Errors**: NULL when `request` is NULL or the request carries no verified token (an
+/// unprotected endpoint, stdio).
+#[no_mangle]
+pub extern "C" fn mcp_request_principal_json(
+    request: *const mcp_request_t,
+    len_out: *mut usize,
+) -> *const c_char {
+    text(request, len_out, |r| {
+        r.principal
+            .get_or_init(|| {
+                r.ctx
+                    .principal()
+                    .and_then(|p| serde_json::to_value(p).ok())
+                    .map(|v| NulTerminated::json(&v))
             })
             .as_ref()
     })

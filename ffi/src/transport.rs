@@ -47,7 +47,15 @@ pub struct mcp_listener_t {
 ///                      connections wait in the backlog], `tls` [null; `{"certFile",
 ///                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
 ///                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
-///                      `maxConcurrentStreams` [100 per HTTP/2 connection]. Unknown keys and wrong types:
+///                      `maxConcurrentStreams` [100 per HTTP/2 connection],
+///                      `auth` [null: open; an object
+///                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
+///                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or
+///                      `jwksUrl`, optional `audience`, `scopesSupported`, `requiredScopes`,
+///                      `toolScopes`, `algorithms` (["RS256","ES256"]), `clockSkewMs` (60000),
+///                      `jwksMinRefreshMs` (30000), `jwksTimeoutMs` (5000), `jwksMaxBytes`
+///                      (262144), `resourceMetadataUrl`; `mcp_server_listen_http_auth` takes a
+///                      verifier callback instead]. Unknown keys and wrong types:
 ///                      `MCP_STATUS_INVALID_JSON`; values out of range:
 ///                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
 ///                      are the server's `limits` (`mcp_server_builder_options_json`).
@@ -74,57 +82,80 @@ pub extern "C" fn mcp_server_listen_http(
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
     status_guard(error_out, || {
-        // SAFETY: server is NULL or live (contract).
-        let s = unsafe { handle::borrow(server, "server") }?;
-        handle::require_out(listener_out, "listener_out")?;
-        // SAFETY: addr is NULL or valid for addr_len bytes.
-        let addr_s = unsafe { str_arg(addr, addr_len, "addr") }?;
-        let addr: SocketAddr = addr_s
-            .parse()
-            .map_err(|e| FfiError::invalid(format!("addr {addr_s:?}: {e}")))?;
-        let opts = if options_json.is_null() {
-            HttpOptions::default()
-        } else {
-            // SAFETY: options_json is valid for options_len bytes (contract).
-            let obj = unsafe { json_object_arg(options_json, options_len, "options_json") }?;
-            let mut o = HttpOptions::default();
-            mcpcore::options::apply_json(&mut o, &serde_json::Value::Object(obj))
-                .map_err(|e| FfiError::options("options_json", &e))?;
-            o
+        let args = ListenArgs {
+            server,
+            addr,
+            addr_len,
+            options_json,
+            options_len,
+            listener_out,
         };
-        let st = s.inner.clone();
-        let listener = st
-            .runtime
-            .block_on(
-                "mcp_server_listen_http",
-                serve(st.server.clone(), addr, opts),
-            )?
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidInput => FfiError::invalid(e.to_string()),
-                _ => FfiError::new(mcp_status_t::Transport, format!("bind {addr}: {e}")),
-            })?;
-        let port = listener.local_addr().port();
-        let slot = Arc::new(Mutex::new(Some(listener)));
-        // Server shutdown stops the listener too.
-        let watch = slot.clone();
-        let shutdown = st.shutdown.clone();
-        let rt = st.runtime.clone();
-        rt.spawn(async move {
-            shutdown.cancelled().await;
-            let l = watch.lock().ok().and_then(|mut g| g.take());
-            if let Some(l) = l {
-                l.shutdown().await;
-            }
-        });
-        let h = handle::into_raw(mcp_listener_t {
-            port,
-            listener: slot,
-            runtime: st.runtime.clone(),
-        });
-        // SAFETY: listener_out is non-NULL (checked) and writable.
-        unsafe { listener_out.write(h) };
-        Ok(())
+        listen(&args, HttpOptions::default())
     })
+}
+
+/// The arguments `mcp_server_listen_http` and its variants share.
+pub(crate) struct ListenArgs {
+    pub server: *const mcp_server_t,
+    pub addr: *const c_char,
+    pub addr_len: usize,
+    pub options_json: *const c_char,
+    pub options_len: usize,
+    pub listener_out: *mut *mut mcp_listener_t,
+}
+
+/// Bind and serve: `base` patched with `options_json` (fields without a JSON form, such as a
+/// custom token verifier, are kept).
+pub(crate) fn listen(a: &ListenArgs, base: HttpOptions) -> Result<(), FfiError> {
+    let (server, addr, addr_len) = (a.server, a.addr, a.addr_len);
+    let (options_json, options_len, listener_out) = (a.options_json, a.options_len, a.listener_out);
+    // SAFETY: server is NULL or live (contract).
+    let s = unsafe { handle::borrow(server, "server") }?;
+    handle::require_out(listener_out, "listener_out")?;
+    // SAFETY: addr is NULL or valid for addr_len bytes.
+    let addr_s = unsafe { str_arg(addr, addr_len, "addr") }?;
+    let addr: SocketAddr = addr_s
+        .parse()
+        .map_err(|e| FfiError::invalid(format!("addr {addr_s:?}: {e}")))?;
+    let mut opts = base;
+    if !options_json.is_null() {
+        // SAFETY: options_json is valid for options_len bytes (contract).
+        let obj = unsafe { json_object_arg(options_json, options_len, "options_json") }?;
+        mcpcore::options::apply_json(&mut opts, &serde_json::Value::Object(obj))
+            .map_err(|e| FfiError::options("options_json", &e))?;
+    }
+    let st = s.inner.clone();
+    let listener = st
+        .runtime
+        .block_on(
+            "mcp_server_listen_http",
+            serve(st.server.clone(), addr, opts),
+        )?
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidInput => FfiError::invalid(e.to_string()),
+            _ => FfiError::new(mcp_status_t::Transport, format!("bind {addr}: {e}")),
+        })?;
+    let port = listener.local_addr().port();
+    let slot = Arc::new(Mutex::new(Some(listener)));
+    // Server shutdown stops the listener too.
+    let watch = slot.clone();
+    let shutdown = st.shutdown.clone();
+    let rt = st.runtime.clone();
+    rt.spawn(async move {
+        shutdown.cancelled().await;
+        let l = watch.lock().ok().and_then(|mut g| g.take());
+        if let Some(l) = l {
+            l.shutdown().await;
+        }
+    });
+    let h = handle::into_raw(mcp_listener_t {
+        port,
+        listener: slot,
+        runtime: st.runtime.clone(),
+    });
+    // SAFETY: listener_out is non-NULL (checked) and writable.
+    unsafe { listener_out.write(h) };
+    Ok(())
 }
 
 /// The bound TCP port (the real one when listening on port 0).

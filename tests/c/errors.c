@@ -36,6 +36,13 @@ static void count_free(void *p) {
   atomic_fetch_add(&freed, 1);
 }
 
+static void refuse_all(void *ud, const char *token, size_t len, mcp_token_verdict_t *verdict) {
+  (void)ud;
+  (void)token;
+  (void)len;
+  mcp_token_verdict_refuse(verdict, "no", 2);
+}
+
 static void never_called(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)ud;
   (void)req;
@@ -350,10 +357,36 @@ static void registrations(void) {
     expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "write_stall_timeout");
     EXPECT(listener == NULL);
   }
+  /* The authorizing listener needs a verifier and an `auth` object; its user data is released
+     on every failure and once the listener is gone. Verdicts refuse NULL. */
+  {
+    const char *auth = "{\"auth\":{\"resource\":\"https://mcp.test/mcp\","
+                       "\"authorizationServers\":[\"https://as.test\"]}}";
+    listener = NULL;
+    err = NULL;
+    EXPECT_STATUS(mcp_server_listen_http_auth(server, "127.0.0.1:0", 11, auth, strlen(auth), NULL, NULL,
+                                              count_free, &listener, &err),
+                  MCP_STATUS_NULL_ARGUMENT);
+    expect_error(err, MCP_STATUS_NULL_ARGUMENT, "verifier");
+    err = NULL;
+    EXPECT_STATUS(mcp_server_listen_http_auth(server, "127.0.0.1:0", 11, "{}", 2, refuse_all, NULL, count_free,
+                                              &listener, &err),
+                  MCP_STATUS_INVALID_ARGUMENT);
+    expect_error(err, MCP_STATUS_INVALID_ARGUMENT, "auth");
+    EXPECT(listener == NULL);
+    EXPECT(atomic_load(&freed) == 23);
+    EXPECT_STATUS(mcp_server_listen_http_auth(server, "127.0.0.1:0", 11, auth, strlen(auth), refuse_all, NULL,
+                                              count_free, &listener, NULL),
+                  MCP_STATUS_OK);
+    EXPECT(listener != NULL && mcp_listener_port(listener) != 0);
+    mcp_listener_free(listener);
+    EXPECT_STATUS(mcp_token_verdict_accept(NULL, "{}", 2), MCP_STATUS_NULL_ARGUMENT);
+    EXPECT_STATUS(mcp_token_verdict_refuse(NULL, NULL, 0), MCP_STATUS_NULL_ARGUMENT);
+  }
   mcp_server_shutdown(server);
   mcp_server_shutdown(server);
   mcp_server_free(server);
-  EXPECT(atomic_load(&freed) == 23);
+  EXPECT(atomic_load(&freed) == 26);
 
   /* An unused builder releases its user data when freed. */
   b = new_builder();
@@ -361,7 +394,7 @@ static void registrations(void) {
                                                 count_free, NULL),
                 MCP_STATUS_OK);
   mcp_server_builder_free(b);
-  EXPECT(atomic_load(&freed) == 24);
+  EXPECT(atomic_load(&freed) == 27);
   mcp_runtime_free(rt);
 }
 

@@ -10,6 +10,7 @@
 //! `null` there and nowhere else.
 
 pub mod asking;
+pub mod auth;
 pub mod client;
 pub mod era;
 pub mod fixture;

@@ -94,6 +94,11 @@ impl RequestContext {
     pub fn input_responses(&self) -> Option<&Map<String, Value>> {
         self.inner.input_responses.as_ref()
     }
+    /// The verified principal of the request's access token, on an HTTP endpoint protected by
+    /// [`crate::auth::AuthOptions`] (AUTH-06); `None` elsewhere.
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.inner.session.principal().map(|p| &**p)
+    }
     /// The verified, unsealed `requestState` of a retried request.
     pub fn request_state(&self) -> Option<&str> {
         self.inner.request_state.as_deref()

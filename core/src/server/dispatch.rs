@@ -336,9 +336,14 @@ impl Session {
         p: Option<&Map<String, Value>>,
     ) -> Result<(mrtr::Retry, ask::Asks), ErrorObject> {
         // `request_client` answers carried from earlier rounds come out of the state here.
-        mrtr::read_retry(&self.server.inner, method, p)
-            .await
-            .and_then(|mut r| ask::from_retry(&mut r).map(|a| (r, a)))
+        mrtr::read_retry(
+            &self.server.inner,
+            method,
+            p,
+            self.principal().map(|p| &**p),
+        )
+        .await
+        .and_then(|mut r| ask::from_retry(&mut r).map(|a| (r, a)))
     }
 
     /// Route `method` to its handler and run it. `Err` is the answer for a method this server

@@ -24,6 +24,7 @@ use super::handler::{InputRequired, Outcome};
 use super::methods;
 use super::peer::PeerError;
 use super::session::Session;
+use crate::auth::Principal;
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::security::replay::{self, Claim, MemoryReplayGuard, ReplayGuard};
 use crate::security::sealing::{self, Claims, KeyError, KeyRing, Sealer};
@@ -154,6 +155,21 @@ fn binding(method: &str, params: Option<&Map<String, Value>>) -> (String, Value)
     (target, args)
 }
 
+/// The audience a state is sealed for: the configured one, joined with the request's principal
+/// on a protected endpoint (AUTH-06), so a state minted for one principal never opens for
+/// another, nor for an anonymous request, nor the other way round.
+fn sealed_audience(inner: &ServerInner, principal: Option<&Principal>) -> Option<String> {
+    let configured = inner.options.request_state.audience.clone();
+    match principal {
+        None => configured,
+        Some(p) => Some(format!(
+            "{}#principal={}",
+            configured.unwrap_or_default(),
+            p.binding_key()
+        )),
+    }
+}
+
 pub(crate) fn invalid_state() -> ErrorObject {
     ErrorObject::new(codes::INVALID_PARAMS, INVALID_STATE_MESSAGE)
 }
@@ -164,16 +180,18 @@ pub(crate) fn invalid_state() -> ErrorObject {
 async fn open_state(
     inner: &ServerInner,
     sealer: &Sealer,
-    method: &str,
-    params: Option<&Map<String, Value>>,
+    call: (&str, Option<&Map<String, Value>>),
+    principal: Option<&Principal>,
     token: &str,
 ) -> Result<String, ErrorObject> {
+    let (method, params) = call;
     let (target, args) = binding(method, params);
+    let audience = sealed_audience(inner, principal);
     let claims = Claims {
         method,
         target: &target,
         arguments: &args,
-        audience: inner.options.request_state.audience.as_deref(),
+        audience: audience.as_deref(),
     };
     let opened = sealer.open(token, &claims).map_err(|e| {
         tracing::debug!(method, target, reason = %e, "refused requestState");
@@ -199,6 +217,7 @@ pub(crate) async fn read_retry(
     inner: &ServerInner,
     method: &str,
     params: Option<&Map<String, Value>>,
+    principal: Option<&Principal>,
 ) -> Result<Retry, ErrorObject> {
     let input_responses = match params.and_then(|p| p.get("inputResponses")) {
         None | Some(Value::Null) => None,
@@ -213,7 +232,10 @@ pub(crate) async fn read_retry(
         None | Some(Value::Null) => None,
         Some(Value::String(token)) => match &inner.sealer {
             None => Some(token.clone()),
-            Some(sealer) => Some(open_state(inner, sealer, method, params, token).await?),
+            Some(sealer) => {
+                let call = (method, params);
+                Some(open_state(inner, sealer, call, principal, token).await?)
+            }
         },
         Some(_) => return Err(invalid_state()),
     };
@@ -409,11 +431,12 @@ pub(crate) fn modern_result(
             None => state,
             Some(sealer) => {
                 let (target, args) = binding(method, params);
+                let audience = sealed_audience(inner, ctx.principal());
                 let claims = Claims {
                     method,
                     target: &target,
                     arguments: &args,
-                    audience: inner.options.request_state.audience.as_deref(),
+                    audience: audience.as_deref(),
                 };
                 sealer.seal(&claims, &state).map_err(|e| {
                     tracing::error!(method, error = %e, "sealing requestState failed");

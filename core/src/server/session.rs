@@ -104,6 +104,9 @@ pub struct Session {
     subscriptions: Mutex<HashSet<String>>,
     sink: Arc<dyn Outbound>,
     key: u64,
+    /// The verified principal of the HTTP request(s) this session serves (AUTH-06); a legacy
+    /// session keeps the one that created it.
+    principal: std::sync::OnceLock<Arc<crate::auth::Principal>>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -129,11 +132,24 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             sink,
             key,
+            principal: std::sync::OnceLock::new(),
         });
         if kind != SessionKind::HttpModern {
             s.server.inner.register_session(key, Arc::downgrade(&s));
         }
         s
+    }
+
+    /// The verified principal this session serves, on a protected HTTP endpoint.
+    pub fn principal(&self) -> Option<&Arc<crate::auth::Principal>> {
+        self.principal.get()
+    }
+
+    /// Bind `p` to this session (once; later calls keep the first).
+    pub(crate) fn bind_principal(&self, p: Option<Arc<crate::auth::Principal>>) {
+        if let Some(p) = p {
+            let _ = self.principal.set(p);
+        }
     }
 
     /// The connection kind.

@@ -96,13 +96,15 @@ pub(crate) async fn request(
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
+    principal: Option<Arc<crate::auth::Principal>>,
 ) -> Resp {
     if shared.opts.stateless_legacy {
-        return stateless(shared, h, id, method, params).await;
+        return stateless(shared, h, id, method, params, principal).await;
     }
-    // LHTTP-02: `initialize` without a session id is what mints a session.
+    // LHTTP-02: `initialize` without a session id is what mints a session, bound to the
+    // principal that created it (AUTH-06; see `auth::check_session`).
     if method == "initialize" && h.get(SESSION_ID).is_none() {
-        return initialize(shared, id, method, params).await;
+        return initialize(shared, id, method, params, principal).await;
     }
     let entry = match lookup(shared, h, Some(&id)) {
         Ok(e) => e,
@@ -150,6 +152,7 @@ async fn initialize(
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
+    principal: Option<Arc<crate::auth::Principal>>,
 ) -> Resp {
     if shared.sessions.len() >= shared.opts.max_sessions {
         return err(
@@ -161,6 +164,7 @@ async fn initialize(
     }
     let (standalone, sink) = sessions::standalone(shared.opts.replay_buffer);
     let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
+    session.bind_principal(principal);
     let (tx, _rx) = mpsc::channel::<Vec<u8>>(1);
     let reply = session
         .handle_request(id.clone(), method, params, Arc::new(tx))
@@ -209,6 +213,7 @@ async fn stateless(
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
+    principal: Option<Arc<crate::auth::Principal>>,
 ) -> Resp {
     let session = match shared.server.stateless_legacy_session(
         &method,
@@ -218,6 +223,7 @@ async fn stateless(
         Ok(s) => s,
         Err(e) => return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
     };
+    session.bind_principal(principal);
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
     match session.start_request(id.clone(), method, params, Arc::new(tx)) {
         Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),

@@ -13,10 +13,11 @@
 //! `Content-Type` and `Mcp-*` checks), `sse` (event encoding), `respond` (JSON-or-live-SSE
 //! answer to one request), `modern`, `legacy` (the legacy era's requests, GET stream and DELETE),
 //! `sessions` (the legacy session table and its reaper), `stream` (resumable SSE streams),
-//! `batch` (2025-03-26 batches), `listen` (`subscriptions/listen`), `server` (the service and the
+//! `batch` (2025-03-26 batches), `auth` (the OAuth resource-server gate), `listen` (`subscriptions/listen`), `server` (the service and the
 //! listener), `conn` (the listener's connection cap and per-connection header, idle and
 //! write-stall deadlines).
 
+mod auth;
 mod batch;
 mod body;
 mod conn;

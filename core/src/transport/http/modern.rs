@@ -30,6 +30,7 @@ pub(crate) async fn request(
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
+    principal: Option<Arc<crate::auth::Principal>>,
 ) -> Resp {
     let bad = |e: ErrorObject| body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
     if let Err(e) = headers::check_version_and_method(h, &method, params.as_ref()) {
@@ -55,6 +56,7 @@ pub(crate) async fn request(
     let session = shared
         .server
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
+    session.bind_principal(principal);
     let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
     let started =
         session.start_request_checked(id.clone(), method, params, Arc::new(tx), header_check.err());

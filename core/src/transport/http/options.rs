@@ -180,6 +180,9 @@ pub struct HttpOptions {
     /// recommended minimum); each open SSE stream holds one. Request headers are capped at
     /// 16 KiB per HTTP/2 request (hyper's default, as hyper bounds HTTP/1.1 heads).
     pub max_concurrent_streams: u32,
+    /// Protect the endpoint as an OAuth 2.1 resource server (AUTH-01, AUTH-06; default `None`:
+    /// open). See [`crate::auth::AuthOptions`].
+    pub auth: Option<crate::auth::AuthOptions>,
 }
 
 fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -190,7 +193,16 @@ fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>,
 impl crate::options::JsonOptions for HttpOptions {
     fn check(&self) -> Result<(), crate::options::OptionsError> {
         self.validate()
-            .map_err(|e| crate::options::OptionsError::Range(e.to_string()))
+            .map_err(|e| crate::options::OptionsError::Range(e.to_string()))?;
+        match &self.auth {
+            Some(a) => crate::options::JsonOptions::check(a),
+            None => Ok(()),
+        }
+    }
+    fn keep_unrepresented(&mut self, from: &Self) {
+        if let (Some(a), Some(f)) = (&mut self.auth, &from.auth) {
+            crate::options::JsonOptions::keep_unrepresented(a, f);
+        }
     }
     fn keep_unrepresented(&mut self, from: &Self) {
         self.tls_config.clone_from(&from.tls_config);
@@ -222,6 +234,7 @@ impl Default for HttpOptions {
             tls_config: None,
             http2: true,
             max_concurrent_streams: 100,
+            auth: None,
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The hyper service (mountable) and the standalone listener, with the inbound ladder of
 //! REQUIREMENTS §0.7: path → `Host`/target (missing or malformed 400, not allowed 403) →
-//! `Origin` (403) → HTTP method (405) → `Content-Type` (415) → body size (413) and arrival
-//! deadline (408) → JSON depth/shape (400) → era by body (§0.2) → `Accept` (406) → era path.
+//! `Origin` (403) → bearer token when protected (400/401/403, AUTH-06; the Protected Resource
+//! Metadata is served before the path check) → HTTP method (405) → `Content-Type` (415) → body
+//! size (413) and arrival deadline (408) → JSON depth/shape (400) → era by body (§0.2) →
+//! `Accept` (406) → era path.
 //! Graceful shutdown: stop accepting, send listen results, finish or cancel in-flight work within
 //! the deadline.
 
@@ -20,6 +22,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::auth::{self as gate, Gate};
 use super::body::{self, read_capped, ReadError, Resp};
 use super::conn::{accept_loop, Slots};
 use super::headers::{self, PROTOCOL_VERSION};
@@ -29,6 +32,7 @@ use super::modern;
 use super::options::HttpOptions;
 use super::origin;
 use super::sessions::{self, Sessions};
+use crate::auth::Principal;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, parse_frame, Incoming, ParsedFrame};
 use crate::server::era::{self, Route};
@@ -42,6 +46,8 @@ pub(crate) struct Shared {
     hosts: origin::Rule,
     pub sessions: Sessions,
     pub listens: Arc<Hub>,
+    /// The OAuth resource-server gate, when the endpoint is protected (AUTH-06).
+    auth: Option<Gate>,
     pub tracker: TaskTracker,
     /// Shutdown began: new requests get 503, listen streams send their result.
     pub stopping: CancellationToken,
@@ -109,6 +115,16 @@ impl HttpService {
         bound: Option<SocketAddr>,
     ) -> Result<Self, crate::limits::LimitError> {
         let (origins, hosts) = check_options(&opts, bound)?;
+        let auth = match &opts.auth {
+            None => None,
+            Some(a) => Some(Gate::new(a, opts.path.as_deref()).map_err(|e| {
+                tracing::error!("{e}");
+                crate::limits::LimitError {
+                    name: "auth",
+                    reason: "invalid authorization options (the log names the field)",
+                }
+            })?),
+        };
         let listens = Arc::new(Hub::default());
         let weak: std::sync::Weak<dyn crate::server::ChangeSink> =
             Arc::downgrade(&listens) as std::sync::Weak<dyn crate::server::ChangeSink>;
@@ -121,6 +137,7 @@ impl HttpService {
                 hosts,
                 sessions: Sessions::default(),
                 listens,
+                auth,
                 tracker: TaskTracker::new(),
                 stopping: CancellationToken::new(),
                 hard_stop: CancellationToken::new(),
@@ -167,6 +184,13 @@ impl HttpService {
         B: Body<Data = Bytes> + Unpin,
     {
         let s = &self.shared;
+        if let Some(r) = s
+            .auth
+            .as_ref()
+            .and_then(|g| g.metadata(req.method(), req.uri().path()))
+        {
+            return r;
+        }
         if let Some(p) = &s.opts.path {
             if req.uri().path() != p {
                 return body::text(StatusCode::NOT_FOUND, "Not Found");
@@ -198,10 +222,15 @@ impl HttpService {
         if s.stopping.is_cancelled() {
             return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
         }
+        // AUTH-06: the token is checked before anything else reads the request.
+        let principal = match gate::authorize(s, s.auth.as_ref(), req.uri(), req.headers()).await {
+            Ok(p) => p,
+            Err(r) => return *r,
+        };
         let legacy_on = s.opts.legacy;
         let sessions_on = legacy_on && !s.opts.stateless_legacy;
         match *req.method() {
-            Method::POST => s.tracker.track_future(post(s, req)).await,
+            Method::POST => s.tracker.track_future(post(s, req, principal)).await,
             Method::GET if sessions_on => legacy::get(s, req.headers()),
             Method::DELETE if sessions_on => legacy::delete(s, req.headers()),
             _ => {
@@ -219,7 +248,7 @@ impl HttpService {
     }
 }
 
-async fn post<B>(s: &Arc<Shared>, req: Request<B>) -> Resp
+async fn post<B>(s: &Arc<Shared>, req: Request<B>, principal: Option<Arc<Principal>>) -> Resp
 where
     B: Body<Data = Bytes> + Unpin,
 {
@@ -250,7 +279,14 @@ where
     };
     let v = match parse_frame(&bytes, s.server.limits().max_json_depth) {
         ParsedFrame::Error(e) => return body::rpc_error(StatusCode::BAD_REQUEST, None, &e),
-        ParsedFrame::Batch(items) => return super::batch::batch(s, h, items).await,
+        ParsedFrame::Batch(items) => {
+            if let (Some(g), Some(p)) = (&s.auth, &principal) {
+                if let Err(r) = g.check_batch(p, &items) {
+                    return *r;
+                }
+            }
+            return super::batch::batch(s, h, items).await;
+        }
         ParsedFrame::Single(v) => v,
     };
     let version = headers::get_str(h, PROTOCOL_VERSION);
@@ -262,9 +298,14 @@ where
                     "Accept must allow application/json and text/event-stream",
                 );
             }
+            if let (Some(g), Some(p)) = (&s.auth, &principal) {
+                if let Err(r) = g.check_call(p, &method, params.as_ref()) {
+                    return *r;
+                }
+            }
             match era::route_request(params.as_ref(), version, s.opts.legacy) {
-                Route::Modern => modern::request(s, h, id, method, params).await,
-                Route::Legacy => legacy::request(s, h, id, method, params).await,
+                Route::Modern => modern::request(s, h, id, method, params, principal).await,
+                Route::Legacy => legacy::request(s, h, id, method, params, principal).await,
                 Route::Refuse(e) => body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
             }
         }
