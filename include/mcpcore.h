@@ -281,9 +281,32 @@ typedef struct mcp_server_builder_t mcp_server_builder_t;
 typedef struct mcp_server_t mcp_server_t;
 
 /**
+ * The verdict on one token, borrowed by a `mcp_token_verifier_fn` for the duration of the call.
+ * Decide with `mcp_token_verdict_accept` or `mcp_token_verdict_refuse`; undecided means refused.
+ */
+typedef struct mcp_token_verdict_t mcp_token_verdict_t;
+
+/**
  * The status type used in every signature (`MCP_STATUS_*` values of `mcp_status`).
  */
 typedef mcp_status mcp_status_t;
+
+/**
+ * A token verifier callback.
+ *
+ * Called on a blocking-pool thread of the runtime (it may block, e.g. for token
+ * introspection), possibly concurrently. `token` is the bearer token, NUL-terminated,
+ * `token_len` bytes, valid until the callback returns; `verdict` likewise. The verifier MUST
+ * refuse tokens not issued for this server (audience, RFC 8707), expired ones, and ones of an
+ * untrusted issuer. It must not unwind or `longjmp`.
+ */
+typedef void (*mcp_token_verifier_fn)(void *user_data, const char *token, size_t token_len, mcp_token_verdict_t *verdict);
+
+/**
+ * Finalizer for `user_data`: called exactly once, when the engine drops what it was registered
+ * with (after the last in-flight call and the last outstanding responder of that handler).
+ */
+typedef void (*mcp_free_fn)(void *user_data);
 
 /**
  * A handler callback.
@@ -296,12 +319,6 @@ typedef mcp_status mcp_status_t;
  * another thread and answer from there) and must not unwind or `longjmp`.
  */
 typedef void (*mcp_handler_fn)(void *user_data, const mcp_request_t *request, mcp_responder_t *responder);
-
-/**
- * Finalizer for `user_data`: called exactly once, when the engine drops what it was registered
- * with (after the last in-flight call and the last outstanding responder of that handler).
- */
-typedef void (*mcp_free_fn)(void *user_data);
 
 /**
  * A client handler callback: answers one server→client request (`sampling/createMessage`,
@@ -368,6 +385,55 @@ typedef mcp_list_kind mcp_list_kind_t;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Accept the token as `principal_json`: core's `Principal` shape, `{"subject": "…",
+ * "issuer"?, "scopes"?: ["…"], "clientId"?, "expiresAt"? (Unix seconds), "claims"?}`.
+ *
+ * @param verdict          the verdict passed to the callback.
+ * @param principal_json   UTF-8 JSON, `principal_len` bytes.
+ *
+ * **Ownership**: borrows everything; the JSON is copied.
+ *
+ * **Thread safety**: only inside the verifier callback that received `verdict`.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
+ * (not a principal: the verdict stays undecided, so the token is refused).
+ */
+mcp_status_t mcp_token_verdict_accept(mcp_token_verdict_t *verdict, const char *principal_json, size_t principal_len);
+
+/**
+ * Refuse the token (401 `invalid_token`); `reason` (may be NULL) becomes the challenge's
+ * `error_description`, so keep it short and free of internal details.
+ *
+ * **Thread safety**: only inside the verifier callback that received `verdict`.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (verdict), `MCP_STATUS_INVALID_UTF8`.
+ */
+mcp_status_t mcp_token_verdict_refuse(mcp_token_verdict_t *verdict, const char *reason, size_t reason_len);
+
+/**
+ * Listen for Streamable HTTP like `mcp_server_listen_http`, protected as an OAuth 2.1 resource
+ * server whose tokens `verifier` checks.
+ *
+ * @param options_json  required: core's `HttpOptions` shape (see `mcp_server_listen_http`) with
+ *                      an `auth` object: `resource` (this server's URL; PRM `resource`),
+ *                      `authorizationServers` (at least one issuer), optional
+ *                      `scopesSupported`, `requiredScopes`, `toolScopes` (`{"tool":
+ *                      ["scope"]}`), `resourceMetadataUrl`, `clockSkewMs` [60000: tolerance
+ *                      for `expiresAt`]. The JWT keys (`issuer`, `jwksPath`, `jwksUrl`, …)
+ *                      are not used: the callback verifies.
+ * @param verifier      the token verifier (required).
+ * @param user_data     passed to `verifier`.
+ * @param free_fn       optional finalizer of `user_data`, called once when the listener and
+ *                      every request using it are gone (or at once on failure).
+ *
+ * The other parameters, ownership and thread safety are those of `mcp_server_listen_http`.
+ *
+ * **Errors**: as `mcp_server_listen_http`; `MCP_STATUS_NULL_ARGUMENT` for a NULL verifier or
+ * options; `MCP_STATUS_INVALID_ARGUMENT` when `auth` is missing or invalid.
+ */
+mcp_status_t mcp_server_listen_http_auth(const mcp_server_t *server, const char *addr, size_t addr_len, const char *options_json, size_t options_len, mcp_token_verifier_fn verifier, void *user_data, mcp_free_fn free_fn, mcp_listener_t **listener_out, mcp_error_t **error_out);
 
 /**
  * Start building a server.
@@ -1909,6 +1975,25 @@ const char *mcp_request_input_responses_json(const mcp_request_t *request, size_
 const char *mcp_request_state(const mcp_request_t *request, size_t *len_out);
 
 /**
+ * The verified principal of the request's access token, as core's `Principal` JSON
+ * (`{"subject", "issuer", "scopes", "clientId", "expiresAt", "claims"}`), on an endpoint
+ * protected by `mcp_server_listen_http_auth` (AUTH-06).
+ *
+ * @param request  the borrowed request.
+ * @param len_out  optional length out-parameter.
+ *
+ * **Ownership**: borrowed; do not free.
+ *
+ * **Lifetime**: until the callback returns.
+ *
+ * **Thread safety**: the callback's thread only.
+ *
+ * **Errors**: NULL when `request` is NULL or the request carries no verified token (an
+ * unprotected endpoint, stdio).
+ */
+const char *mcp_request_principal_json(const mcp_request_t *request, size_t *len_out);
+
+/**
  * Consumes the responder: answer with a result object.
  *
  * @param responder    the responder (consumed, even on error).
@@ -2281,7 +2366,15 @@ void mcp_string_free(char *s);
  *                      connections wait in the backlog], `tls` [null; `{"certFile",
  *                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
  *                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
- *                      `maxConcurrentStreams` [100 per HTTP/2 connection]. Unknown keys and wrong types:
+ *                      `maxConcurrentStreams` [100 per HTTP/2 connection],
+ *                      `auth` [null: open; an object
+ *                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
+ *                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or
+ *                      `jwksUrl`, optional `audience`, `scopesSupported`, `requiredScopes`,
+ *                      `toolScopes`, `algorithms` (["RS256","ES256"]), `clockSkewMs` (60000),
+ *                      `jwksMinRefreshMs` (30000), `jwksTimeoutMs` (5000), `jwksMaxBytes`
+ *                      (262144), `resourceMetadataUrl`; `mcp_server_listen_http_auth` takes a
+ *                      verifier callback instead]. Unknown keys and wrong types:
  *                      `MCP_STATUS_INVALID_JSON`; values out of range:
  *                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits
  *                      are the server's `limits` (`mcp_server_builder_options_json`).

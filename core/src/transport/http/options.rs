@@ -203,8 +203,6 @@ impl crate::options::JsonOptions for HttpOptions {
         if let (Some(a), Some(f)) = (&mut self.auth, &from.auth) {
             crate::options::JsonOptions::keep_unrepresented(a, f);
         }
-    }
-    fn keep_unrepresented(&mut self, from: &Self) {
         self.tls_config.clone_from(&from.tls_config);
     }
 }
