@@ -9,7 +9,8 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
 /// HTTP-specific client options.
 ///
 /// JSON shape (C ABI, bindings; see [`crate::options`]): `headers` (`{"Name": "value"}`),
-/// `listenStream`, `postTimeoutMs`, `maxConnections`, `poolIdleTimeoutMs`.
+/// `listenStream`, `postTimeoutMs`, `maxConnections`, `poolIdleTimeoutMs`, `auth` (OAuth,
+/// [`crate::client::auth::OAuthOptions`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -39,6 +40,12 @@ pub struct HttpClientOptions {
     /// sent on a connection the server is closing).
     #[serde(rename = "poolIdleTimeoutMs", with = "crate::options::millis")]
     pub pool_idle_timeout: Duration,
+    /// OAuth 2.1 authorization (REQUIREMENTS §15): off when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<crate::client::auth::OAuthOptions>,
+    /// The Rust-only parts of [`Self::auth`]: browser callback and token store.
+    #[serde(skip)]
+    pub auth_hooks: crate::client::auth::AuthHooks,
 }
 
 impl Default for HttpClientOptions {
@@ -49,6 +56,8 @@ impl Default for HttpClientOptions {
             post_timeout: Duration::from_secs(30),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             pool_idle_timeout: Duration::from_secs(90),
+            auth: None,
+            auth_hooks: Default::default(),
         }
     }
 }

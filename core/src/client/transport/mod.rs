@@ -17,9 +17,9 @@ pub(crate) type BoxFut<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output
 #[cfg(feature = "http-client")]
 pub mod http;
 #[cfg(feature = "http-client")]
-mod http_options;
+pub(crate) mod http_options;
 #[cfg(feature = "http-client")]
-mod pool;
+pub(crate) mod pool;
 #[cfg(feature = "http-client")]
 pub mod sse;
 pub mod stdio;

@@ -1,0 +1,596 @@
+//! The authorization flow run on a challenge: discovery, registration, grant, storage.
+
+use hyper::header::{HeaderName, AUTHORIZATION};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+use super::challenge::Challenge;
+use super::discovery::{discover_as, discover_prm, ResourceMetadata, ServerMetadata};
+use super::error::{AuthError, AuthErrorKind};
+use super::fetch::{Fetched, Fetcher};
+use super::options::{AuthHooks, GrantKind, OAuthOptions};
+use super::store::{
+    AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore, Tokens,
+};
+use super::util::{basic_auth, form, pkce_pair, query_pairs, random_b64, Url};
+use crate::client::HttpClientOptions;
+
+/// The OAuth client of one HTTP transport (one MCP server URL).
+pub(crate) struct Authorizer {
+    server: String,
+    opts: OAuthOptions,
+    browser: Arc<dyn AuthorizationBrowser>,
+    store: Arc<dyn TokenStore>,
+    pub(super) fetch: Fetcher,
+    /// One flow at a time; the scopes requested so far (AUTH-02 union on step-up).
+    flow: tokio::sync::Mutex<Vec<String>>,
+    /// The current `Authorization` value, read by every request.
+    current: Mutex<Option<String>>,
+}
+
+/// What a challenge asks of the flow.
+pub(crate) struct Trigger<'a> {
+    pub status: u16,
+    pub challenge: Option<&'a Challenge>,
+    pub modern: bool,
+    /// The `Authorization` value the refused request carried.
+    pub sent: Option<&'a str>,
+}
+
+fn scrub(mut msg: String, secrets: &[Option<&str>]) -> String {
+    for s in secrets.iter().flatten() {
+        if s.len() >= 4 {
+            msg = msg.replace(s, "***");
+        }
+    }
+    msg
+}
+
+impl Authorizer {
+    pub(crate) fn new(
+        server: &str,
+        opts: OAuthOptions,
+        hooks: &AuthHooks,
+        http: &HttpClientOptions,
+    ) -> Result<Arc<Self>, AuthError> {
+        opts.check()
+            .map_err(|m| AuthError::new(AuthErrorKind::Config, m))?;
+        let store = hooks
+            .store
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemoryTokenStore::default()));
+        let current = store.tokens(server).map(|t| header_value(&t));
+        Ok(Arc::new(Self {
+            server: server.to_owned(),
+            opts,
+            browser: hooks
+                .browser
+                .clone()
+                .unwrap_or_else(|| Arc::new(HeadlessBrowser::default())),
+            store,
+            fetch: Fetcher::new(http.clone()),
+            flow: tokio::sync::Mutex::new(Vec::new()),
+            current: Mutex::new(current),
+        }))
+    }
+
+    pub(crate) fn max_rounds(&self) -> u32 {
+        self.opts.max_auth_rounds
+    }
+
+    /// The `Authorization` header value to send, if a token is held (AUTH-06).
+    pub(crate) fn authorization(&self) -> Option<String> {
+        self.current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn set_tokens(&self, t: Option<Tokens>) {
+        match &t {
+            Some(t) => self.store.save_tokens(&self.server, t.clone()),
+            None => self.store.clear_tokens(&self.server),
+        }
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) = t.as_ref().map(header_value);
+    }
+
+    /// Obtain a token that answers the refusal described by `t`.
+    pub(crate) async fn handle(&self, t: Trigger<'_>) -> Result<(), AuthError> {
+        let mut requested = self.flow.lock().await;
+        let step_up = t.status == 403;
+        if step_up && t.challenge.and_then(|c| c.param("error")) != Some("insufficient_scope") {
+            return Err(AuthError::new(
+                AuthErrorKind::Forbidden,
+                "HTTP 403 without an insufficient_scope challenge",
+            ));
+        }
+        if !step_up && self.authorization().as_deref() != t.sent && self.authorization().is_some() {
+            // Another request renewed the token meanwhile.
+            return Ok(());
+        }
+        let hinted = t.challenge.and_then(|c| c.param("resource_metadata"));
+        let prm = discover_prm(&self.fetch, &self.server, hinted).await?;
+        let issuer = prm.authorization_servers[0].clone();
+        let meta = discover_as(&self.fetch, &issuer).await?;
+        let held = self.store.tokens(&self.server);
+        let held = match held {
+            // AUTH-09: tokens of another authorization server are never presented to this one.
+            Some(h) if h.issuer == meta.issuer => Some(h),
+            _ => {
+                self.set_tokens(None);
+                None
+            }
+        };
+        let scope = choose_scope(
+            &t,
+            &prm,
+            &meta,
+            &requested,
+            self.opts.request_offline_access,
+        );
+        let client = self.client_for(&meta, t.modern).await?;
+        if !step_up {
+            if let Some(rt) = held.as_ref().and_then(|h| h.refresh_token.clone()) {
+                match self.refresh(&meta, &client, &prm, &rt).await {
+                    Ok(tok) => {
+                        self.set_tokens(Some(tok));
+                        return Ok(());
+                    }
+                    Err(e) => tracing::debug!(error = %e, "refresh failed; authorizing again"),
+                }
+            }
+        }
+        let tokens = match self.opts.grant {
+            GrantKind::AuthorizationCode => {
+                self.authorization_code(&meta, &client, &prm, scope.as_deref())
+                    .await?
+            }
+            GrantKind::ClientCredentials => {
+                self.client_credentials(&meta, &client, &prm, scope.as_deref())
+                    .await?
+            }
+        };
+        *requested = scope
+            .map(|s| s.split(' ').map(str::to_owned).collect())
+            .unwrap_or_default();
+        self.set_tokens(Some(tokens));
+        Ok(())
+    }
+
+    /// Client credentials for `meta.issuer` (AUTH-08 order, AUTH-09 keyed by issuer).
+    async fn client_for(
+        &self,
+        meta: &ServerMetadata,
+        modern: bool,
+    ) -> Result<ClientInfo, AuthError> {
+        if let Some(c) = self.store.client(&meta.issuer) {
+            return Ok(c);
+        }
+        let pre = self
+            .opts
+            .client_id
+            .as_ref()
+            .filter(|_| self.opts.issuer.as_deref().is_none_or(|i| i == meta.issuer));
+        let c = if let Some(id) = pre {
+            ClientInfo {
+                client_id: id.clone(),
+                client_secret: self.opts.client_secret.clone(),
+                auth_method: None,
+            }
+        } else if let (Some(url), true) = (&self.opts.client_metadata_url, meta.cimd_supported) {
+            ClientInfo {
+                client_id: url.clone(),
+                client_secret: None,
+                auth_method: Some("none".into()),
+            }
+        } else if let Some(reg) = &meta.registration_endpoint {
+            self.register(reg, meta, modern).await?
+        } else {
+            return Err(AuthError::new(
+                AuthErrorKind::Registration,
+                format!(
+                    "no client credentials for {}: no pre-registered client, no usable client metadata document, no registration endpoint",
+                    meta.issuer
+                ),
+            ));
+        };
+        self.store.save_client(&meta.issuer, c.clone());
+        Ok(c)
+    }
+
+    /// Dynamic Client Registration (RFC 7591); modern clients send `application_type` (AUTH-08).
+    async fn register(
+        &self,
+        endpoint: &str,
+        meta: &ServerMetadata,
+        modern: bool,
+    ) -> Result<ClientInfo, AuthError> {
+        let supported = meta.token_auth_methods.clone().unwrap_or_default();
+        let method = ["none", "client_secret_basic", "client_secret_post"]
+            .into_iter()
+            .find(|m| supported.iter().any(|s| s == m))
+            .unwrap_or("client_secret_basic");
+        let mut body = json!({
+            "client_name": self.opts.client_name,
+            "redirect_uris": [self.opts.redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": method,
+        });
+        if modern {
+            body["application_type"] = json!(application_type(&self.opts.redirect_uri));
+        }
+        let r = self
+            .fetch
+            .post(endpoint, "application/json", &[], body.to_string())
+            .await
+            .map_err(|e| AuthError::new(AuthErrorKind::Registration, e.message().to_owned()))?;
+        if !(200..300).contains(&r.status) {
+            return Err(AuthError::new(
+                AuthErrorKind::Registration,
+                format!(
+                    "client registration at {endpoint}: HTTP {}{}",
+                    r.status,
+                    oauth_error(&r, &[])
+                ),
+            ));
+        }
+        let m = r.json_object(AuthErrorKind::Registration, "client registration response")?;
+        let id = m
+            .get("client_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let Some(id) = id else {
+            return Err(AuthError::new(
+                AuthErrorKind::Registration,
+                "client registration response: `client_id` is missing",
+            ));
+        };
+        Ok(ClientInfo {
+            client_id: id.to_owned(),
+            client_secret: m
+                .get("client_secret")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            auth_method: m
+                .get("token_endpoint_auth_method")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+    }
+
+    /// Authorization code + PKCE S256 (AUTH-04), `resource` (AUTH-05), `iss` (AUTH-07).
+    async fn authorization_code(
+        &self,
+        meta: &ServerMetadata,
+        client: &ClientInfo,
+        prm: &ResourceMetadata,
+        scope: Option<&str>,
+    ) -> Result<Tokens, AuthError> {
+        let endpoint = meta.authorization_endpoint.as_deref().ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::ServerMetadata,
+                "authorization server metadata: `authorization_endpoint` is missing",
+            )
+        })?;
+        let s256 = meta
+            .code_challenge_methods
+            .as_ref()
+            .is_some_and(|m| m.iter().any(|x| x == "S256"));
+        if !s256 {
+            return Err(AuthError::new(
+                AuthErrorKind::PkceUnsupported,
+                format!(
+                    "{} does not advertise PKCE S256 (code_challenge_methods_supported)",
+                    meta.issuer
+                ),
+            ));
+        }
+        let (verifier, challenge) = pkce_pair()?;
+        let state = random_b64(16)?;
+        let mut q = vec![
+            ("response_type", "code"),
+            ("client_id", client.client_id.as_str()),
+            ("redirect_uri", self.opts.redirect_uri.as_str()),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("state", state.as_str()),
+            ("resource", prm.resource.as_str()),
+        ];
+        if let Some(s) = scope {
+            q.push(("scope", s));
+        }
+        let sep = if endpoint.contains('?') { '&' } else { '?' };
+        let redirect = self
+            .browser
+            .authorize(format!("{endpoint}{sep}{}", form(&q)))
+            .await?;
+        let code = check_redirect(&redirect, &state, meta)?;
+        let params = [
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", self.opts.redirect_uri.as_str()),
+            ("code_verifier", verifier.as_str()),
+            ("resource", prm.resource.as_str()),
+        ];
+        self.token_request(meta, client, &params, &[Some(&code), Some(&verifier)])
+            .await
+    }
+
+    async fn refresh(
+        &self,
+        meta: &ServerMetadata,
+        client: &ClientInfo,
+        prm: &ResourceMetadata,
+        rt: &str,
+    ) -> Result<Tokens, AuthError> {
+        let params = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", rt),
+            ("resource", prm.resource.as_str()),
+        ];
+        let mut t = self
+            .token_request(meta, client, &params, &[Some(rt)])
+            .await?;
+        // A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
+        if t.refresh_token.is_none() {
+            t.refresh_token = Some(rt.to_owned());
+        }
+        Ok(t)
+    }
+
+    async fn client_credentials(
+        &self,
+        meta: &ServerMetadata,
+        client: &ClientInfo,
+        prm: &ResourceMetadata,
+        scope: Option<&str>,
+    ) -> Result<Tokens, AuthError> {
+        let mut params = vec![
+            ("grant_type", "client_credentials"),
+            ("resource", prm.resource.as_str()),
+        ];
+        if let Some(s) = scope {
+            params.push(("scope", s));
+        }
+        self.token_request(meta, client, &params, &[]).await
+    }
+
+    /// POST to the token endpoint with the client authentication the server supports.
+    async fn token_request(
+        &self,
+        meta: &ServerMetadata,
+        client: &ClientInfo,
+        params: &[(&str, &str)],
+        secrets: &[Option<&str>],
+    ) -> Result<Tokens, AuthError> {
+        let mut body: Vec<(&str, String)> =
+            params.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
+        let mut headers: Vec<(HeaderName, String)> = Vec::new();
+        let secret = client.client_secret.as_deref();
+        match auth_method(client, meta) {
+            "client_secret_basic" => headers.push((
+                AUTHORIZATION,
+                basic_auth(&client.client_id, secret.unwrap_or_default()),
+            )),
+            "client_secret_post" => {
+                body.push(("client_id", client.client_id.clone()));
+                body.push(("client_secret", secret.unwrap_or_default().to_owned()));
+            }
+            "private_key_jwt" => {
+                let jwt = super::hook::client_assertion(&self.opts, client, meta)?;
+                body.push(("client_id", client.client_id.clone()));
+                body.push((
+                    "client_assertion_type",
+                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
+                ));
+                body.push(("client_assertion", jwt));
+            }
+            _ => body.push(("client_id", client.client_id.clone())),
+        }
+        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = self
+            .fetch
+            .post(
+                &meta.token_endpoint,
+                "application/x-www-form-urlencoded",
+                &headers,
+                form(&pairs),
+            )
+            .await
+            .map_err(|e| AuthError::new(AuthErrorKind::TokenEndpoint, e.message().to_owned()))?;
+        let mut all = secrets.to_vec();
+        all.push(secret);
+        parse_token_response(&r, &meta.issuer, &all)
+    }
+}
+
+fn header_value(t: &Tokens) -> String {
+    let scheme = if t.token_type.eq_ignore_ascii_case("dpop") {
+        "DPoP"
+    } else {
+        "Bearer"
+    };
+    format!("{scheme} {}", t.access_token)
+}
+
+fn application_type(redirect: &str) -> &'static str {
+    let host = Url::parse(redirect)
+        .map(|u| u.authority)
+        .unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host.as_str(), |(h, p)| {
+        if p.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host.as_str()
+        }
+    });
+    if matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
+        "native"
+    } else {
+        "web"
+    }
+}
+
+/// The token endpoint client authentication: what registration settled on, else the first the
+/// server supports that the credentials allow (RFC 8414 default `client_secret_basic`).
+pub(crate) fn auth_method<'a>(client: &'a ClientInfo, meta: &ServerMetadata) -> &'a str {
+    let supported = meta.token_auth_methods.as_deref();
+    let ok = |m: &str| supported.is_none_or(|s| s.iter().any(|x| x == m));
+    if let Some(m) = client.auth_method.as_deref() {
+        if ok(m) {
+            return m;
+        }
+    }
+    let has_secret = client.client_secret.is_some();
+    let candidates: &[&'static str] = if has_secret {
+        &[
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt",
+            "none",
+        ]
+    } else {
+        &["private_key_jwt", "none"]
+    };
+    for m in candidates {
+        if supported.is_some_and(|s| s.iter().any(|x| x == m)) {
+            return m;
+        }
+    }
+    if has_secret {
+        "client_secret_basic"
+    } else {
+        "none"
+    }
+}
+
+/// AUTH-02 scope choice: the challenge's scope (unioned with earlier ones on a 403 step-up),
+/// else the PRM `scopes_supported`, else none; `offline_access` only when the authorization
+/// server lists it (AUTH-09).
+fn choose_scope(
+    t: &Trigger<'_>,
+    prm: &ResourceMetadata,
+    meta: &ServerMetadata,
+    before: &[String],
+    offline: bool,
+) -> Option<String> {
+    let mut scopes: Vec<String> = Vec::new();
+    let mut add = |s: &str| {
+        if !s.is_empty() && !scopes.iter().any(|x| x == s) {
+            scopes.push(s.to_owned());
+        }
+    };
+    match t.challenge.and_then(|c| c.param("scope")) {
+        Some(s) => {
+            if t.status == 403 {
+                before.iter().for_each(|b| add(b));
+            }
+            s.split(' ').for_each(&mut add);
+        }
+        None => prm.scopes_supported.iter().flatten().for_each(|s| add(s)),
+    }
+    if offline
+        && meta
+            .scopes_supported
+            .iter()
+            .flatten()
+            .any(|s| s == "offline_access")
+    {
+        add("offline_access");
+    }
+    (!scopes.is_empty()).then(|| scopes.join(" "))
+}
+
+/// Check the authorization response (`state`, RFC 9207 `iss` by exact string, AUTH-07) and
+/// return its code.
+fn check_redirect(redirect: &str, state: &str, meta: &ServerMetadata) -> Result<String, AuthError> {
+    let err = |m: String| AuthError::new(AuthErrorKind::AuthorizationResponse, m);
+    let q = query_pairs(redirect);
+    let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    match get("iss") {
+        Some(iss) if iss != meta.issuer => {
+            return Err(err(format!(
+                "the authorization response iss {iss:?} is not the issuer {:?}",
+                meta.issuer
+            )))
+        }
+        None if meta.iss_supported => {
+            return Err(err(
+                "the authorization response lacks iss although the server advertises it".into(),
+            ))
+        }
+        _ => {}
+    }
+    if get("state") != Some(state) {
+        return Err(err("the authorization response state does not match".into()));
+    }
+    if let Some(e) = get("error") {
+        return Err(err(format!(
+            "the authorization server refused: {}",
+            e.chars().take(100).collect::<String>()
+        )));
+    }
+    get("code")
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| err("the authorization response has no code".into()))
+}
+
+/// ` (error: description)` of an OAuth error body, secrets scrubbed.
+fn oauth_error(r: &Fetched, secrets: &[Option<&str>]) -> String {
+    let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(&r.body) else {
+        return String::new();
+    };
+    let e = m.get("error").and_then(Value::as_str).unwrap_or("");
+    let d = m
+        .get("error_description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let s: String = format!(" ({e}: {d})").chars().take(300).collect();
+    scrub(s, secrets)
+}
+
+pub(crate) fn parse_token_response(
+    r: &Fetched,
+    issuer: &str,
+    secrets: &[Option<&str>],
+) -> Result<Tokens, AuthError> {
+    let err = |m: String| AuthError::new(AuthErrorKind::TokenEndpoint, m);
+    if r.status != 200 {
+        return Err(err(format!(
+            "the token endpoint answered HTTP {}{}",
+            r.status,
+            oauth_error(r, secrets)
+        )));
+    }
+    let m = r.json_object(AuthErrorKind::TokenEndpoint, "token response")?;
+    let token = m
+        .get("access_token")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| (0x21..0x7f).contains(&b)))
+        .ok_or_else(|| {
+            err("token response: `access_token` is missing or not a visible-ASCII string".into())
+        })?;
+    let token_type = m
+        .get("token_type")
+        .and_then(Value::as_str)
+        .unwrap_or("Bearer");
+    if !token_type.eq_ignore_ascii_case("bearer") && !token_type.eq_ignore_ascii_case("dpop") {
+        return Err(err(format!(
+            "token response: unsupported token_type {:?}",
+            token_type.chars().take(40).collect::<String>()
+        )));
+    }
+    let refresh = m
+        .get("refresh_token")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(Tokens {
+        access_token: token.to_owned(),
+        token_type: token_type.to_owned(),
+        refresh_token: refresh,
+        scope: m.get("scope").and_then(Value::as_str).map(str::to_owned),
+        issuer: issuer.to_owned(),
+    })
+}

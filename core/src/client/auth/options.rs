@@ -1,0 +1,123 @@
+//! The JSON options of the OAuth client ([`OAuthOptions`]) and its Rust-only hooks.
+
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use super::store::{AuthorizationBrowser, TokenStore};
+
+/// Which grant obtains tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum GrantKind {
+    /// Authorization code + PKCE through the browser callback (the default).
+    #[default]
+    AuthorizationCode,
+    /// `client_credentials` with the client secret or `private_key_jwt` (no user).
+    ClientCredentials,
+}
+
+/// OAuth options (JSON shape: camelCase, unknown keys refused). Secrets are never printed by
+/// `Debug`.
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct OAuthOptions {
+    /// Pre-registered client id (AUTH-08, first choice).
+    pub client_id: Option<String>,
+    /// Pre-registered client secret.
+    pub client_secret: Option<String>,
+    /// The issuer the pre-registered credentials belong to; they are used with no other
+    /// authorization server (AUTH-09). Unset: any.
+    pub issuer: Option<String>,
+    /// A Client ID Metadata Document URL used as `client_id` when the server advertises
+    /// `client_id_metadata_document_supported` (AUTH-08, second choice).
+    pub client_metadata_url: Option<String>,
+    /// The redirect URI (localhost or https, AUTH-04).
+    pub redirect_uri: String,
+    /// `client_name` for Dynamic Client Registration.
+    pub client_name: String,
+    /// The grant used.
+    pub grant: GrantKind,
+    /// Ask for `offline_access` when the authorization server lists it (AUTH-09).
+    pub request_offline_access: bool,
+    /// Authorization rounds one request may trigger (401 and 403 step-ups together) before it
+    /// fails (AUTH-02: no endless step-up loop). 1..=10.
+    pub max_auth_rounds: u32,
+    /// PEM (PKCS#8) private key for `private_key_jwt` client authentication.
+    pub private_key_pem: Option<String>,
+    /// JWS algorithm of `private_key_jwt` (`ES256`, `RS256`); default `ES256`.
+    pub signing_algorithm: Option<String>,
+}
+
+impl Default for OAuthOptions {
+    fn default() -> Self {
+        Self {
+            client_id: None,
+            client_secret: None,
+            issuer: None,
+            client_metadata_url: None,
+            redirect_uri: "http://127.0.0.1:33418/callback".into(),
+            client_name: "mcpcore".into(),
+            grant: GrantKind::AuthorizationCode,
+            request_offline_access: true,
+            max_auth_rounds: 3,
+            private_key_pem: None,
+            signing_algorithm: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for OAuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthOptions")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("issuer", &self.issuer)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client_name", &self.client_name)
+            .field("grant", &self.grant)
+            .field("request_offline_access", &self.request_offline_access)
+            .field("max_auth_rounds", &self.max_auth_rounds)
+            .field(
+                "private_key_pem",
+                &self.private_key_pem.as_ref().map(|_| "***"),
+            )
+            .field("signing_algorithm", &self.signing_algorithm)
+            .finish()
+    }
+}
+
+impl OAuthOptions {
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if !(1..=10).contains(&self.max_auth_rounds) {
+            return Err("auth.maxAuthRounds must be within 1..=10".into());
+        }
+        super::util::Url::parse(&self.redirect_uri)
+            .map_err(|_| "auth.redirectUri must be an http(s) URL".to_owned())?;
+        if self.grant == GrantKind::ClientCredentials && self.client_id.is_none() {
+            return Err("auth.grant clientCredentials needs auth.clientId".into());
+        }
+        Ok(())
+    }
+}
+
+/// The Rust-only parts of the OAuth client: the browser step and the token store. Unset
+/// parts take the defaults ([`super::HeadlessBrowser`], [`super::MemoryTokenStore`]).
+#[derive(Clone, Default)]
+pub struct AuthHooks {
+    /// Receives the authorization URL, returns the redirect URL.
+    pub browser: Option<Arc<dyn AuthorizationBrowser>>,
+    /// Where client credentials (by issuer) and tokens (by resource) are kept.
+    pub store: Option<Arc<dyn TokenStore>>,
+}
+
+impl std::fmt::Debug for AuthHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthHooks")
+            .field("browser", &self.browser.is_some())
+            .field("store", &self.store.is_some())
+            .finish()
+    }
+}
