@@ -41,7 +41,9 @@ pub struct AuthError {
 }
 
 impl AuthError {
-    pub(crate) fn new(kind: AuthErrorKind, message: impl Into<String>) -> Self {
+    /// An error of `kind` (for [`super::AuthorizationBrowser`] and [`super::TokenStore`]
+    /// implementations).
+    pub fn new(kind: AuthErrorKind, message: impl Into<String>) -> Self {
         Self {
             kind,
             message: message.into(),

@@ -28,5 +28,6 @@ pub use error::{AuthError, AuthErrorKind};
 pub(crate) use flow::Authorizer;
 pub use options::{AuthHooks, GrantKind, OAuthOptions};
 pub use store::{
-    AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore, Tokens,
+    browser_fn, AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore,
+    Tokens,
 };

@@ -95,6 +95,25 @@ pub trait AuthorizationBrowser: Send + Sync {
     fn authorize(&self, authorization_url: String) -> BoxFuture<Result<String, AuthError>>;
 }
 
+/// A browser step from a closure: `f(authorization_url)` resolves to the redirect URL.
+pub fn browser_fn<F, Fut>(f: F) -> std::sync::Arc<dyn AuthorizationBrowser>
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<String, AuthError>> + Send + 'static,
+{
+    struct FnBrowser<F>(F);
+    impl<F, Fut> AuthorizationBrowser for FnBrowser<F>
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<String, AuthError>> + Send + 'static,
+    {
+        fn authorize(&self, url: String) -> BoxFuture<Result<String, AuthError>> {
+            Box::pin((self.0)(url))
+        }
+    }
+    std::sync::Arc::new(FnBrowser(f))
+}
+
 /// A browser that GETs the authorization URL and returns its redirect `Location` without
 /// following it: for authorization servers that approve without a user (test servers, the
 /// conformance suite's mock).
