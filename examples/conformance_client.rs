@@ -129,6 +129,9 @@ const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 /// OAuth options for an `auth/*` scenario: pre-registered credentials from
 /// `MCP_CONFORMANCE_CONTEXT` when given, else a CIMD URL (used when the server supports it),
 /// else Dynamic Client Registration; the headless browser follows the mock's auto-approval.
+/// The context also selects the machine grants: a workload JWT (`valid_jwt`) the JWT-bearer
+/// grant, an IdP ID token the enterprise identity-assertion grant. DPoP is requested whenever
+/// the authorization server supports it.
 fn auth_options(scenario: &str) -> HttpClientOptions {
     let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
@@ -144,8 +147,17 @@ fn auth_options(scenario: &str) -> HttpClientOptions {
     o.client_metadata_url = Some(CIMD_URL.into());
     o.redirect_uri = "http://localhost:3000/callback".into();
     o.client_name = "mcpcore-conformance-client".into();
+    o.idp_token_endpoint = text("idp_token_endpoint");
+    o.idp_id_token = text("idp_id_token");
+    o.idp_client_id = text("idp_client_id");
+    o.assertion = text("valid_jwt");
+    o.dpop = true;
     if scenario.starts_with("auth/client-credentials") {
         o.grant = GrantKind::ClientCredentials;
+    } else if o.assertion.is_some() {
+        o.grant = GrantKind::JwtBearer;
+    } else if o.idp_id_token.is_some() {
+        o.grant = GrantKind::IdentityAssertion;
     }
     let mut h = HttpClientOptions::default();
     h.auth = Some(o);

@@ -1,24 +1,26 @@
 //! The authorization flow run on a challenge: discovery, registration, grant, storage.
 
-use hyper::header::{HeaderName, AUTHORIZATION};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::challenge::Challenge;
 use super::discovery::{discover_as, discover_prm, ResourceMetadata, ServerMetadata};
 use super::error::{AuthError, AuthErrorKind};
-use super::fetch::{Fetched, Fetcher};
+use super::fetch::Fetcher;
+use super::grants::oauth_error;
+use super::jwt::{dpop_proof, Signer};
 use super::options::{AuthHooks, GrantKind, OAuthOptions};
 use super::store::{
     AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore, Tokens,
 };
-use super::util::{basic_auth, form, pkce_pair, query_pairs, random_b64, Url};
+use super::util::{form, pkce_pair, query_pairs, random_b64, Url};
 use crate::client::HttpClientOptions;
 
 /// The OAuth client of one HTTP transport (one MCP server URL).
 pub(crate) struct Authorizer {
     server: String,
-    opts: OAuthOptions,
+    pub(super) opts: OAuthOptions,
     browser: Arc<dyn AuthorizationBrowser>,
     store: Arc<dyn TokenStore>,
     pub(super) fetch: Fetcher,
@@ -26,6 +28,12 @@ pub(crate) struct Authorizer {
     flow: tokio::sync::Mutex<Vec<String>>,
     /// The current `Authorization` value, read by every request.
     current: Mutex<Option<String>>,
+    /// The `private_key_jwt` key, read at construction so a bad key fails at connect.
+    pub(super) assertion_key: Option<Signer>,
+    /// The DPoP key of this connection (RFC 9449), when DPoP is on.
+    dpop: Option<Signer>,
+    /// The last `DPoP-Nonce` of each server (token endpoint URL or the MCP server URL).
+    nonces: Mutex<HashMap<String, String>>,
 }
 
 /// What a challenge asks of the flow.
@@ -35,15 +43,6 @@ pub(crate) struct Trigger<'a> {
     pub modern: bool,
     /// The `Authorization` value the refused request carried.
     pub sent: Option<&'a str>,
-}
-
-fn scrub(mut msg: String, secrets: &[Option<&str>]) -> String {
-    for s in secrets.iter().flatten() {
-        if s.len() >= 4 {
-            msg = msg.replace(s, "***");
-        }
-    }
-    msg
 }
 
 impl Authorizer {
@@ -60,6 +59,15 @@ impl Authorizer {
             .clone()
             .unwrap_or_else(|| Arc::new(MemoryTokenStore::default()));
         let current = store.tokens(server).map(|t| header_value(&t));
+        let assertion_key = match &opts.private_key_pem {
+            Some(pem) => Some(Signer::from_pem(pem, opts.signing_algorithm.as_deref())?),
+            None => None,
+        };
+        let dpop = if opts.dpop {
+            Some(Signer::generate_es256()?)
+        } else {
+            None
+        };
         Ok(Arc::new(Self {
             server: server.to_owned(),
             opts,
@@ -71,7 +79,47 @@ impl Authorizer {
             fetch: Fetcher::new(http.clone()),
             flow: tokio::sync::Mutex::new(Vec::new()),
             current: Mutex::new(current),
+            assertion_key,
+            dpop,
+            nonces: Mutex::new(HashMap::new()),
         }))
+    }
+
+    /// The DPoP key, when DPoP is on and `meta` advertises ES256 (RFC 9449 §5.1).
+    pub(super) fn dpop_key(&self, meta: &ServerMetadata) -> Option<&Signer> {
+        let es256 = meta
+            .dpop_algs
+            .as_ref()
+            .is_some_and(|a| a.iter().any(|x| x == "ES256"));
+        self.dpop.as_ref().filter(|_| es256)
+    }
+
+    pub(super) fn nonce(&self, server: &str) -> Option<String> {
+        lock(&self.nonces).get(server).cloned()
+    }
+
+    pub(crate) fn set_nonce(&self, server: &str, nonce: &str) {
+        if nonce.len() <= 512 {
+            lock(&self.nonces).insert(server.to_owned(), nonce.to_owned());
+        }
+    }
+
+    /// The DPoP proof for a request to the MCP server carrying `authorization` (a `DPoP`
+    /// token), with the server's latest nonce (RFC 9449 §7, §9).
+    pub(crate) fn resource_proof(
+        &self,
+        method: &str,
+        authorization: &str,
+    ) -> Result<Option<String>, AuthError> {
+        let (Some(k), Some(token)) = (&self.dpop, authorization.strip_prefix("DPoP ")) else {
+            return Ok(None);
+        };
+        let nonce = self.nonce(&self.server);
+        dpop_proof(k, method, &self.server, Some(token), nonce.as_deref()).map(Some)
+    }
+
+    pub(crate) fn server_url(&self) -> &str {
+        &self.server
     }
 
     pub(crate) fn max_rounds(&self) -> u32 {
@@ -140,13 +188,28 @@ impl Authorizer {
                 }
             }
         }
+        let scope_ref = scope.as_deref();
         let tokens = match self.opts.grant {
             GrantKind::AuthorizationCode => {
-                self.authorization_code(&meta, &client, &prm, scope.as_deref())
+                self.authorization_code(&meta, &client, &prm, scope_ref)
                     .await?
             }
             GrantKind::ClientCredentials => {
-                self.client_credentials(&meta, &client, &prm, scope.as_deref())
+                self.machine_grant(&meta, &client, &prm, scope_ref, None)
+                    .await?
+            }
+            GrantKind::JwtBearer => {
+                let a = self.opts.assertion.as_deref().ok_or_else(|| {
+                    AuthError::new(
+                        AuthErrorKind::Config,
+                        "auth.grant jwtBearer needs auth.assertion",
+                    )
+                })?;
+                self.machine_grant(&meta, &client, &prm, scope_ref, Some(a))
+                    .await?
+            }
+            GrantKind::IdentityAssertion => {
+                self.identity_assertion(&meta, &client, &prm, scope_ref)
                     .await?
             }
         };
@@ -316,93 +379,10 @@ impl Authorizer {
         self.token_request(meta, client, &params, &[Some(&code), Some(&verifier)])
             .await
     }
+}
 
-    async fn refresh(
-        &self,
-        meta: &ServerMetadata,
-        client: &ClientInfo,
-        prm: &ResourceMetadata,
-        rt: &str,
-    ) -> Result<Tokens, AuthError> {
-        let params = [
-            ("grant_type", "refresh_token"),
-            ("refresh_token", rt),
-            ("resource", prm.resource.as_str()),
-        ];
-        let mut t = self
-            .token_request(meta, client, &params, &[Some(rt)])
-            .await?;
-        // A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
-        if t.refresh_token.is_none() {
-            t.refresh_token = Some(rt.to_owned());
-        }
-        Ok(t)
-    }
-
-    async fn client_credentials(
-        &self,
-        meta: &ServerMetadata,
-        client: &ClientInfo,
-        prm: &ResourceMetadata,
-        scope: Option<&str>,
-    ) -> Result<Tokens, AuthError> {
-        let mut params = vec![
-            ("grant_type", "client_credentials"),
-            ("resource", prm.resource.as_str()),
-        ];
-        if let Some(s) = scope {
-            params.push(("scope", s));
-        }
-        self.token_request(meta, client, &params, &[]).await
-    }
-
-    /// POST to the token endpoint with the client authentication the server supports.
-    async fn token_request(
-        &self,
-        meta: &ServerMetadata,
-        client: &ClientInfo,
-        params: &[(&str, &str)],
-        secrets: &[Option<&str>],
-    ) -> Result<Tokens, AuthError> {
-        let mut body: Vec<(&str, String)> =
-            params.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
-        let mut headers: Vec<(HeaderName, String)> = Vec::new();
-        let secret = client.client_secret.as_deref();
-        match auth_method(client, meta) {
-            "client_secret_basic" => headers.push((
-                AUTHORIZATION,
-                basic_auth(&client.client_id, secret.unwrap_or_default()),
-            )),
-            "client_secret_post" => {
-                body.push(("client_id", client.client_id.clone()));
-                body.push(("client_secret", secret.unwrap_or_default().to_owned()));
-            }
-            "private_key_jwt" => {
-                let jwt = super::hook::client_assertion(&self.opts, client, meta)?;
-                body.push(("client_id", client.client_id.clone()));
-                body.push((
-                    "client_assertion_type",
-                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
-                ));
-                body.push(("client_assertion", jwt));
-            }
-            _ => body.push(("client_id", client.client_id.clone())),
-        }
-        let pairs: Vec<(&str, &str)> = body.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let r = self
-            .fetch
-            .post(
-                &meta.token_endpoint,
-                "application/x-www-form-urlencoded",
-                &headers,
-                form(&pairs),
-            )
-            .await
-            .map_err(|e| AuthError::new(AuthErrorKind::TokenEndpoint, e.message().to_owned()))?;
-        let mut all = secrets.to_vec();
-        all.push(secret);
-        parse_token_response(&r, &meta.issuer, &all)
-    }
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn header_value(t: &Tokens) -> String {
@@ -535,62 +515,4 @@ fn check_redirect(redirect: &str, state: &str, meta: &ServerMetadata) -> Result<
         .filter(|c| !c.is_empty())
         .map(str::to_owned)
         .ok_or_else(|| err("the authorization response has no code".into()))
-}
-
-/// ` (error: description)` of an OAuth error body, secrets scrubbed.
-fn oauth_error(r: &Fetched, secrets: &[Option<&str>]) -> String {
-    let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(&r.body) else {
-        return String::new();
-    };
-    let e = m.get("error").and_then(Value::as_str).unwrap_or("");
-    let d = m
-        .get("error_description")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let s: String = format!(" ({e}: {d})").chars().take(300).collect();
-    scrub(s, secrets)
-}
-
-pub(crate) fn parse_token_response(
-    r: &Fetched,
-    issuer: &str,
-    secrets: &[Option<&str>],
-) -> Result<Tokens, AuthError> {
-    let err = |m: String| AuthError::new(AuthErrorKind::TokenEndpoint, m);
-    if r.status != 200 {
-        return Err(err(format!(
-            "the token endpoint answered HTTP {}{}",
-            r.status,
-            oauth_error(r, secrets)
-        )));
-    }
-    let m = r.json_object(AuthErrorKind::TokenEndpoint, "token response")?;
-    let token = m
-        .get("access_token")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty() && t.bytes().all(|b| (0x21..0x7f).contains(&b)))
-        .ok_or_else(|| {
-            err("token response: `access_token` is missing or not a visible-ASCII string".into())
-        })?;
-    let token_type = m
-        .get("token_type")
-        .and_then(Value::as_str)
-        .unwrap_or("Bearer");
-    if !token_type.eq_ignore_ascii_case("bearer") && !token_type.eq_ignore_ascii_case("dpop") {
-        return Err(err(format!(
-            "token response: unsupported token_type {:?}",
-            token_type.chars().take(40).collect::<String>()
-        )));
-    }
-    let refresh = m
-        .get("refresh_token")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    Ok(Tokens {
-        access_token: token.to_owned(),
-        token_type: token_type.to_owned(),
-        refresh_token: refresh,
-        scope: m.get("scope").and_then(Value::as_str).map(str::to_owned),
-        issuer: issuer.to_owned(),
-    })
 }

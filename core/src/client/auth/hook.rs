@@ -9,11 +9,8 @@ use hyper::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use hyper::{Request, Response, StatusCode};
 
 use super::challenge::bearer_challenge;
-use super::discovery::ServerMetadata;
 use super::error::{AuthError, AuthErrorKind};
 use super::flow::{Authorizer, Trigger};
-use super::options::OAuthOptions;
-use super::store::ClientInfo;
 use crate::client::error::ClientError;
 use crate::client::transport::pool::{Hold, Pool};
 
@@ -49,20 +46,35 @@ pub(crate) async fn send(
 ) -> Result<Response<Incoming>, ClientError> {
     let modern = is_modern(&req);
     let mut rounds = 0;
+    let mut nonce_retries = 0;
     loop {
         let mut attempt = copy(&req);
         let sent = auth.authorization();
         if let Some(v) = &sent {
-            let v = v.parse().map_err(|_| {
+            let bad = |_| {
                 AuthError::new(
                     AuthErrorKind::TokenEndpoint,
                     "the access token is not a valid header value",
                 )
-            })?;
-            attempt.headers_mut().insert(AUTHORIZATION, v);
+            };
+            attempt
+                .headers_mut()
+                .insert(AUTHORIZATION, v.parse().map_err(bad)?);
+            if let Some(p) = auth.resource_proof(req.method().as_str(), v)? {
+                attempt
+                    .headers_mut()
+                    .insert("dpop", p.parse().map_err(bad)?);
+            }
         }
         let resp = pool.send(attempt, hold).await?;
         let status = resp.status();
+        if let Some(n) = resp
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+        {
+            auth.set_nonce(auth.server_url(), n);
+        }
         if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
             return Ok(resp);
         }
@@ -87,6 +99,14 @@ pub(crate) async fn send(
                 break;
             }
         }
+        let wants_nonce =
+            challenge.as_ref().and_then(|c| c.param("error")) == Some("use_dpop_nonce");
+        if status == StatusCode::UNAUTHORIZED && wants_nonce && sent.is_some() && nonce_retries < 2
+        {
+            // RFC 9449 §9: resend with the server's fresh nonce; not an authorization round.
+            nonce_retries += 1;
+            continue;
+        }
         if rounds >= auth.max_rounds() {
             return Err(AuthError::new(
                 AuthErrorKind::Forbidden,
@@ -103,16 +123,4 @@ pub(crate) async fn send(
         })
         .await?;
     }
-}
-
-/// A `private_key_jwt` client assertion (RFC 7523 §2.2).
-pub(crate) fn client_assertion(
-    _opts: &OAuthOptions,
-    _client: &ClientInfo,
-    _meta: &ServerMetadata,
-) -> Result<String, AuthError> {
-    Err(AuthError::new(
-        AuthErrorKind::Config,
-        "private_key_jwt client authentication is not available in this build",
-    ))
 }

@@ -15,6 +15,12 @@ pub enum GrantKind {
     AuthorizationCode,
     /// `client_credentials` with the client secret or `private_key_jwt` (no user).
     ClientCredentials,
+    /// The JWT-bearer grant (RFC 7523 §2.1) with [`OAuthOptions::assertion`], e.g. a workload
+    /// identity token.
+    JwtBearer,
+    /// Enterprise-managed authorization: the IdP's ID token is exchanged at the IdP for an
+    /// identity assertion grant (ID-JAG, RFC 8693), presented with the JWT-bearer grant.
+    IdentityAssertion,
 }
 
 /// OAuth options (JSON shape: camelCase, unknown keys refused). Secrets are never printed by
@@ -48,6 +54,17 @@ pub struct OAuthOptions {
     pub private_key_pem: Option<String>,
     /// JWS algorithm of `private_key_jwt` (`ES256`, `RS256`); default `ES256`.
     pub signing_algorithm: Option<String>,
+    /// The assertion of the `jwtBearer` grant.
+    pub assertion: Option<String>,
+    /// `identityAssertion`: the IdP token endpoint.
+    pub idp_token_endpoint: Option<String>,
+    /// `identityAssertion`: the IdP ID token exchanged for the grant.
+    pub idp_id_token: Option<String>,
+    /// `identityAssertion`: the client id at the IdP.
+    pub idp_client_id: Option<String>,
+    /// Request DPoP-bound tokens (RFC 9449) when the authorization server supports ES256
+    /// proofs; every request then carries a fresh proof.
+    pub dpop: bool,
 }
 
 impl Default for OAuthOptions {
@@ -64,6 +81,11 @@ impl Default for OAuthOptions {
             max_auth_rounds: 3,
             private_key_pem: None,
             signing_algorithm: None,
+            assertion: None,
+            idp_token_endpoint: None,
+            idp_id_token: None,
+            idp_client_id: None,
+            dpop: false,
         }
     }
 }
@@ -85,6 +107,11 @@ impl std::fmt::Debug for OAuthOptions {
                 &self.private_key_pem.as_ref().map(|_| "***"),
             )
             .field("signing_algorithm", &self.signing_algorithm)
+            .field("assertion", &self.assertion.as_ref().map(|_| "***"))
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field("idp_id_token", &self.idp_id_token.as_ref().map(|_| "***"))
+            .field("idp_client_id", &self.idp_client_id)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }
@@ -96,8 +123,17 @@ impl OAuthOptions {
         }
         super::util::Url::parse(&self.redirect_uri)
             .map_err(|_| "auth.redirectUri must be an http(s) URL".to_owned())?;
-        if self.grant == GrantKind::ClientCredentials && self.client_id.is_none() {
-            return Err("auth.grant clientCredentials needs auth.clientId".into());
+        let needs_id = matches!(
+            self.grant,
+            GrantKind::ClientCredentials | GrantKind::IdentityAssertion
+        );
+        if needs_id && self.client_id.is_none() {
+            return Err(
+                "auth.grant clientCredentials / identityAssertion needs auth.clientId".into(),
+            );
+        }
+        if self.grant == GrantKind::JwtBearer && self.assertion.is_none() {
+            return Err("auth.grant jwtBearer needs auth.assertion".into());
         }
         Ok(())
     }

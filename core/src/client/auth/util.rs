@@ -35,6 +35,10 @@ pub(crate) fn pkce_challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
+pub(crate) fn sha256(bytes: &[u8]) -> Vec<u8> {
+    Sha256::digest(bytes).to_vec()
+}
+
 /// `Basic` credentials of `client_secret_basic` (RFC 6749 §2.3.1: each part form-encoded).
 pub(crate) fn basic_auth(id: &str, secret: &str) -> String {
     format!(
