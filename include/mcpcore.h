@@ -52,6 +52,11 @@
 #include <stdint.h>
 
 /**
+ * Room the callback gets for the redirect URL (`redirect_cap` bytes).
+ */
+#define MCP_AUTH_REDIRECT_CAP 8192
+
+/**
  * How many statuses there are (the highest number plus one).
  */
 #define MCP_STATUS_COUNT 15
@@ -302,6 +307,17 @@ typedef void (*mcp_handler_fn)(void *user_data, const mcp_request_t *request, mc
  * with (after the last in-flight call and the last outstanding responder of that handler).
  */
 typedef void (*mcp_free_fn)(void *user_data);
+
+/**
+ * The browser step of the OAuth authorization code flow.
+ *
+ * Called on a blocking worker thread (it may wait for the user): `url` (borrowed, NUL-terminated,
+ * `url_len` bytes) is the authorization URL to open. Write the full redirect URL (with its
+ * `code`, `state` and `iss` query parameters) to `redirect_out` (room for `redirect_cap`
+ * bytes, no NUL needed) and return its length; return 0 to refuse (the connection then fails
+ * with `MCP_STATUS_TRANSPORT`). Must not unwind or `longjmp`.
+ */
+typedef size_t (*mcp_auth_browser_fn)(void *user_data, const char *url, size_t url_len, char *redirect_out, size_t redirect_cap);
 
 /**
  * A client handler callback: answers one server→client request (`sampling/createMessage`,
@@ -695,7 +711,14 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *                      within its timeout; a request's answer stream and the GET stream
  *                      each hold one while open, and one is always kept for answers to the
  *                      server; at least 2, 3 with `listenStream`), `poolIdleTimeoutMs` (an
- *                      unused kept-alive connection is closed, default 90000).
+ *                      unused kept-alive connection is closed, default 90000), `auth`
+ *                      (OAuth 2.1 authorization, off when absent: `clientId`,
+ *                      `clientSecret`, `issuer`, `clientMetadataUrl`, `redirectUri`,
+ *                      `clientName`, `grant` (`authorizationCode`, `clientCredentials`,
+ *                      `jwtBearer`, `identityAssertion`), `requestOfflineAccess`,
+ *                      `maxAuthRounds`, `privateKeyPem`, `signingAlgorithm`, `assertion`,
+ *                      `idpTokenEndpoint`, `idpIdToken`, `idpClientId`, `dpop`; the browser
+ *                      step is `mcp_client_builder_on_authorize`).
  * @param options_len   length of `options_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -707,8 +730,9 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
  * (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header, a
- * value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure; the message
- * names the OS error), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure, the message
+ * naming the OS error; a failed authorization, the message naming the step and never a
+ * secret), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
  * `MCP_STATUS_WOULD_DEADLOCK`.
  */
 mcp_status_t mcp_client_connect_http(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const char *url, size_t url_len, const char *options_json, size_t options_len, mcp_client_t **client_out, mcp_error_t **error_out);
@@ -870,6 +894,25 @@ mcp_status_t mcp_client_close(const mcp_client_t *client, mcp_error_t **error_ou
  * **Errors**: none.
  */
 void mcp_client_free(mcp_client_t *client);
+
+/**
+ * Set the browser step of OAuth authorization for `mcp_client_connect_http` (whose options
+ * JSON `auth` object turns authorization on). Without it, the authorization URL is fetched
+ * and its redirect followed without a user (for servers that approve automatically).
+ *
+ * @param builder         the client builder.
+ * @param callback        the browser step (see `mcp_auth_browser_fn`).
+ * @param user_data       passed to `callback`.
+ * @param free_user_data  optional finalizer of `user_data`.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `builder`; takes ownership of `user_data` in every case.
+ *
+ * **Thread safety**: the builder's thread. `callback` runs on a blocking worker thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`builder` or `callback`).
+ */
+mcp_status_t mcp_client_builder_on_authorize(mcp_client_builder_t *builder, mcp_auth_browser_fn callback, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
 /**
  * Start building a client.

@@ -18,6 +18,7 @@
 mod bench;
 pub mod builder;
 pub mod client;
+pub mod client_auth;
 pub mod client_builder;
 pub mod client_calls;
 pub mod client_ops;
