@@ -28,6 +28,8 @@ struct Cfg {
     refresh_token: bool,
     /// Answer 403 insufficient_scope to every authorized call.
     always_forbidden: bool,
+    /// Refuse refresh requests with an error that echoes the request (secrets included).
+    refresh_echo: bool,
 }
 
 impl Default for Cfg {
@@ -37,6 +39,7 @@ impl Default for Cfg {
             token: None,
             refresh_token: false,
             always_forbidden: false,
+            refresh_echo: false,
         }
     }
 }
@@ -140,6 +143,13 @@ fn token(cfg: &Cfg, st: &Mutex<State>, r: &Req) -> Act {
         return f(r);
     }
     let body = form(&r.text);
+    if cfg.refresh_echo && get(&body, "grant_type") == Some("refresh_token") {
+        let echo = format!("{} {}", r.text, r.head);
+        return json_resp(
+            400,
+            &json!({"error": "invalid_grant", "error_description": echo}),
+        );
+    }
     let mut s = st.lock().unwrap();
     match get(&body, "grant_type") {
         Some("authorization_code") => {
@@ -429,4 +439,63 @@ fn oauth_options_json_shape() {
     );
     let plain = serde_json::to_value(HttpClientOptions::default()).expect("serializes");
     assert!(plain.get("auth").is_none());
+}
+
+/// A `Write` into a shared buffer, for capturing logs.
+#[derive(Clone, Default)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Secrets never reach the logs: a failed refresh (whose error body echoes the request: the
+/// refresh token, the client secret) is logged, then the client authorizes again; at TRACE
+/// level nothing logged contains the secret, a token or the code.
+#[tokio::test]
+async fn secrets_never_reach_the_logs() {
+    use tracing_subscriber::util::SubscriberInitExt;
+    let sink = Sink::default();
+    let s2 = sink.clone();
+    let _guard = tracing_subscriber::fmt()
+        .with_max_level(tracing_subscriber::filter::LevelFilter::TRACE)
+        .with_writer(move || s2.clone())
+        .with_ansi(false)
+        .finish()
+        .set_default();
+    let f = start(Cfg {
+        refresh_token: true,
+        refresh_echo: true,
+        ..Cfg::default()
+    })
+    .await;
+    let mut o = oauth();
+    o.client_id = Some("pre".into());
+    o.client_secret = Some(SECRET.into());
+    let c = connect(&f.server.url, options(o)).await.expect("connects");
+    c.call_tool("echo", json!({})).await.expect("first call");
+    f.state.lock().unwrap().valid.clear();
+    c.call_tool("echo", json!({}))
+        .await
+        .expect("authorized again");
+    assert_eq!(
+        requests_to(&f, "/authorize").len(),
+        2,
+        "refresh failed, new flow"
+    );
+    c.close().await;
+    let logs = String::from_utf8_lossy(&sink.0.lock().unwrap()).into_owned();
+    assert!(
+        logs.contains("refresh failed"),
+        "the failure is logged: {logs}"
+    );
+    for secret in [SECRET, "rt-1", "tok-1", "tok-2", "the-code"] {
+        assert!(!logs.contains(secret), "{secret} in the logs:\n{logs}");
+    }
 }

@@ -102,6 +102,12 @@ impl Fetcher {
         let uri: Uri = url
             .parse()
             .map_err(|_| err(format!("invalid URL {shown:?}")))?;
+        // The pool speaks plain HTTP only in this build; an https URL must not be sent in clear.
+        if uri.scheme_str() != Some("http") {
+            return Err(err(format!(
+                "{shown}: only http:// URLs can be fetched by this build (no TLS)"
+            )));
+        }
         let mut b = Request::builder().method(method).uri(uri.clone());
         for (k, v) in headers {
             let v = HeaderValue::from_str(v)

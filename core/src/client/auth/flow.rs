@@ -516,3 +516,142 @@ fn check_redirect(redirect: &str, state: &str, meta: &ServerMetadata) -> Result<
         .map(str::to_owned)
         .ok_or_else(|| err("the authorization response has no code".into()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::auth::parse_www_authenticate;
+
+    fn meta() -> ServerMetadata {
+        ServerMetadata {
+            issuer: "http://as/t".into(),
+            token_endpoint: "http://as/t/token".into(),
+            ..Default::default()
+        }
+    }
+
+    fn prm(scopes: Option<&[&str]>) -> ResourceMetadata {
+        ResourceMetadata {
+            resource: "http://h/mcp".into(),
+            authorization_servers: vec!["http://as/t".into()],
+            scopes_supported: scopes.map(|s| s.iter().map(|x| (*x).to_owned()).collect()),
+        }
+    }
+
+    fn scope(
+        status: u16,
+        header: Option<&str>,
+        p: &ResourceMetadata,
+        m: &ServerMetadata,
+        before: &[&str],
+    ) -> Option<String> {
+        let c = header.map(|h| parse_www_authenticate(h).unwrap().remove(0));
+        let t = Trigger {
+            status,
+            challenge: c.as_ref(),
+            modern: true,
+            sent: None,
+        };
+        let before: Vec<String> = before.iter().map(|s| (*s).to_owned()).collect();
+        choose_scope(&t, p, m, &before, true)
+    }
+
+    #[test]
+    fn scope_choice_follows_auth_02() {
+        let m = meta();
+        let p = prm(Some(&["a", "b"]));
+        assert_eq!(
+            scope(401, Some("Bearer scope=\"x y\""), &p, &m, &[]).as_deref(),
+            Some("x y")
+        );
+        assert_eq!(
+            scope(401, Some("Bearer realm=\"r\""), &p, &m, &[]).as_deref(),
+            Some("a b")
+        );
+        assert_eq!(scope(401, None, &prm(None), &m, &[]), None);
+        // A 403 step-up asks for the union; a 401 takes the challenge as authoritative.
+        assert_eq!(
+            scope(403, Some("Bearer scope=\"w\""), &p, &m, &["r"]).as_deref(),
+            Some("r w")
+        );
+        assert_eq!(
+            scope(401, Some("Bearer scope=\"w\""), &p, &m, &["r"]).as_deref(),
+            Some("w")
+        );
+        let mut off = meta();
+        off.scopes_supported = Some(vec!["a".into(), "offline_access".into()]);
+        assert_eq!(
+            scope(401, None, &p, &off, &[]).as_deref(),
+            Some("a b offline_access")
+        );
+    }
+
+    #[test]
+    fn token_endpoint_auth_method_choice() {
+        let with = |secret: Option<&str>, said: Option<&str>| ClientInfo {
+            client_id: "c".into(),
+            client_secret: secret.map(str::to_owned),
+            auth_method: said.map(str::to_owned),
+        };
+        let mut m = meta();
+        assert_eq!(
+            auth_method(&with(Some("s"), None), &m),
+            "client_secret_basic"
+        );
+        assert_eq!(auth_method(&with(None, None), &m), "none");
+        m.token_auth_methods = Some(vec!["client_secret_post".into()]);
+        assert_eq!(
+            auth_method(&with(Some("s"), None), &m),
+            "client_secret_post"
+        );
+        assert_eq!(
+            auth_method(&with(Some("s"), Some("client_secret_basic")), &m),
+            "client_secret_post"
+        );
+        m.token_auth_methods = Some(vec!["none".into()]);
+        assert_eq!(auth_method(&with(Some("s"), None), &m), "none");
+        m.token_auth_methods = Some(vec!["private_key_jwt".into()]);
+        assert_eq!(auth_method(&with(None, None), &m), "private_key_jwt");
+    }
+
+    #[test]
+    fn authorization_response_checks_follow_auth_07() {
+        let mut m = meta();
+        let ok = "http://cb/?code=k&state=s&iss=http%3A%2F%2Fas%2Ft";
+        assert_eq!(check_redirect(ok, "s", &m).unwrap(), "k");
+        // iss present is compared even when not advertised, by exact string.
+        for bad in [
+            "http://cb/?code=k&state=s&iss=http%3A%2F%2Fas%2Ft%2F",
+            "http://cb/?code=k&state=s&iss=http%3A%2F%2Fevil",
+            "http://cb/?code=k&state=other&iss=http%3A%2F%2Fas%2Ft",
+            "http://cb/?state=s&iss=http%3A%2F%2Fas%2Ft",
+            "http://cb/?error=access_denied&state=s",
+        ] {
+            let e = check_redirect(bad, "s", &m).unwrap_err();
+            assert_eq!(e.kind(), AuthErrorKind::AuthorizationResponse, "{bad}");
+        }
+        assert!(check_redirect("http://cb/?code=k&state=s", "s", &m).is_ok());
+        m.iss_supported = true;
+        assert!(check_redirect("http://cb/?code=k&state=s", "s", &m).is_err());
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let mut o = OAuthOptions::default();
+        assert!(o.check().is_ok());
+        assert_eq!(application_type(&o.redirect_uri), "native");
+        assert_eq!(application_type("https://app.example/cb"), "web");
+        o.redirect_uri = "http://app.example/cb".into();
+        assert!(o.check().is_err(), "plain http off loopback");
+        o.redirect_uri = "https://app.example/cb".into();
+        o.client_metadata_url = Some("https://app.example".into());
+        assert!(o.check().is_err(), "CIMD URL without a path");
+        o.client_metadata_url = Some("https://app.example/client.json".into());
+        assert!(o.check().is_ok());
+        o.max_auth_rounds = 0;
+        assert!(o.check().is_err());
+        o.max_auth_rounds = 3;
+        o.grant = GrantKind::JwtBearer;
+        assert!(o.check().is_err(), "jwtBearer without an assertion");
+    }
+}

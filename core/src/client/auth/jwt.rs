@@ -204,6 +204,35 @@ mod tests {
     }
 
     #[test]
+    fn client_assertions_from_a_pem_key_verify() {
+        let rng = SystemRandom::new();
+        let alg = &signature::ECDSA_P256_SHA256_FIXED_SIGNING;
+        let doc = EcdsaKeyPair::generate_pkcs8(alg, &rng).unwrap();
+        let pem = format!(
+            "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+            STANDARD.encode(doc.as_ref())
+        );
+        let k = Signer::from_pem(&pem, Some("ES256")).unwrap();
+        let jwt = client_assertion(&k, "client-1", "http://as").unwrap();
+        let (h, c, sig) = parts(&jwt);
+        assert_eq!(h["alg"], "ES256");
+        assert_eq!(
+            (c["iss"].as_str(), c["sub"].as_str()),
+            (Some("client-1"), Some("client-1"))
+        );
+        assert_eq!(c["aud"], "http://as");
+        assert!(c["exp"].as_u64().unwrap() > c["iat"].as_u64().unwrap());
+        let public = EcdsaKeyPair::from_pkcs8(alg, doc.as_ref(), &rng).unwrap();
+        let input = jwt.rsplit_once('.').unwrap().0;
+        signature::UnparsedPublicKey::new(
+            &signature::ECDSA_P256_SHA256_FIXED,
+            public.public_key().as_ref(),
+        )
+        .verify(input.as_bytes(), &sig)
+        .expect("verifies");
+    }
+
+    #[test]
     fn bad_keys_are_config_errors_without_the_key() {
         let pem =
             "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1ieXRlcw==\n-----END PRIVATE KEY-----";

@@ -121,8 +121,25 @@ impl OAuthOptions {
         if !(1..=10).contains(&self.max_auth_rounds) {
             return Err("auth.maxAuthRounds must be within 1..=10".into());
         }
-        super::util::Url::parse(&self.redirect_uri)
+        // AUTH-04: the redirect URI is HTTPS or a loopback http URL.
+        let r = super::util::Url::parse(&self.redirect_uri)
             .map_err(|_| "auth.redirectUri must be an http(s) URL".to_owned())?;
+        let host = r
+            .authority
+            .rsplit_once(':')
+            .map_or(r.authority.as_str(), |(h, _)| h);
+        let loopback = matches!(host, "localhost" | "127.0.0.1" | "[::1]");
+        if r.scheme != "https" && !loopback {
+            return Err("auth.redirectUri must be https or a localhost http URL".into());
+        }
+        // AUTH-08: a Client ID Metadata Document URL is HTTPS with a path.
+        if let Some(u) = &self.client_metadata_url {
+            let ok = super::util::Url::parse(u)
+                .is_ok_and(|c| c.scheme == "https" && !c.trimmed_path().is_empty());
+            if !ok {
+                return Err("auth.clientMetadataUrl must be an https URL with a path".into());
+            }
+        }
         let needs_id = matches!(
             self.grant,
             GrantKind::ClientCredentials | GrantKind::IdentityAssertion
