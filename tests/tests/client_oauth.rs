@@ -2,8 +2,9 @@
 //! server + authorization server on 127.0.0.1 (one origin, the issuer): the full
 //! authorization-code flow on the wire (AUTH-01, 03, 04, 05, 06, 08), refresh on a later 401
 //! (AUTH-09), the refusals that must happen before any code is redeemed (no S256, a wrong
-//! `state`, AUTH-04, AUTH-07), bounded step-up (AUTH-02), and hostile token endpoints, whose
-//! errors are precise and never carry a secret.
+//! `state`, AUTH-04, AUTH-07), bounded step-up (AUTH-02), DPoP-bound tokens with nonces
+//! (RFC 9449), and hostile token endpoints, whose errors are precise and never carry a secret
+//! (nor do the logs).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -30,6 +31,8 @@ struct Cfg {
     always_forbidden: bool,
     /// Refuse refresh requests with an error that echoes the request (secrets included).
     refresh_echo: bool,
+    /// Advertise DPoP (ES256), demand nonces at both servers and bind tokens.
+    dpop: bool,
 }
 
 impl Default for Cfg {
@@ -40,6 +43,7 @@ impl Default for Cfg {
             refresh_token: false,
             always_forbidden: false,
             refresh_echo: false,
+            dpop: false,
         }
     }
 }
@@ -50,6 +54,8 @@ struct State {
     issued: u32,
     /// Tokens the resource server accepts.
     valid: Vec<String>,
+    /// DPoP proof ids seen by the resource server (a replay is refused).
+    jtis: Vec<String>,
 }
 
 fn form(text: &str) -> Vec<(String, String)> {
@@ -106,6 +112,9 @@ fn serve(cfg: &Cfg, st: &Mutex<State>, r: &Req) -> Act {
             if cfg.s256 {
                 m["code_challenge_methods_supported"] = json!(["S256"]);
             }
+            if cfg.dpop {
+                m["dpop_signing_alg_values_supported"] = json!(["ES256"]);
+            }
             json_resp(200, &m)
         }
         "/register" => json_resp(
@@ -124,6 +133,7 @@ fn serve(cfg: &Cfg, st: &Mutex<State>, r: &Req) -> Act {
             raw(302, "", &format!("location: {loc}\r\n"), b"")
         }
         "/token" => token(cfg, st, r),
+        _ if cfg.dpop => dpop_resource(st, r, &challenge),
         _ => {
             let ok = bearer(r).is_some_and(|t| st.lock().unwrap().valid.contains(&t));
             if !ok {
@@ -143,6 +153,20 @@ fn token(cfg: &Cfg, st: &Mutex<State>, r: &Req) -> Act {
         return f(r);
     }
     let body = form(&r.text);
+    if cfg.dpop {
+        match proof(r) {
+            Some(c) if c["nonce"] == "an1" && c["htm"] == "POST" && c.get("ath").is_none() => {}
+            Some(_) => {
+                return raw(
+                    400,
+                    "application/json",
+                    "dpop-nonce: an1\r\n",
+                    br#"{"error":"use_dpop_nonce"}"#,
+                )
+            }
+            None => return json_resp(400, &json!({"error": "invalid_dpop_proof"})),
+        }
+    }
     if cfg.refresh_echo && get(&body, "grant_type") == Some("refresh_token") {
         let echo = format!("{} {}", r.text, r.head);
         return json_resp(
@@ -166,11 +190,78 @@ fn token(cfg: &Cfg, st: &Mutex<State>, r: &Req) -> Act {
     s.issued += 1;
     let t = format!("tok-{}", s.issued);
     s.valid = vec![t.clone()];
-    let mut resp = json!({"access_token": t, "token_type": "Bearer", "expires_in": 60});
+    let kind = if cfg.dpop { "DPoP" } else { "Bearer" };
+    let mut resp = json!({"access_token": t, "token_type": kind, "expires_in": 60});
     if cfg.refresh_token {
         resp["refresh_token"] = json!("rt-1");
     }
     json_resp(200, &resp)
+}
+
+/// The claims of the request's DPoP proof, if it has a well-formed one (typ, public jwk).
+fn proof(r: &Req) -> Option<Value> {
+    let jwt = r.raw_head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case("dpop").then(|| v.trim().to_owned())
+    })?;
+    let parts: Vec<&str> = jwt.split('.').collect();
+    let dec = |s: &str| -> Option<Value> {
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(s).ok()?).ok()
+    };
+    let header = dec(parts.first()?)?;
+    let ok = parts.len() == 3
+        && header["typ"] == "dpop+jwt"
+        && header["jwk"]["kty"] == "EC"
+        && header["jwk"].get("d").is_none();
+    ok.then(|| dec(parts[1])).flatten()
+}
+
+/// The resource server's DPoP rules: the DPoP scheme, a proof bound to the token (`ath`) for
+/// this method and URL, with the server's nonce (else 401 `use_dpop_nonce`).
+fn dpop_resource(st: &Mutex<State>, r: &Req, challenge: &str) -> Act {
+    let token = r
+        .raw_head
+        .lines()
+        .find_map(|l| l.strip_prefix("authorization: DPoP "))
+        .map(|t| t.trim().to_owned());
+    let Some(token) = token.filter(|t| st.lock().unwrap().valid.contains(t)) else {
+        return raw(401, "", &format!("www-authenticate: {challenge}\r\n"), b"");
+    };
+    let Some(c) = proof(r) else {
+        return raw(
+            401,
+            "",
+            "www-authenticate: DPoP error=\"invalid_dpop_proof\"\r\n",
+            b"",
+        );
+    };
+    let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()));
+    let url = format!("{}/mcp", origin(r));
+    if c["ath"] != ath.as_str() || c["htm"] != r.method.as_str() || c["htu"] != url.as_str() {
+        return raw(
+            401,
+            "",
+            "www-authenticate: DPoP error=\"invalid_dpop_proof\"\r\n",
+            b"",
+        );
+    }
+    if c["nonce"] != "rn1" {
+        let h = "www-authenticate: DPoP error=\"use_dpop_nonce\"\r\ndpop-nonce: rn1\r\n";
+        return raw(401, "", h, b"");
+    }
+    let mut s = st.lock().unwrap();
+    let jti = c["jti"].as_str().unwrap_or_default().to_owned();
+    if s.jtis.contains(&jti) {
+        return raw(
+            401,
+            "",
+            "www-authenticate: DPoP error=\"invalid_dpop_proof\"\r\n",
+            b"",
+        );
+    }
+    s.jtis.push(jti);
+    drop(s);
+    legacy(r)
 }
 
 struct Fixture {
@@ -439,6 +530,30 @@ fn oauth_options_json_shape() {
     );
     let plain = serde_json::to_value(HttpClientOptions::default()).expect("serializes");
     assert!(plain.get("auth").is_none());
+}
+
+/// RFC 9449: with DPoP on and ES256 advertised, the token request carries a proof and is
+/// retried with the authorization server's nonce; the token is presented with the DPoP scheme
+/// and a fresh proof (`ath`, `htm`, `htu`, the resource server's nonce) on every request.
+#[tokio::test]
+async fn dpop_bound_tokens_with_nonces() {
+    let f = start(Cfg {
+        dpop: true,
+        ..Cfg::default()
+    })
+    .await;
+    let mut o = oauth();
+    o.dpop = true;
+    let c = connect(&f.server.url, options(o)).await.expect("connects");
+    for _ in 0..3 {
+        c.call_tool("echo", json!({})).await.expect("DPoP call");
+    }
+    let tokens = requests_to(&f, "/token");
+    assert_eq!(tokens.len(), 2, "one nonce retry at the token endpoint");
+    // The server refuses a replayed jti, so every accepted request had its own proof.
+    let accepted = f.state.lock().unwrap().jtis.len();
+    assert!(accepted >= 4, "{accepted} accepted proofs");
+    c.close().await;
 }
 
 /// A `Write` into a shared buffer, for capturing logs.
