@@ -514,6 +514,28 @@ async fn a_malformed_challenge_is_a_precise_error() {
     assert_eq!(auth_kind(&e), AuthErrorKind::InvalidChallenge);
 }
 
+/// Bad auth options are refused at connect, before anything is sent, without quoting a key.
+#[tokio::test]
+async fn bad_auth_options_are_invalid_arguments() {
+    let s = Scripted::start(legacy).await;
+    let mut o = oauth();
+    o.private_key_pem =
+        Some("-----BEGIN PRIVATE KEY-----\nbm90LWEta2V5\n-----END PRIVATE KEY-----".into());
+    let e = connect(&s.url, options(o)).await.expect_err("refused");
+    assert!(
+        matches!(&e, ClientError::InvalidArgument(m) if m.contains("P-256") && !m.contains("bm90")),
+        "{e:?}"
+    );
+    let mut o = oauth();
+    o.redirect_uri = "http://app.example/cb".into();
+    let e = connect(&s.url, options(o)).await.expect_err("refused");
+    assert!(
+        matches!(&e, ClientError::InvalidArgument(m) if m.contains("redirectUri")),
+        "{e:?}"
+    );
+    assert!(s.requests().is_empty(), "nothing sent");
+}
+
 /// The options are JSON data in core's shape; unknown keys are refused; `Debug` hides secrets.
 #[test]
 fn oauth_options_json_shape() {

@@ -102,12 +102,12 @@ impl HttpTransport {
         }
         let pool = Pool::new(&uri, &opts)?;
         let auth = match &opts.auth {
-            Some(a) => Some(crate::client::auth::Authorizer::new(
-                url,
-                a.clone(),
-                &opts.auth_hooks,
-                &opts,
-            )?),
+            // Bad auth options (a key that cannot be read, a bad redirect URI) are refused
+            // before anything is sent.
+            Some(a) => Some(
+                crate::client::auth::Authorizer::new(url, a.clone(), &opts.auth_hooks, &opts)
+                    .map_err(|e| ClientError::InvalidArgument(format!("auth: {}", e.message())))?,
+            ),
             None => None,
         };
         Ok(Arc::new_cyclic(|me| Self {
