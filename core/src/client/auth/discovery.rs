@@ -116,12 +116,22 @@ pub(crate) fn parse_as(m: &Map<String, Value>, issuer: &str) -> Result<ServerMet
     }
     let token_endpoint = string(m, "token_endpoint", what)?
         .ok_or_else(|| err(format!("{what}: `token_endpoint` is missing")))?;
+    // Endpoints are http(s) URLs: an authorization URL with another scheme is never handed
+    // to the browser step.
+    let endpoint = |k: &str| -> Result<Option<String>, AuthError> {
+        let v = string(m, k, what)?;
+        if let Some(u) = &v {
+            Url::parse(u).map_err(|_| err(format!("{what}: `{k}` is not an http(s) URL")))?;
+        }
+        Ok(v)
+    };
+    endpoint("token_endpoint")?;
     let flag = |k: &str| m.get(k).and_then(Value::as_bool).unwrap_or(false);
     Ok(ServerMetadata {
         issuer: got,
-        authorization_endpoint: string(m, "authorization_endpoint", what)?,
+        authorization_endpoint: endpoint("authorization_endpoint")?,
         token_endpoint,
-        registration_endpoint: string(m, "registration_endpoint", what)?,
+        registration_endpoint: endpoint("registration_endpoint")?,
         scopes_supported: strings(m, "scopes_supported", what)?,
         code_challenge_methods: strings(m, "code_challenge_methods_supported", what)?,
         token_auth_methods: strings(m, "token_endpoint_auth_methods_supported", what)?,
@@ -270,8 +280,14 @@ mod tests {
             .unwrap_err()
             .message()
             .contains("token_endpoint"));
-        let bad_list =
-            json!({"issuer": "http://as", "token_endpoint": "x", "scopes_supported": "a b"});
-        assert!(parse_as(&obj(bad_list), "http://as").is_err());
+        let bad_list = json!({"issuer": "http://as", "token_endpoint": "http://as/t", "scopes_supported": "a b"});
+        let e = parse_as(&obj(bad_list), "http://as").unwrap_err();
+        assert!(e.message().contains("scopes_supported"), "{e}");
+        let bad_scheme = json!({"issuer": "http://as", "token_endpoint": "http://as/t",
+            "authorization_endpoint": "javascript:alert(1)"});
+        let e = parse_as(&obj(bad_scheme), "http://as").unwrap_err();
+        assert!(e.message().contains("authorization_endpoint"), "{e}");
+        let bad_token = json!({"issuer": "http://as", "token_endpoint": "file:///etc/passwd"});
+        assert!(parse_as(&obj(bad_token), "http://as").is_err());
     }
 }
