@@ -5,6 +5,7 @@
 //! do and `MCP_CONFORMANCE_PROTOCOL_VERSION` choosing the era (≤ 2025-11-25: initialize and a
 //! session; 2026-07-28: the stateless envelope). An unknown scenario exits non-zero.
 
+use mcpcore::client::auth::{GrantKind, OAuthOptions};
 use mcpcore::client::{
     client_handler_fn, Client, ClientBuilder, ClientError, ConnectMode, HttpClientOptions,
 };
@@ -122,6 +123,58 @@ async fn drive_by_hand(
     )))
 }
 
+/// The Client ID Metadata Document URL the suite's `auth/basic-cimd` expects as `client_id`.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// OAuth options for an `auth/*` scenario: pre-registered credentials from
+/// `MCP_CONFORMANCE_CONTEXT` when given, else a CIMD URL (used when the server supports it),
+/// else Dynamic Client Registration; the headless browser follows the mock's auto-approval.
+/// The context also selects the machine grants: a workload JWT (`valid_jwt`) the JWT-bearer
+/// grant, an IdP ID token the enterprise identity-assertion grant. DPoP is requested whenever
+/// the authorization server supports it.
+fn auth_options(scenario: &str) -> HttpClientOptions {
+    let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(Value::Null);
+    let text = |k: &str| ctx.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut o = OAuthOptions::default();
+    o.client_id = text("client_id");
+    o.client_secret = text("client_secret");
+    o.issuer = text("issuer");
+    o.private_key_pem = text("private_key_pem");
+    o.signing_algorithm = text("signing_algorithm");
+    o.client_metadata_url = Some(CIMD_URL.into());
+    o.redirect_uri = "http://localhost:3000/callback".into();
+    o.client_name = "mcpcore-conformance-client".into();
+    o.idp_token_endpoint = text("idp_token_endpoint");
+    o.idp_id_token = text("idp_id_token");
+    o.idp_client_id = text("idp_client_id");
+    o.assertion = text("valid_jwt");
+    o.dpop = true;
+    if scenario.starts_with("auth/client-credentials") {
+        o.grant = GrantKind::ClientCredentials;
+    } else if o.assertion.is_some() {
+        o.grant = GrantKind::JwtBearer;
+    } else if o.idp_id_token.is_some() {
+        o.grant = GrantKind::IdentityAssertion;
+    }
+    let mut h = HttpClientOptions::default();
+    h.auth = Some(o);
+    h
+}
+
+/// An `auth/*` scenario: connect with OAuth, list tools, call `test-tool`.
+async fn run_auth(scenario: &str, version: &str, url: &str) -> Res<()> {
+    let c = builder(version, false)
+        .connect_http(url, auth_options(scenario))
+        .await?;
+    list_tools(&c).await?;
+    call(&c, "test-tool", json!({})).await?;
+    c.close().await;
+    Ok(())
+}
+
 // Long by design: one match arm per conformance scenario the suite names, read as a table.
 async fn run(scenario: &str, version: &str, url: &str) -> Res<()> {
     match scenario {
@@ -230,6 +283,7 @@ async fn run(scenario: &str, version: &str, url: &str) -> Res<()> {
             }
             c.close().await;
         }
+        s if s.starts_with("auth/") => run_auth(s, version, url).await?,
         other => return Err(format!("unknown scenario {other:?}").into()),
     }
     Ok(())

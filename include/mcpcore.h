@@ -52,6 +52,11 @@
 #include <stdint.h>
 
 /**
+ * Room the callback gets for the redirect URL (`redirect_cap` bytes).
+ */
+#define MCP_AUTH_REDIRECT_CAP 8192
+
+/**
  * How many statuses there are (the highest number plus one).
  */
 #define MCP_STATUS_COUNT 15
@@ -319,6 +324,17 @@ typedef void (*mcp_free_fn)(void *user_data);
  * another thread and answer from there) and must not unwind or `longjmp`.
  */
 typedef void (*mcp_handler_fn)(void *user_data, const mcp_request_t *request, mcp_responder_t *responder);
+
+/**
+ * The browser step of the OAuth authorization code flow.
+ *
+ * Called on a blocking worker thread (it may wait for the user): `url` (borrowed, NUL-terminated,
+ * `url_len` bytes) is the authorization URL to open. Write the full redirect URL (with its
+ * `code`, `state` and `iss` query parameters) to `redirect_out` (room for `redirect_cap`
+ * bytes, no NUL needed) and return its length; return 0 to refuse (the connection then fails
+ * with `MCP_STATUS_TRANSPORT`). Must not unwind or `longjmp`.
+ */
+typedef size_t (*mcp_auth_browser_fn)(void *user_data, const char *url, size_t url_len, char *redirect_out, size_t redirect_cap);
 
 /**
  * A client handler callback: answers one server→client request (`sampling/createMessage`,
@@ -765,7 +781,15 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *                      h2 by ALPN on https, default true), `http2PriorKnowledge` (h2c on
  *                      http, default false), `tls` (`{"caFile", "caPem", "certFile",
  *                      "keyFile", "certPem", "keyPem", "platformRoots"}`: extra trusted CAs,
- *                      a client certificate for mutual TLS, platform roots on by default).
+ *                      a client certificate for mutual TLS, platform roots on by default),
+ *                      `auth`
+ *                      (OAuth 2.1 authorization, off when absent: `clientId`,
+ *                      `clientSecret`, `issuer`, `clientMetadataUrl`, `redirectUri`,
+ *                      `clientName`, `grant` (`authorizationCode`, `clientCredentials`,
+ *                      `jwtBearer`, `identityAssertion`), `requestOfflineAccess`,
+ *                      `maxAuthRounds`, `privateKeyPem`, `signingAlgorithm`, `assertion`,
+ *                      `idpTokenEndpoint`, `idpIdToken`, `idpClientId`, `dpop`; the browser
+ *                      step is `mcp_client_builder_on_authorize`).
  * @param options_len   length of `options_json`.
  * @param client_out    receives the client on success.
  * @param error_out     optional detailed error.
@@ -777,8 +801,9 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
  * (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header, a
- * value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure; the message
- * names the OS error), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+ * value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure, the message
+ * naming the OS error; a failed authorization, the message naming the step and never a
+ * secret), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
  * `MCP_STATUS_WOULD_DEADLOCK`.
  */
 mcp_status_t mcp_client_connect_http(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const char *url, size_t url_len, const char *options_json, size_t options_len, mcp_client_t **client_out, mcp_error_t **error_out);
@@ -940,6 +965,25 @@ mcp_status_t mcp_client_close(const mcp_client_t *client, mcp_error_t **error_ou
  * **Errors**: none.
  */
 void mcp_client_free(mcp_client_t *client);
+
+/**
+ * Set the browser step of OAuth authorization for `mcp_client_connect_http` (whose options
+ * JSON `auth` object turns authorization on). Without it, the authorization URL is fetched
+ * and its redirect followed without a user (for servers that approve automatically).
+ *
+ * @param builder         the client builder.
+ * @param callback        the browser step (see `mcp_auth_browser_fn`).
+ * @param user_data       passed to `callback`.
+ * @param free_user_data  optional finalizer of `user_data`.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `builder`; takes ownership of `user_data` in every case.
+ *
+ * **Thread safety**: the builder's thread. `callback` runs on a blocking worker thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`builder` or `callback`).
+ */
+mcp_status_t mcp_client_builder_on_authorize(mcp_client_builder_t *builder, mcp_auth_browser_fn callback, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
 /**
  * Start building a client.

@@ -32,7 +32,9 @@ impl ClientError {
             ClientError::Timeout => ErrorKind::Timeout,
             ClientError::Cancelled => ErrorKind::Cancelled,
             ClientError::Closed(_) => ErrorKind::Closed,
-            ClientError::Transport(_) | ClientError::SessionExpired(_) => ErrorKind::Transport,
+            ClientError::Transport(_) | ClientError::SessionExpired(_) | ClientError::Auth(_) => {
+                ErrorKind::Transport
+            }
             ClientError::Protocol(_) | ClientError::OutputValidation(_) => ErrorKind::Protocol,
             ClientError::InvalidArgument(_) => ErrorKind::InvalidArgument,
             ClientError::InputRequired(_) => ErrorKind::InputRequired,

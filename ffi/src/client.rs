@@ -104,6 +104,7 @@ fn take_builder(builder: *mut mcp_client_builder_t) -> mcp_client_builder_t {
             options: Default::default(),
             handlers: Vec::new(),
             notifications: Vec::new(),
+            auth_browser: None,
         },
     }
 }
@@ -212,7 +213,15 @@ pub extern "C" fn mcp_client_connect_stdio(
 ///                      h2 by ALPN on https, default true), `http2PriorKnowledge` (h2c on
 ///                      http, default false), `tls` (`{"caFile", "caPem", "certFile",
 ///                      "keyFile", "certPem", "keyPem", "platformRoots"}`: extra trusted CAs,
-///                      a client certificate for mutual TLS, platform roots on by default).
+///                      a client certificate for mutual TLS, platform roots on by default),
+///                      `auth`
+///                      (OAuth 2.1 authorization, off when absent: `clientId`,
+///                      `clientSecret`, `issuer`, `clientMetadataUrl`, `redirectUri`,
+///                      `clientName`, `grant` (`authorizationCode`, `clientCredentials`,
+///                      `jwtBearer`, `identityAssertion`), `requestOfflineAccess`,
+///                      `maxAuthRounds`, `privateKeyPem`, `signingAlgorithm`, `assertion`,
+///                      `idpTokenEndpoint`, `idpIdToken`, `idpClientId`, `dpop`; the browser
+///                      step is `mcp_client_builder_on_authorize`).
 /// @param options_len   length of `options_json`.
 /// @param client_out    receives the client on success.
 /// @param error_out     optional detailed error.
@@ -224,8 +233,9 @@ pub extern "C" fn mcp_client_connect_stdio(
 ///
 /// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`
 /// (unparsable, unknown key, wrong type), `MCP_STATUS_INVALID_ARGUMENT` (bad URL or header, a
-/// value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure; the message
-/// names the OS error), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
+/// value out of range), `MCP_STATUS_TRANSPORT` (connection refused, HTTP failure, the message
+/// naming the OS error; a failed authorization, the message naming the step and never a
+/// secret), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_TIMEOUT`,
 /// `MCP_STATUS_WOULD_DEADLOCK`.
 #[no_mangle]
 pub extern "C" fn mcp_client_connect_http(
@@ -248,6 +258,7 @@ pub extern "C" fn mcp_client_connect_http(
         let mut h = HttpClientOptions::default();
         // SAFETY: options_json is NULL or valid for options_len bytes.
         unsafe { apply_options(&mut h, options_json, options_len, "options_json") }?;
+        h.auth_hooks.browser = b.auth_browser.clone();
         let url = url.to_owned();
         let client = rt.inner.run("mcp_client_connect_http", async move {
             b.into_core().connect_http(&url, h).await

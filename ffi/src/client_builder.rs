@@ -49,6 +49,8 @@ pub struct mcp_client_builder_t {
     pub(crate) options: ClientOptions,
     pub(crate) handlers: Vec<(String, CClientHandler)>,
     pub(crate) notifications: Vec<NotificationCb>,
+    /// The OAuth browser step (`mcp_client_builder_on_authorize`).
+    pub(crate) auth_browser: Option<Arc<dyn mcpcore::client::auth::AuthorizationBrowser>>,
 }
 
 impl mcp_client_builder_t {
@@ -122,6 +124,7 @@ pub extern "C" fn mcp_client_builder_new(
             options,
             handlers: Vec::new(),
             notifications: Vec::new(),
+            auth_browser: None,
         });
         // SAFETY: builder_out is non-NULL (checked) and writable.
         unsafe { builder_out.write(b) };

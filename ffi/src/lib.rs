@@ -19,6 +19,7 @@ pub mod auth;
 mod bench;
 pub mod builder;
 pub mod client;
+pub mod client_auth;
 pub mod client_builder;
 pub mod client_calls;
 pub mod client_ops;

@@ -18,6 +18,12 @@ pub struct Req {
     pub head: String,
     /// The JSON body (`null` when none or unreadable).
     pub body: Value,
+    /// The request target as sent (path and query, case kept).
+    pub target: String,
+    /// The body as text (form bodies).
+    pub text: String,
+    /// The request head as sent (case kept: signed header values).
+    pub raw_head: String,
 }
 
 impl Req {
@@ -204,6 +210,9 @@ async fn serve_one(mut sock: TcpStream, script: Script, seen: Arc<Mutex<Vec<Req>
         method: head.split(' ').next().unwrap_or_default().to_owned(),
         head: head.to_ascii_lowercase(),
         body: serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null),
+        target: head.split(' ').nth(1).unwrap_or_default().to_owned(),
+        text: String::from_utf8_lossy(&buf[head_end..head_end + len]).into_owned(),
+        raw_head: head.clone(),
     };
     seen.lock().expect("lock").push(req.clone());
     match script(&req) {

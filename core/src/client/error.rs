@@ -45,6 +45,10 @@ pub enum ClientError {
     /// `structuredContent` does not match the tool's `outputSchema` (TOOL-06).
     #[error("structuredContent does not match the output schema: {0}")]
     OutputValidation(String),
+    /// OAuth authorization failed (REQUIREMENTS §15); [`crate::client::auth::AuthError::kind`]
+    /// says at which step. The message never contains a secret.
+    #[error("authorization failed: {0}")]
+    Auth(crate::client::auth::AuthError),
 }
 
 impl ClientError {

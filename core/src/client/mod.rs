@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod auth;
 mod cache;
 mod callbacks;
 mod calls;

@@ -125,7 +125,9 @@ async fn modern(client: &Client, version: &str, fallback: bool) -> Result<(), Cl
         }
         Err(e) => e,
     };
-    if !fallback || client.inner.peer.is_closed() {
+    // A failed authorization (REQUIREMENTS §15) says nothing about the era: `initialize` would
+    // run the same flow again (and ask the user twice).
+    if !fallback || client.inner.peer.is_closed() || matches!(failure, ClientError::Auth(_)) {
         return Err(failure);
     }
     tracing::debug!(error = %failure, "discovery failed; falling back to initialize");

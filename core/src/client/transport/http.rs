@@ -65,6 +65,8 @@ pub(crate) struct HttpTransport {
     expired: AtomicBool,
     max_bytes: usize,
     max_depth: usize,
+    /// OAuth authorization, when configured (AUTH-06).
+    auth: Option<Arc<crate::client::auth::Authorizer>>,
 }
 
 impl HttpTransport {
@@ -91,6 +93,15 @@ impl HttpTransport {
             headers.push((name, value));
         }
         let pool = Pool::new(&uri, &opts)?;
+        let auth = match &opts.auth {
+            // Bad auth options (a key that cannot be read, a bad redirect URI) are refused
+            // before anything is sent.
+            Some(a) => Some(
+                crate::client::auth::Authorizer::new(url, a.clone(), &opts.auth_hooks, &opts)
+                    .map_err(|e| ClientError::InvalidArgument(format!("auth: {}", e.message())))?,
+            ),
+            None => None,
+        };
         Ok(Arc::new_cyclic(|me| Self {
             me: me.clone(),
             pool,
@@ -107,6 +118,7 @@ impl HttpTransport {
             expired: AtomicBool::new(false),
             max_bytes: options.max_message_bytes,
             max_depth: options.max_json_depth,
+            auth,
         }))
     }
 
@@ -175,6 +187,18 @@ impl HttpTransport {
             .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))
     }
 
+    /// Send on the pool, through the OAuth hook when authorization is configured.
+    async fn send_req(
+        &self,
+        req: Request<Full<Bytes>>,
+        hold: Hold,
+    ) -> Result<hyper::Response<PoolBody>, ClientError> {
+        match &self.auth {
+            Some(a) => crate::client::auth::hook::send(a, &self.pool, req, hold).await,
+            None => self.pool.send(req, hold).await,
+        }
+    }
+
     async fn deliver(&self, bytes: &[u8], want: Option<&Id>) -> bool {
         let values = match parse_frame(bytes, self.max_depth) {
             ParsedFrame::Single(v) => vec![v],
@@ -220,7 +244,7 @@ impl HttpTransport {
         initialize: bool,
         sent_session: Option<String>,
     ) -> Result<(), ClientError> {
-        let resp = self.pool.send(req, Hold::Long).await?;
+        let resp = self.send_req(req, Hold::Long).await?;
         let status = resp.status();
         if status == hyper::StatusCode::NOT_FOUND && sent_session.is_some() {
             let bytes = read_limited(&mut resp.into_body(), self.max_bytes)
@@ -308,7 +332,7 @@ impl HttpTransport {
             .header("last-event-id", event_id)
             .body(Full::new(Bytes::new()))
             .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))?;
-        let resp = self.pool.send(req, Hold::Long).await.map_err(|e| match e {
+        let resp = self.send_req(req, Hold::Long).await.map_err(|e| match e {
             ClientError::Transport(m) => ClientError::Transport(format!("SSE resumption: {m}")),
             other => other,
         })?;
@@ -370,7 +394,7 @@ impl HttpTransport {
     async fn post_oneway(&self, msg: OutMsg) -> Result<(), ClientError> {
         let sent_session = lock(&self.session).clone();
         let req = self.post(&msg)?;
-        let resp = tokio::time::timeout(self.opts.post_timeout, self.pool.send(req, Hold::Short))
+        let resp = tokio::time::timeout(self.opts.post_timeout, self.send_req(req, Hold::Short))
             .await
             .map_err(|_| ClientError::Transport("HTTP POST timed out".into()))??;
         let status = resp.status();
@@ -428,7 +452,7 @@ impl HttpTransport {
                 Ok(r) => r,
                 Err(_) => return,
             };
-            let resp = me.pool.send(req, Hold::Long).await;
+            let resp = me.send_req(req, Hold::Long).await;
             let _ = opened_tx.send(());
             let Ok(resp) = resp else {
                 return;
@@ -565,7 +589,7 @@ impl ClientTransport for HttpTransport {
                 {
                     let _ = tokio::time::timeout(
                         Duration::from_secs(5),
-                        self.pool.send(req, Hold::Short),
+                        self.send_req(req, Hold::Short),
                     )
                     .await;
                 }

@@ -12,7 +12,8 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
 ///
 /// JSON shape (C ABI, bindings; see [`crate::options`]): `headers` (`{"Name": "value"}`),
 /// `listenStream`, `postTimeoutMs`, `maxConnections`, `poolIdleTimeoutMs`, `http2`,
-/// `http2PriorKnowledge`, `tls` (an object, see [`ClientTls`]).
+/// `http2PriorKnowledge`, `tls` (an object, see [`ClientTls`]), `auth` (OAuth,
+/// [`crate::client::auth::OAuthOptions`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -57,6 +58,12 @@ pub struct HttpClientOptions {
     /// precedence over [`Self::tls`]. Our ALPN list is set when it has none.
     #[serde(skip)]
     pub tls_config: Option<std::sync::Arc<rustls::ClientConfig>>,
+    /// OAuth 2.1 authorization (REQUIREMENTS §15): off when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<crate::client::auth::OAuthOptions>,
+    /// The Rust-only parts of [`Self::auth`]: browser callback and token store.
+    #[serde(skip)]
+    pub auth_hooks: crate::client::auth::AuthHooks,
 }
 
 impl Default for HttpClientOptions {
@@ -71,6 +78,8 @@ impl Default for HttpClientOptions {
             http2_prior_knowledge: false,
             tls: ClientTls::default(),
             tls_config: None,
+            auth: None,
+            auth_hooks: Default::default(),
         }
     }
 }

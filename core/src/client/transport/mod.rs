@@ -19,9 +19,9 @@ mod connect;
 #[cfg(feature = "http-client")]
 pub mod http;
 #[cfg(feature = "http-client")]
-mod http_options;
+pub(crate) mod http_options;
 #[cfg(feature = "http-client")]
-mod pool;
+pub(crate) mod pool;
 #[cfg(feature = "http-client")]
 pub mod sse;
 pub mod stdio;

@@ -1,0 +1,35 @@
+//! OAuth 2.1 client authorization for the Streamable HTTP client (REQUIREMENTS §15,
+//! AUTH-01…09). Off unless [`HttpClientOptions::auth`](crate::client::HttpClientOptions) is set.
+//!
+//! On a 401 (or a 403 `insufficient_scope`) the transport hands the challenge here: Protected
+//! Resource Metadata discovery (AUTH-01), authorization-server metadata with the exact-issuer
+//! check (AUTH-03), client registration by pre-registered credentials, Client ID Metadata
+//! Document URL or Dynamic Client Registration (AUTH-08, keyed by issuer, AUTH-09), then the
+//! authorization code grant with PKCE S256 (AUTH-04), `resource` on both requests (AUTH-05)
+//! and the RFC 9207 `iss` checks (AUTH-07); or a refresh, or the client-credentials grant.
+//! The request is then resent with `Authorization: Bearer` (AUTH-06).
+//!
+//! Data options are JSON ([`OAuthOptions`]); the browser step ([`AuthorizationBrowser`]) and
+//! token storage ([`TokenStore`]) are Rust traits with defaults ([`HeadlessBrowser`],
+//! [`MemoryTokenStore`]).
+
+mod challenge;
+mod discovery;
+mod error;
+mod fetch;
+mod flow;
+mod grants;
+pub(crate) mod hook;
+mod jwt;
+mod options;
+mod store;
+mod util;
+
+pub use challenge::{parse_www_authenticate, Challenge};
+pub use error::{AuthError, AuthErrorKind};
+pub(crate) use flow::Authorizer;
+pub use options::{AuthHooks, GrantKind, OAuthOptions};
+pub use store::{
+    browser_fn, AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore,
+    Tokens,
+};
