@@ -37,11 +37,13 @@ pub fn rpc(py: Python<'_>, e: &ErrorObject) -> PyErr {
 }
 
 /// A non-RPC failure: `McpcoreError(kind, message)` (`McpTimeoutError`, a `TimeoutError`, for
-/// timeouts; `McpCancelledError` for cancellations).
+/// timeouts; `McpCancelledError` for cancellations; `McpConnectionError`, a `ConnectionError`,
+/// when the connection failed or is gone).
 pub fn kinded(py: Python<'_>, kind: ErrorKind, message: String) -> PyErr {
     let class = match kind {
         ErrorKind::Timeout => "McpTimeoutError",
         ErrorKind::Cancelled => "McpCancelledError",
+        ErrorKind::Transport | ErrorKind::Closed => "McpConnectionError",
         _ => "McpcoreError",
     };
     build(

@@ -12,11 +12,22 @@ from .errors import (
     InputRequired,
     McpcoreError,
     McpCancelledError,
+    McpConnectionError,
     McpError,
     McpTimeoutError,
     ToolError,
 )
-from .server import Context, HttpHandle, InputRequiredResult, Sent, Server, ToolResult
+from .server import (
+    Audio,
+    Context,
+    HttpHandle,
+    Image,
+    InputRequiredResult,
+    Media,
+    Sent,
+    Server,
+    ToolResult,
+)
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
 # enters a finalizing interpreter is killed by CPython, which crashes the process).
@@ -29,11 +40,15 @@ __all__ = [
     "Sent",
     "InputRequiredResult",
     "ToolResult",
+    "Media",
+    "Image",
+    "Audio",
     "Client",
     "McpError",
     "McpcoreError",
     "McpTimeoutError",
     "McpCancelledError",
+    "McpConnectionError",
     "ToolError",
     "InputRequired",
     "sync",

@@ -17,6 +17,7 @@ __all__ = [
     "McpError",
     "McpTimeoutError",
     "McpCancelledError",
+    "McpConnectionError",
     "ToolError",
     "InputRequired",
 ]
@@ -52,6 +53,10 @@ class McpTimeoutError(McpcoreError, TimeoutError):
 
 class McpCancelledError(McpcoreError):
     """A call was cancelled."""
+
+
+class McpConnectionError(McpcoreError, ConnectionError):
+    """The connection failed or is gone (``kind`` ``"transport"`` or ``"closed"``)."""
 
 
 class ToolError(Exception):

@@ -19,7 +19,16 @@ from ._schema import coerce, first_paragraph, function_schema, param_types, to_j
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 
-__all__ = ["Server", "Context", "HttpHandle", "InputRequiredResult", "ToolResult"]
+__all__ = [
+    "Server",
+    "Context",
+    "HttpHandle",
+    "InputRequiredResult",
+    "ToolResult",
+    "Media",
+    "Image",
+    "Audio",
+]
 
 logger = logging.getLogger("mcpcore")
 
@@ -80,6 +89,44 @@ class ToolResult:
 
     def __repr__(self) -> str:
         return f"ToolResult({self.content!r}, is_error={self.is_error!r})"
+
+
+class Media:
+    """Binary content with its MIME type; return it (or a list holding it) from a tool:
+    ``image/*`` becomes an image block, ``audio/*`` an audio block (base64 ``data``)."""
+
+    __slots__ = ("data", "mime_type")
+
+    def __init__(self, data: bytes, mime_type: str) -> None:
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, not {type(data).__name__}")
+        if not isinstance(mime_type, str) or "/" not in mime_type:
+            raise ValueError(
+                f"mime_type must be a MIME type such as 'image/png', not {mime_type!r}"
+            )
+        kind = mime_type.split("/", 1)[0].lower()
+        if kind not in ("image", "audio"):
+            raise ValueError(f"a tool returns image/* or audio/* media, not {mime_type!r}")
+        self.data = bytes(data)
+        self.mime_type = mime_type
+
+    def to_block(self) -> Dict[str, Any]:
+        kind = self.mime_type.split("/", 1)[0].lower()
+        data = base64.b64encode(self.data).decode("ascii")
+        return {"type": kind, "data": data, "mimeType": self.mime_type}
+
+    def __repr__(self) -> str:
+        return f"Media(<{len(self.data)} bytes>, {self.mime_type!r})"
+
+
+def Image(data: bytes, mime_type: str = "image/png") -> Media:  # noqa: N802 - a value type
+    """An image block from bytes (``return Image(png_bytes)``)."""
+    return Media(data, mime_type)
+
+
+def Audio(data: bytes, mime_type: str = "audio/wav") -> Media:  # noqa: N802 - a value type
+    """An audio block from bytes (``return Audio(wav_bytes)``)."""
+    return Media(data, mime_type)
 
 
 class InputRequiredResult:
@@ -295,11 +342,49 @@ def _text(text: str) -> Dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+_BLOCK_TYPES = {"text", "image", "audio", "resource", "resource_link"}
+_RESULT_KEYS = {"content", "structuredContent", "isError", "_meta"}
+
+
+def _is_block(v: Any) -> bool:
+    return isinstance(v, Media) or (isinstance(v, dict) and v.get("type") in _BLOCK_TYPES)
+
+
+def _is_full_result(v: Dict[str, Any]) -> bool:
+    """A whole CallToolResult: only result keys, and ``content`` a list of content blocks."""
+    content = v.get("content")
+    return (
+        set(v) <= _RESULT_KEYS
+        and isinstance(content, list)
+        and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in content)
+    )
+
+
+def _shape_tool(value: Any, mime_type: Optional[str]) -> Dict[str, Any]:
+    """A tool's return value as a CallToolResult (before JSON conversion of the rest)."""
+    if isinstance(value, ToolResult):
+        return value.to_json()
+    if isinstance(value, Media):
+        return {"content": [value.to_block()]}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        if mime_type is None:
+            raise TypeError(
+                "a tool returning bytes needs a MIME type: @server.tool(mime_type=...), "
+                "or return Image(...)/Audio(...)"
+            )
+        return {"content": [Media(bytes(value), mime_type).to_block()]}
+    if isinstance(value, list) and value and all(_is_block(b) for b in value):
+        return {"content": [b.to_block() if isinstance(b, Media) else b for b in value]}
+    return _tool_result(to_json(value))
+
+
 def _tool_result(value: Any) -> Dict[str, Any]:
     if value is None:
         return {"content": []}
     if isinstance(value, str):
         return {"content": [_text(value)]}
+    if isinstance(value, dict) and _is_full_result(value):
+        return value
     if isinstance(value, dict):
         return {
             "content": [_text(json.dumps(value, ensure_ascii=False))],
@@ -491,6 +576,7 @@ class Server:
         output_schema: Optional[Dict[str, Any]] = None,
         title: Optional[str] = None,
         annotations: Optional[Dict[str, Any]] = None,
+        mime_type: Optional[str] = None,
     ) -> Callable[[F], F]:
         """Register a tool. The name defaults to the function's, the description to its docstring.
 
@@ -498,9 +584,14 @@ class Server:
         parameter typed as a dataclass or pydantic model receives an instance. When the return
         annotation is a ``TypedDict``, dataclass or pydantic model it is the output schema
         (unless ``output_schema`` is given). A ``str`` result is a text block; a ``dict``,
-        dataclass or pydantic instance is ``structuredContent`` (and its JSON as text);
-        raise ``ToolError`` for an ``isError`` result and ``McpError`` for a JSON-RPC error.
+        dataclass or pydantic instance is ``structuredContent`` (and its JSON as text); a list
+        of content blocks is the content; ``Image(...)``/``Audio(...)`` (or ``bytes`` with
+        ``mime_type=``) an image or audio block; a whole result dict (``content`` blocks,
+        ``isError``, ``structuredContent``) or a ``ToolResult`` is sent as is. Raise
+        ``ToolError`` for an ``isError`` result and ``McpError`` for a JSON-RPC error.
         """
+        if mime_type is not None:
+            Media(b"", mime_type)  # the same check as at call time, now
 
         def register(fn: F) -> F:
             schema, names, ctx = self._signature(fn)
@@ -519,8 +610,8 @@ class Server:
             if annotations is not None:
                 d["annotations"] = annotations
             types = param_types(fn, names) if input_schema is None else {}
-            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: (
-                v.to_json() if isinstance(v, ToolResult) else _tool_result(to_json(v))
+            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _shape_tool(
+                v, mime_type
             )
             self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
             return fn
