@@ -16,6 +16,23 @@ function isPlainObject(v) {
 }
 
 /** The callback slots: the short name `declare` takes, the request method, the option name. */
+/** Check a call's options object (`{timeout, signal, onProgress}`); a TypeError names `where`. */
+function checkCallOptions(where, opts) {
+  if (opts === undefined || opts === null) return {};
+  if (typeof opts !== 'object') throw new TypeError(`${where}: options must be an object, not ${typeOf(opts)}`);
+  const { timeout, signal, onProgress } = opts;
+  if (timeout !== undefined && timeout !== null && (typeof timeout !== 'number' || !(timeout >= 0))) {
+    throw new TypeError(`${where}: timeout must be a number of milliseconds (>= 0), not ${typeOf(timeout)}`);
+  }
+  if (signal !== undefined && signal !== null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function')) {
+    throw new TypeError(`${where}: signal must be an AbortSignal`);
+  }
+  if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
+    throw new TypeError(`${where}: onProgress must be a function`);
+  }
+  return opts;
+}
+
 const SLOTS = [
   ['elicitation', 'elicitation/create', 'onElicitation'],
   ['sampling', 'sampling/createMessage', 'onSampling'],
@@ -297,13 +314,29 @@ class Client {
    * error named `TimeoutError`, code "timeout"); `signal` an AbortSignal (aborting cancels the
    * request and rejects with an error named `AbortError`); `onProgress(progress, total,
    * message)` gets the call's progress notifications. */
-  request(method, params, { timeout, signal, onProgress } = {}) {
+  request(method, params, opts = {}) {
+    try {
+      if (typeof method !== 'string') throw new TypeError(`request(method): method must be a string, not ${typeOf(method)}`);
+      if (params !== undefined && params !== null && !isPlainObject(params)) {
+        throw new TypeError(`request(method, params): params must be an object, not ${typeOf(params)}`);
+      }
+      checkCallOptions('request', opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { timeout, signal, onProgress } = opts ?? {};
     return this.#withSignal(signal, (id) =>
       this.#native.request(method, params ?? null, timeout ?? null, onProgress ?? null, id),
     );
   }
 
-  async #page(kind, cursor, { timeout, signal } = {}) {
+  /** Reject with a TypeError unless `value` is a string (`what` names it). */
+  static #needString(what, value) {
+    return typeof value === 'string' ? null : new TypeError(`${what} must be a string, not ${typeOf(value)}`);
+  }
+
+  async #page(kind, cursor, opts = {}) {
+    const { timeout, signal } = checkCallOptions(`list ${kind} page`, opts);
     if (cursor !== undefined && cursor !== null && typeof cursor !== 'string') {
       throw new TypeError(`the cursor must be a string, not ${typeOf(cursor)}`);
     }
@@ -370,7 +403,8 @@ class Client {
     return new Subscription(opening);
   }
 
-  async #all(kind, key, { timeout, signal } = {}) {
+  async #all(kind, key, opts = {}) {
+    const { timeout, signal } = checkCallOptions(`list ${kind}`, opts);
     return (await this.#withSignal(signal, (id) => this.#native.listAll(kind, timeout ?? null, id)))[key];
   }
 
@@ -393,14 +427,24 @@ class Client {
 
   /** Call a tool; resolves to the CallToolResult (`structuredContent` validated by core). */
   callTool(name, args = {}, opts = {}) {
-    return this.request('tools/call', { name, arguments: args }, opts);
+    const bad = Client.#needString('callTool(name): name', name)
+      ?? (isPlainObject(args ?? {}) ? null : new TypeError(`callTool(name, args): args must be an object, not ${typeOf(args)}`));
+    if (bad) return Promise.reject(bad);
+    return this.request('tools/call', { name, arguments: args ?? {} }, opts);
   }
 
   getPrompt(name, args = {}, opts = {}) {
-    return this.request('prompts/get', { name, arguments: args }, opts);
+    const bad = Client.#needString('getPrompt(name): name', name)
+      ?? (isPlainObject(args ?? {}) && Object.values(args ?? {}).every((v) => typeof v === 'string')
+        ? null
+        : new TypeError('getPrompt(name, args): args must be an object of strings'));
+    if (bad) return Promise.reject(bad);
+    return this.request('prompts/get', { name, arguments: args ?? {} }, opts);
   }
 
   readResource(uri, opts = {}) {
+    const bad = Client.#needString('readResource(uri): uri', uri);
+    if (bad) return Promise.reject(bad);
     return this.request('resources/read', { uri }, opts);
   }
 

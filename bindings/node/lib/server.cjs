@@ -219,6 +219,13 @@ class Server {
 
   /** Serve Streamable HTTP at `/mcp` on `host:port` (port 0 picks a free port). */
   async listenHttp({ host = '127.0.0.1', port = 0, options } = {}) {
+    if (typeof host !== 'string') throw new TypeError(`listenHttp({host}): host must be a string, not ${typeof host}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new TypeError(`listenHttp({port}): port must be an integer in 0..65535, not ${JSON.stringify(port) ?? typeof port}`);
+    }
+    if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+      throw new TypeError('listenHttp({options}): options must be an object (core\'s HttpOptions JSON shape)');
+    }
     const h = new HttpHandle(unwrapObject(await this.#native.listenHttp(host, port, options ?? null)));
     this.#listeners.add(h);
     return h;
