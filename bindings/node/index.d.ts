@@ -99,6 +99,11 @@ export declare class NativeContext {
   /** The client's implementation info (`clientInfo`), when known. */
   get clientInfo(): any | null
   /**
+   * The verified access-token principal on an OAuth-protected HTTP endpoint (AUTH-06):
+   * `{subject, issuer, scopes, clientId, expiresAt, claims}`, else null.
+   */
+  get principal(): any | null
+  /**
    * The `inputResponses` of a retried 2026-07-28 request (or the answers core's legacy
    * shim collected), when there are any.
    */

@@ -114,6 +114,12 @@ class Context {
     return this.#native.clientInfo;
   }
 
+  /** The verified access token's principal on an OAuth-protected HTTP endpoint
+   * (`{subject, issuer, scopes, clientId, expiresAt, claims}`), else null. */
+  get principal() {
+    return this.#native.principal;
+  }
+
   /** The `inputResponses` of a retried request (2026-07-28), keyed as `inputRequired` asked. */
   get inputResponses() {
     return this.#native.inputResponses;

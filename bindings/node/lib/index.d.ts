@@ -52,6 +52,15 @@ export declare class Context {
   listRoots(): Promise<{ roots: JsonObject[]; [k: string]: any }>;
   /** The client's implementation info (`{name, version, ...}`), when known. */
   readonly clientInfo: JsonObject | null;
+  /** The verified access token's principal on an OAuth-protected HTTP endpoint, else null. */
+  readonly principal: {
+    subject: string;
+    issuer?: string | null;
+    scopes: string[];
+    clientId?: string | null;
+    expiresAt?: number | null;
+    claims: JsonObject;
+  } | null;
   /** The `inputResponses` of a retried 2026-07-28 request, keyed as `inputRequired` asked. */
   readonly inputResponses: { [key: string]: any } | null;
   /** The `requestState` of a retried request, verified and unsealed by core. */

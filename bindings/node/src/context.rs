@@ -138,6 +138,15 @@ impl NativeContext {
         self.shared.ctx().and_then(|c| c.client_info())
     }
 
+    /// The verified access-token principal on an OAuth-protected HTTP endpoint (AUTH-06):
+    /// `{subject, issuer, scopes, clientId, expiresAt, claims}`, else null.
+    #[napi(getter)]
+    pub fn principal(&self) -> Option<Value> {
+        self.shared
+            .ctx()
+            .and_then(|c| c.principal().and_then(|p| serde_json::to_value(p).ok()))
+    }
+
     /// The `inputResponses` of a retried 2026-07-28 request (or the answers core's legacy
     /// shim collected), when there are any.
     #[napi(getter)]

@@ -66,6 +66,16 @@ impl PyContext {
         }
     }
 
+    /// The verified access-token principal on an OAuth-protected HTTP endpoint (AUTH-06):
+    /// `{"subject", "issuer", "scopes", "clientId", "expiresAt", "claims"}`, else `None`.
+    #[getter]
+    fn principal<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.principal() {
+            Some(p) => convert::to_py(py, &serde_json::to_value(p).unwrap_or_default()),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
     /// `inputResponses` of a retried 2026-07-28 request (or the legacy shim's answers).
     #[getter]
     fn input_responses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -207,6 +207,12 @@ class Context:
         return self._native.client_info
 
     @property
+    def principal(self) -> Optional[Dict[str, Any]]:
+        """The verified access token's principal on an OAuth-protected HTTP endpoint
+        (``{"subject", "issuer", "scopes", "clientId", "expiresAt", "claims"}``), else ``None``."""
+        return self._native.principal
+
+    @property
     def input_responses(self) -> Optional[Dict[str, Any]]:
         """2026-07-28 retry: the client's answers by key (``inputResponses``); ``None`` on a
         first round. Legacy sessions see the answers core's shim collected."""
