@@ -2410,7 +2410,7 @@ void mcp_string_free(char *s);
  *                      connections wait in the backlog], `tls` [null; `{"certFile",
  *                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
  *                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
- *                      `maxConcurrentStreams` [100 per HTTP/2 connection],
+ *                      `maxConcurrentStreams` [100; per HTTP/2 connection],
  *                      `auth` [null: open; an object
  *                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
  *                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or

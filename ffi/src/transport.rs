@@ -47,7 +47,7 @@ pub struct mcp_listener_t {
 ///                      connections wait in the backlog], `tls` [null; `{"certFile",
 ///                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
 ///                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
-///                      `maxConcurrentStreams` [100 per HTTP/2 connection],
+///                      `maxConcurrentStreams` [100; per HTTP/2 connection],
 ///                      `auth` [null: open; an object
 ///                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
 ///                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or
