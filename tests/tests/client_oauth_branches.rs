@@ -482,6 +482,7 @@ async fn client_credentials_with_private_key_jwt() {
     c.call_tool("echo", json!({}))
         .await
         .expect("authorized again");
+    c.close().await;
     let s = f.state.lock().unwrap();
     assert!(s.refused.is_empty(), "{:?}", s.refused);
     assert_eq!(s.assertions.len(), 2);
@@ -500,6 +501,4 @@ async fn client_credentials_with_private_key_jwt() {
             Some("client_credentials")
         );
     }
-    drop(s);
-    c.close().await;
 }
