@@ -118,9 +118,17 @@ fn serve(cfg: &Cfg, st: &Mutex<State>, r: &Req) -> Act {
     }
     let token =
         header(r, "authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_owned));
+    let presented = token.is_some();
     if !token.is_some_and(|t| st.lock().unwrap().valid.contains(&t)) {
-        let c =
-            format!("Bearer resource_metadata=\"{o}/.well-known/oauth-protected-resource/mcp\"");
+        // RFC 6750 §3.1: a presented token that is no longer good (here: expired).
+        let error = if presented {
+            "error=\"invalid_token\", error_description=\"expired\", "
+        } else {
+            ""
+        };
+        let c = format!(
+            "Bearer {error}resource_metadata=\"{o}/.well-known/oauth-protected-resource/mcp\""
+        );
         return raw(401, "", &format!("www-authenticate: {c}\r\n"), b"");
     }
     legacy(r)
@@ -415,6 +423,44 @@ async fn a_new_authorization_server_gets_a_new_registration() {
     assert_eq!(
         header(&last, "authorization").as_deref(),
         Some("Bearer as2-tok-2")
+    );
+    c.close().await;
+}
+
+/// AUTH-09: an expired access token (401 `invalid_token`) is renewed with the refresh token
+/// at the same authorization server, with the registered client's authentication and
+/// `resource` (AUTH-05), without a new authorization; the call is resent with the new token.
+#[tokio::test]
+async fn an_expired_token_is_refreshed_on_401() {
+    let f = start(Cfg::default()).await;
+    let c = connect(&f.server.url, options(oauth()))
+        .await
+        .expect("connects");
+    c.call_tool("echo", json!({})).await.expect("first call");
+    f.state.lock().unwrap().valid.clear();
+    c.call_tool("echo", json!({})).await.expect("after refresh");
+    assert_eq!(f.to("/as1/authorize").len(), 1, "no second authorization");
+    let tok = f.to("/as1/token");
+    assert_eq!(tok.len(), 2);
+    let body = form(&tok[1].text);
+    assert_eq!(get(&body, "grant_type"), Some("refresh_token"));
+    assert_eq!(get(&body, "refresh_token"), Some("rt-as1"));
+    assert_eq!(get(&body, "resource"), Some(f.server.url.as_str()));
+    let basic = STANDARD.encode("client-as1:secret-as1");
+    assert_eq!(
+        header(&tok[1], "authorization"),
+        Some(format!("Basic {basic}"))
+    );
+    let calls = f.to("/mcp");
+    let refused = calls
+        .iter()
+        .position(|r| header(r, "authorization").as_deref() == Some("Bearer as1-tok-1"))
+        .expect("the first token was used");
+    assert!(refused < calls.len() - 1);
+    assert_eq!(
+        header(calls.last().expect("a call"), "authorization").as_deref(),
+        Some("Bearer as1-tok-2"),
+        "resent with the refreshed token"
     );
     c.close().await;
 }
