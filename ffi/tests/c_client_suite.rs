@@ -186,8 +186,8 @@ fn scripted_as(r: &mcpcore_tests::scripted::Req) -> mcpcore_tests::scripted::Act
 /// verifier (one token accepted as a principal the handler reads with
 /// `mcp_request_principal_json`, others refused with 401), and a C client whose
 /// `mcp_client_builder_on_authorize` browser step completes the authorization code flow
-/// against a scripted authorization server; the server saw the registration and one code
-/// redemption carrying `resource` = the C server's URL (AUTH-05).
+/// against a scripted authorization server (a browser step that refuses fails the connection);
+/// the server saw one code redemption, carrying `resource` = the C server's URL (AUTH-05).
 #[tokio::test]
 async fn c_oauth_resource_server_and_client() {
     let _serial = support::one_at_a_time().await;
@@ -203,7 +203,9 @@ async fn c_oauth_resource_server_and_client() {
             .unwrap_or_else(|| panic!("{v:?}: no resource line in {out}"));
         let seen = authz.requests();
         let to = |p: &str| seen.iter().filter(|r| r.target == p).count();
-        assert_eq!(to("/register"), 1, "{v:?}");
+        // Two clients registered (each connection keeps its own credentials); only the one
+        // whose browser step answered redeemed a code.
+        assert_eq!(to("/register"), 2, "{v:?}");
         let tokens: Vec<_> = seen.iter().filter(|r| r.target == "/token").collect();
         assert_eq!(tokens.len(), 1, "{v:?}");
         let encoded = resource.replace(':', "%3A").replace('/', "%2F");

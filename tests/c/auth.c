@@ -7,7 +7,8 @@
  *     token and no token are refused with HTTP 401; an unprotected listener has no principal.
  * (b) a C client with mcp_client_builder_on_authorize and an `auth` object runs the whole
  *     authorization code flow against the scripted authorization server at ISSUER_URL (run by
- *     the Rust harness, which checks what it saw) and then reaches the protected tool.
+ *     the Rust harness, which checks what it saw) and then reaches the protected tool; a browser
+ *     step that refuses (returns 0) fails the connection with MCP_STATUS_TRANSPORT.
  * Prints "resource URL" for the harness, exits non-zero on the first failed check.
  */
 #include "mcpcore.h"
@@ -183,6 +184,18 @@ static size_t browser(void *ud, const char *url, size_t url_len, char *redirect_
   return (size_t)n;
 }
 
+/* A user who closes the browser: the connection fails, nothing is redeemed. */
+static size_t closed_browser(void *ud, const char *url, size_t url_len, char *redirect_out,
+                             size_t cap) {
+  (void)ud;
+  (void)url;
+  (void)url_len;
+  (void)redirect_out;
+  (void)cap;
+  atomic_fetch_add(&browsed, 1);
+  return 0;
+}
+
 /* (b) the authorization code flow with the C browser step. */
 static void authorization_code(const mcp_server_t *server, const char *issuer) {
   /* The resource must name the listener's URL: find a free port, then listen there. */
@@ -206,6 +219,14 @@ static void authorization_code(const mcp_server_t *server, const char *issuer) {
   CHECK(contains(out, "\"subject\":\"alice\""));
   mcp_string_free(out);
   CHECK(atomic_load(&browsed) == 1 && atomic_load(&accepted) > before);
+
+  b = builder();
+  OK(mcp_client_builder_on_authorize(b, closed_browser, NULL, NULL, &err));
+  mcp_client_t *c = NULL;
+  mcp_error_t *err = NULL;
+  CHECK(mcp_client_connect_http(rt, b, S(url), S(opts), &c, &err) == MCP_STATUS_TRANSPORT);
+  CHECK(c == NULL && err != NULL && atomic_load(&browsed) == 2);
+  mcp_error_free(err);
   mcp_listener_free(l);
 }
 
