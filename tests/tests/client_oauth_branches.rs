@@ -39,7 +39,7 @@ struct Cfg {
     iss: Iss,
     /// `authorization_response_iss_parameter_supported`.
     iss_advertised: bool,
-    /// `token_endpoint_auth_methods_supported` (default `client_secret_basic`).
+    /// `token_endpoint_auth_methods_supported` (default `client_secret_basic`; empty: absent).
     methods: Option<&'static [&'static str]>,
     /// The raw P-256 public key `private_key_jwt` assertions are verified with.
     client_key: Option<Vec<u8>>,
@@ -141,14 +141,15 @@ fn metadata(cfg: &Cfg, o: &str, a: &str) -> Act {
         format!("{o}/{a}")
     };
     let methods = cfg.methods.unwrap_or(&["client_secret_basic"]);
-    json_resp(
-        200,
-        &json!({"issuer": issuer, "authorization_endpoint": format!("{o}/{a}/authorize"),
-            "token_endpoint": format!("{o}/{a}/token"), "registration_endpoint": format!("{o}/{a}/register"),
-            "token_endpoint_auth_methods_supported": methods,
-            "code_challenge_methods_supported": ["S256"],
-            "authorization_response_iss_parameter_supported": cfg.iss_advertised}),
-    )
+    let mut m = json!({"issuer": issuer, "authorization_endpoint": format!("{o}/{a}/authorize"),
+        "token_endpoint": format!("{o}/{a}/token"), "registration_endpoint": format!("{o}/{a}/register"),
+        "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": cfg.iss_advertised});
+    // An empty list stands for a server that lists none (RFC 8414 default applies).
+    if !methods.is_empty() {
+        m["token_endpoint_auth_methods_supported"] = json!(methods);
+    }
+    json_resp(200, &m)
 }
 
 fn authorization_server(
@@ -512,39 +513,68 @@ async fn client_credentials_with_private_key_jwt() {
         "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
         STANDARD.encode(pkcs8.as_ref())
     );
+    // Listed alone, listed after `none`, and no list at all: a configured key is used.
+    let lists: [&'static [&'static str]; 3] =
+        [&["private_key_jwt"], &["none", "private_key_jwt"], &[]];
+    for methods in lists {
+        let f = start(Cfg {
+            methods: Some(methods),
+            client_key: Some(pair.public_key().as_ref().to_vec()),
+            ..Cfg::default()
+        })
+        .await;
+        let mut o = oauth();
+        o.grant = GrantKind::ClientCredentials;
+        o.client_id = Some("svc-jwt".into());
+        o.private_key_pem = Some(pem.clone());
+        let c = connect(&f.server.url, options(o)).await.expect("connects");
+        c.call_tool("echo", json!({})).await.expect("authorized");
+        f.state.lock().unwrap().valid.clear();
+        c.call_tool("echo", json!({}))
+            .await
+            .expect("authorized again");
+        c.close().await;
+        let s = f.state.lock().unwrap();
+        assert!(s.refused.is_empty(), "{methods:?}: {:?}", s.refused);
+        assert_eq!(s.assertions.len(), 2, "{methods:?}");
+        assert_eq!(
+            s.assertions[0]["aud"],
+            format!("{}/as1", f.server.url.trim_end_matches("/mcp"))
+        );
+        assert_ne!(
+            s.assertions[0]["jti"], s.assertions[1]["jti"],
+            "fresh assertions"
+        );
+        for r in f.to("/as1/token") {
+            assert!(header(&r, "authorization").is_none(), "no Basic header");
+            assert_eq!(
+                get(&form(&r.text), "grant_type"),
+                Some("client_credentials")
+            );
+        }
+    }
+}
+
+/// A pre-registered public client (no secret, no key) at a server that takes
+/// `private_key_jwt` or `none` authenticates with `none` (its `client_id` only) instead of
+/// failing for want of a key.
+#[tokio::test]
+async fn a_public_client_uses_none_where_private_key_jwt_is_also_offered() {
     let f = start(Cfg {
-        methods: Some(&["private_key_jwt"]),
-        client_key: Some(pair.public_key().as_ref().to_vec()),
+        methods: Some(&["private_key_jwt", "none"]),
         ..Cfg::default()
     })
     .await;
     let mut o = oauth();
-    o.grant = GrantKind::ClientCredentials;
-    o.client_id = Some("svc-jwt".into());
-    o.private_key_pem = Some(pem);
+    o.client_id = Some("public-app".into());
     let c = connect(&f.server.url, options(o)).await.expect("connects");
     c.call_tool("echo", json!({})).await.expect("authorized");
-    f.state.lock().unwrap().valid.clear();
-    c.call_tool("echo", json!({}))
-        .await
-        .expect("authorized again");
     c.close().await;
-    let s = f.state.lock().unwrap();
-    assert!(s.refused.is_empty(), "{:?}", s.refused);
-    assert_eq!(s.assertions.len(), 2);
-    assert_eq!(
-        s.assertions[0]["aud"],
-        format!("{}/as1", f.server.url.trim_end_matches("/mcp"))
-    );
-    assert_ne!(
-        s.assertions[0]["jti"], s.assertions[1]["jti"],
-        "fresh assertions"
-    );
-    for r in f.to("/as1/token") {
-        assert!(header(&r, "authorization").is_none(), "no Basic header");
-        assert_eq!(
-            get(&form(&r.text), "grant_type"),
-            Some("client_credentials")
-        );
-    }
+    assert!(f.to("/as1/register").is_empty(), "pre-registered");
+    let tok = f.to("/as1/token");
+    assert_eq!(tok.len(), 1);
+    let body = form(&tok[0].text);
+    assert_eq!(get(&body, "client_id"), Some("public-app"));
+    assert_eq!(get(&body, "client_assertion"), None);
+    assert!(header(&tok[0], "authorization").is_none());
 }
