@@ -428,6 +428,47 @@ async fn a_new_authorization_server_gets_a_new_registration() {
     c.close().await;
 }
 
+/// AUTH-09: pre-registered credentials bound to one issuer (`auth.issuer`) are used there only;
+/// when the PRM names another authorization server the client registers with it instead.
+#[tokio::test]
+async fn pre_registered_credentials_stay_with_their_issuer() {
+    let f = start(Cfg::default()).await;
+    let base = f.server.url.trim_end_matches("/mcp").to_owned();
+    let mut o = oauth();
+    o.client_id = Some("pre-id".into());
+    o.client_secret = Some("pre-secret".into());
+    o.issuer = Some(format!("{base}/as1"));
+    let c = connect(&f.server.url, options(o)).await.expect("connects");
+    c.call_tool("echo", json!({})).await.expect("via as1");
+    assert!(f.to("/as1/register").is_empty(), "pre-registered at as1");
+    let pre = STANDARD.encode("pre-id:pre-secret");
+    assert_eq!(
+        header(&f.to("/as1/token")[0], "authorization"),
+        Some(format!("Basic {pre}"))
+    );
+    {
+        let mut s = f.state.lock().unwrap();
+        s.current = "as2".into();
+        s.valid.clear();
+    }
+    c.call_tool("echo", json!({})).await.expect("via as2");
+    c.close().await;
+    assert_eq!(
+        f.to("/as2/register").len(),
+        1,
+        "registered with the new server"
+    );
+    let auth = f.to("/as2/authorize");
+    assert_eq!(get(&form(&auth[0].target), "client_id"), Some("client-as2"));
+    for r in f.to("/as2/token").iter().chain(&auth) {
+        let all = format!("{} {} {}", r.raw_head, r.target, r.text);
+        assert!(
+            !all.contains("pre-id") && !all.contains(&pre) && !all.contains("pre-secret"),
+            "{all}"
+        );
+    }
+}
+
 /// AUTH-09: an expired access token (401 `invalid_token`) is renewed with the refresh token
 /// at the same authorization server, with the registered client's authentication and
 /// `resource` (AUTH-05), without a new authorization; the call is resent with the new token.
