@@ -45,6 +45,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+# core without its HTTP client (no TLS client, http:// JWKS only) must keep building: only the
+# mcpcore library is rebuilt, its dependencies are shared.
+echo "== cargo clippy -p mcpcore --no-default-features"
+cargo clippy -p mcpcore --no-default-features -- -D warnings
 # One invocation for the whole workspace, C suite included, so dependencies are built once with one
 # feature set. The C suite runs each program plain, under ASan+UBSan and under valgrind, one program
 # at a time (ffi/tests/support `one_at_a_time`).

@@ -140,3 +140,80 @@ async fn c_echo_client_against_c_echo_server() {
     }
     drop(http);
 }
+
+/// The scripted authorization server of `c_oauth_resource_server_and_client` (public client,
+/// PKCE, RFC 9207 `iss`): metadata, registration and a token endpoint that redeems only the
+/// code the C browser step returns, with a PKCE verifier.
+fn scripted_as(r: &mcpcore_tests::scripted::Req) -> mcpcore_tests::scripted::Act {
+    use mcpcore_tests::scripted::{json_resp, raw};
+    use serde_json::json;
+    let host = r
+        .head
+        .lines()
+        .find_map(|l| l.strip_prefix("host:"))
+        .unwrap_or_default()
+        .trim();
+    let iss = format!("http://{host}");
+    match r.target.split('?').next().unwrap_or_default() {
+        "/.well-known/oauth-authorization-server" => json_resp(
+            200,
+            &json!({"issuer": iss, "authorization_endpoint": format!("{iss}/authorize"),
+                "token_endpoint": format!("{iss}/token"),
+                "registration_endpoint": format!("{iss}/register"),
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["none"],
+                "authorization_response_iss_parameter_supported": true}),
+        ),
+        "/register" => json_resp(201, &json!({"client_id": "c-app"})),
+        "/token" => {
+            let redeemable = r.text.contains("grant_type=authorization_code")
+                && r.text.contains("code=c-code")
+                && r.text.contains("code_verifier=");
+            if redeemable {
+                json_resp(
+                    200,
+                    &json!({"access_token": "good-token", "token_type": "Bearer"}),
+                )
+            } else {
+                json_resp(400, &json!({"error": "invalid_grant"}))
+            }
+        }
+        _ => raw(404, "", "", b""),
+    }
+}
+
+/// OAuth from C (tests/c/auth.c): a server protected by `mcp_server_listen_http_auth` with a C
+/// verifier (one token accepted as a principal the handler reads with
+/// `mcp_request_principal_json`, others refused with 401), and a C client whose
+/// `mcp_client_builder_on_authorize` browser step completes the authorization code flow
+/// against a scripted authorization server (a browser step that refuses fails the connection);
+/// the server saw one code redemption, carrying `resource` = the C server's URL (AUTH-05).
+#[tokio::test]
+async fn c_oauth_resource_server_and_client() {
+    let _serial = support::one_at_a_time().await;
+    for v in variants() {
+        let authz = mcpcore_tests::scripted::Scripted::start(scripted_as).await;
+        let issuer = authz.url.trim_end_matches("/mcp").to_owned();
+        let exe = build("auth", &["tests/c/auth.c"], v);
+        let out = run_to_end(&exe, v, &[issuer]).await;
+        assert!(out.contains("auth: ok"), "{v:?}: {out}");
+        let resource = out
+            .lines()
+            .find_map(|l| l.strip_prefix("resource "))
+            .unwrap_or_else(|| panic!("{v:?}: no resource line in {out}"));
+        let seen = authz.requests();
+        let to = |p: &str| seen.iter().filter(|r| r.target == p).count();
+        // Two clients registered (each connection keeps its own credentials); only the one
+        // whose browser step answered redeemed a code.
+        assert_eq!(to("/register"), 2, "{v:?}");
+        let tokens: Vec<_> = seen.iter().filter(|r| r.target == "/token").collect();
+        assert_eq!(tokens.len(), 1, "{v:?}");
+        let encoded = resource.replace(':', "%3A").replace('/', "%2F");
+        assert!(
+            tokens[0].text.contains(&format!("resource={encoded}")),
+            "{v:?}: {}",
+            tokens[0].text
+        );
+        assert_eq!(to("/authorize"), 0, "the C browser step answered");
+    }
+}

@@ -37,6 +37,9 @@ enum Source {
 
 struct Inner {
     source: Source,
+    /// Whom an `https://` JWKS URL may be served by (`jwksTls`).
+    #[cfg(feature = "http-client")]
+    tls: crate::client::ClientTls,
     algorithms: Vec<Algorithm>,
     issuer: String,
     audience: String,
@@ -60,7 +63,8 @@ impl JwtVerifier {
     /// `jwksUrl`, `algorithms`, `clockSkewMs`, …). A JWKS file is read now.
     ///
     /// # Errors
-    /// Invalid options, an unreadable JWKS file, a JWKS URL that is not `http://`.
+    /// Invalid options, an unreadable JWKS file, a JWKS URL that is not `http://` or
+    /// `https://` (only `http://` without the `http-client` feature), unusable `jwksTls`.
     pub fn from_options(o: &AuthOptions) -> Result<Self, String> {
         let algorithms = parse_algorithms(&o.algorithms)?;
         let issuer = o.issuer.clone().ok_or("auth.issuer is required")?;
@@ -72,9 +76,7 @@ impl JwtVerifier {
             }
             (None, Some(u)) => {
                 let uri: http::Uri = u.parse().map_err(|_| "auth.jwksUrl is not a URL")?;
-                if uri.scheme_str() != Some("http") {
-                    return Err("auth.jwksUrl must be http:// in this build (no TLS client)".into());
-                }
+                check_url(&uri, o)?;
                 (Source::Url(uri), Vec::new(), None)
             }
             _ => return Err("auth: set exactly one of jwksPath and jwksUrl".into()),
@@ -82,6 +84,8 @@ impl JwtVerifier {
         Ok(Self {
             inner: Arc::new(Inner {
                 source,
+                #[cfg(feature = "http-client")]
+                tls: o.jwks_tls.clone().unwrap_or_default(),
                 algorithms,
                 issuer,
                 audience: o.expected_audience().to_owned(),
@@ -171,6 +175,9 @@ impl Inner {
         *last = Some(Instant::now());
         let loaded = match &self.source {
             Source::File(p) => read_file(p, self.max_bytes),
+            #[cfg(feature = "http-client")]
+            Source::Url(u) => fetch(u, &self.tls, self.timeout, self.max_bytes).await,
+            #[cfg(not(feature = "http-client"))]
             Source::Url(u) => fetch(u, self.timeout, self.max_bytes).await,
         };
         match loaded {
@@ -282,7 +289,87 @@ fn read_file(p: &std::path::Path, max: usize) -> Result<Vec<Jwk>, String> {
     parse_set(&bytes)
 }
 
-/// GET the JWKS with a deadline and a size cap, through hyper's client.
+/// The JWKS URL is fetched over plain HTTP or, through core's HTTP client, HTTPS; the TLS
+/// settings are checked now so a bad CA file fails at startup, not at the first token.
+#[cfg(feature = "http-client")]
+fn check_url(uri: &http::Uri, o: &AuthOptions) -> Result<(), String> {
+    match uri.scheme_str() {
+        Some("http") => Ok(()),
+        Some("https") => o
+            .jwks_tls
+            .clone()
+            .unwrap_or_default()
+            .client_config(false)
+            .map(|_| ())
+            .map_err(|e| format!("auth.jwksTls: {e}")),
+        _ => Err("auth.jwksUrl must be an http:// or https:// URL".into()),
+    }
+}
+
+/// Without the HTTP client (and its TLS) only plain HTTP is fetched.
+#[cfg(not(feature = "http-client"))]
+fn check_url(uri: &http::Uri, _o: &AuthOptions) -> Result<(), String> {
+    if uri.scheme_str() != Some("http") {
+        return Err("auth.jwksUrl must be http:// in this build (no TLS client)".into());
+    }
+    Ok(())
+}
+
+/// The body of a successful JWKS answer, at most `max` bytes, else a reason.
+async fn read_jwks<B>(resp: http::Response<B>, max: usize) -> Result<Vec<Jwk>, String>
+where
+    B: hyper::body::Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    if !resp.status().is_success() {
+        return Err(format!("JWKS answered HTTP {}", resp.status()));
+    }
+    let body = http_body_util::Limited::new(resp.into_body(), max)
+        .collect()
+        .await
+        .map_err(|_| "JWKS body too large or cut short".to_owned())?
+        .to_bytes();
+    parse_set(&body)
+}
+
+/// GET the JWKS with a deadline and a size cap through core's HTTP client (`http://` or
+/// `https://` with the `jwksTls` trust settings; a connection pool per fetch, as fetches are
+/// rare: at most one per `jwksMinRefreshMs`).
+#[cfg(feature = "http-client")]
+async fn fetch(
+    uri: &http::Uri,
+    tls: &crate::client::ClientTls,
+    timeout: Duration,
+    max: usize,
+) -> Result<Vec<Jwk>, String> {
+    use crate::client::transport::pool::{Hold, Pool};
+    let opts = crate::client::HttpClientOptions {
+        tls: tls.clone(),
+        listen_stream: false,
+        max_connections: 2,
+        ..Default::default()
+    };
+    let pool = Pool::new(uri, &opts).map_err(|e| format!("JWKS client: {e}"))?;
+    let req = http::Request::get(uri.clone())
+        .header(http::header::ACCEPT, "application/json")
+        .body(http_body_util::Full::new(Bytes::new()))
+        .map_err(|e| format!("JWKS request: {e}"))?;
+    let get = async {
+        let resp = pool
+            .send(req, Hold::Short)
+            .await
+            .map_err(|e| format!("JWKS request failed: {e}"))?;
+        read_jwks(resp, max).await
+    };
+    let r = tokio::time::timeout(timeout, get)
+        .await
+        .map_err(|_| "JWKS request timed out".to_owned());
+    pool.close();
+    r?
+}
+
+/// GET the JWKS with a deadline and a size cap, through hyper's plain client.
+#[cfg(not(feature = "http-client"))]
 async fn fetch(uri: &http::Uri, timeout: Duration, max: usize) -> Result<Vec<Jwk>, String> {
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build_http::<http_body_util::Empty<Bytes>>();
@@ -291,15 +378,7 @@ async fn fetch(uri: &http::Uri, timeout: Duration, max: usize) -> Result<Vec<Jwk
             .get(uri.clone())
             .await
             .map_err(|e| format!("JWKS request failed: {e}"))?;
-        if !resp.status().is_success() {
-            return Err(format!("JWKS answered HTTP {}", resp.status()));
-        }
-        let body = http_body_util::Limited::new(resp.into_body(), max)
-            .collect()
-            .await
-            .map_err(|_| "JWKS body too large or cut short".to_owned())?
-            .to_bytes();
-        parse_set(&body)
+        read_jwks(resp, max).await
     };
     tokio::time::timeout(timeout, get)
         .await

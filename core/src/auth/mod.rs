@@ -104,7 +104,9 @@ pub trait TokenVerifier: Send + Sync + 'static {
 /// JSON shape ([`crate::options`]): `resource`, `authorizationServers`, `scopesSupported`,
 /// `requiredScopes`, `toolScopes` (`{"tool": ["scope", …]}`), `issuer`, `audience`,
 /// `jwksPath`, `jwksUrl`, `algorithms`, `clockSkewMs`, `jwksMinRefreshMs`, `jwksTimeoutMs`,
-/// `jwksMaxBytes`, `resourceMetadataUrl`. The custom [`TokenVerifier`] has no JSON form.
+/// `jwksMaxBytes`, `jwksTls` (the client TLS shape of [`crate::client::ClientTls`], with the
+/// `http-client` feature), `resourceMetadataUrl`. The custom [`TokenVerifier`] has no JSON
+/// form.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -127,9 +129,15 @@ pub struct AuthOptions {
     pub audience: Option<String>,
     /// JWKS file for the built-in verifier.
     pub jwks_path: Option<String>,
-    /// JWKS URL for the built-in verifier (`http://` in this build; fetched on first use and
-    /// again when a token names an unknown `kid`, at most once per [`Self::jwks_min_refresh`]).
+    /// JWKS URL for the built-in verifier (`https://` or `http://`; only `http://` without the
+    /// `http-client` feature; fetched on first use and again when a token names an unknown
+    /// `kid`, at most once per [`Self::jwks_min_refresh`]).
     pub jwks_url: Option<String>,
+    /// Whom an `https://` [`Self::jwks_url`] is trusted from: the HTTP client's TLS options
+    /// (default: the platform roots). A private authorization server's CA goes here.
+    #[cfg(feature = "http-client")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jwks_tls: Option<crate::client::ClientTls>,
     /// Accepted JWS algorithms (default `RS256`, `ES256`). `none` and `HS*` are refused: a
     /// public key must never verify a MAC.
     pub algorithms: Vec<String>,
@@ -176,6 +184,8 @@ impl Default for AuthOptions {
             audience: None,
             jwks_path: None,
             jwks_url: None,
+            #[cfg(feature = "http-client")]
+            jwks_tls: None,
             algorithms: vec!["RS256".into(), "ES256".into()],
             clock_skew: Duration::from_secs(60),
             jwks_min_refresh: Duration::from_secs(30),

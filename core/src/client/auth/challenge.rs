@@ -131,6 +131,8 @@ fn quoted(value: &str, i: &mut usize) -> Result<String, AuthError> {
 }
 
 /// The Bearer (or DPoP) challenge among `values`, the header's lines.
+// Read by the HTTP transport only.
+#[cfg_attr(not(feature = "http-client"), allow(dead_code))]
 pub fn bearer_challenge<'a>(
     values: impl Iterator<Item = &'a str>,
 ) -> Result<Option<Challenge>, AuthError> {

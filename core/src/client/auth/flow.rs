@@ -414,7 +414,14 @@ fn application_type(redirect: &str) -> &'static str {
 
 /// The token endpoint client authentication: what registration settled on, else the first the
 /// server supports that the credentials allow (RFC 8414 default `client_secret_basic`).
-pub(crate) fn auth_method<'a>(client: &'a ClientInfo, meta: &ServerMetadata) -> &'a str {
+/// `private_key_jwt` only with a key (`has_key`; AUTH-08: pre-registered credentials are used
+/// as they are): a client without one that the server would also take with `none` must not
+/// fail for want of a key; a client with only a key uses it when the server lists nothing.
+pub(crate) fn auth_method<'a>(
+    client: &'a ClientInfo,
+    meta: &ServerMetadata,
+    has_key: bool,
+) -> &'a str {
     let supported = meta.token_auth_methods.as_deref();
     let ok = |m: &str| supported.is_none_or(|s| s.iter().any(|x| x == m));
     if let Some(m) = client.auth_method.as_deref() {
@@ -423,16 +430,14 @@ pub(crate) fn auth_method<'a>(client: &'a ClientInfo, meta: &ServerMetadata) -> 
         }
     }
     let has_secret = client.client_secret.is_some();
-    let candidates: &[&'static str] = if has_secret {
-        &[
-            "client_secret_basic",
-            "client_secret_post",
-            "private_key_jwt",
-            "none",
-        ]
-    } else {
-        &["private_key_jwt", "none"]
-    };
+    let mut candidates: Vec<&'static str> = Vec::new();
+    if has_secret {
+        candidates.extend(["client_secret_basic", "client_secret_post"]);
+    }
+    if has_key {
+        candidates.push("private_key_jwt");
+    }
+    candidates.push("none");
     for m in candidates {
         if supported.is_some_and(|s| s.iter().any(|x| x == m)) {
             return m;
@@ -440,6 +445,8 @@ pub(crate) fn auth_method<'a>(client: &'a ClientInfo, meta: &ServerMetadata) -> 
     }
     if has_secret {
         "client_secret_basic"
+    } else if has_key {
+        "private_key_jwt"
     } else {
         "none"
     }
@@ -595,23 +602,28 @@ mod tests {
         };
         let mut m = meta();
         assert_eq!(
-            auth_method(&with(Some("s"), None), &m),
+            auth_method(&with(Some("s"), None), &m, false),
             "client_secret_basic"
         );
-        assert_eq!(auth_method(&with(None, None), &m), "none");
+        assert_eq!(auth_method(&with(None, None), &m, false), "none");
+        assert_eq!(auth_method(&with(None, None), &m, true), "private_key_jwt");
         m.token_auth_methods = Some(vec!["client_secret_post".into()]);
         assert_eq!(
-            auth_method(&with(Some("s"), None), &m),
+            auth_method(&with(Some("s"), None), &m, false),
             "client_secret_post"
         );
         assert_eq!(
-            auth_method(&with(Some("s"), Some("client_secret_basic")), &m),
+            auth_method(&with(Some("s"), Some("client_secret_basic")), &m, false),
             "client_secret_post"
         );
         m.token_auth_methods = Some(vec!["none".into()]);
-        assert_eq!(auth_method(&with(Some("s"), None), &m), "none");
+        assert_eq!(auth_method(&with(Some("s"), None), &m, false), "none");
         m.token_auth_methods = Some(vec!["private_key_jwt".into()]);
-        assert_eq!(auth_method(&with(None, None), &m), "private_key_jwt");
+        assert_eq!(auth_method(&with(None, None), &m, true), "private_key_jwt");
+        // Without a key, `none` is taken where the server also accepts it.
+        m.token_auth_methods = Some(vec!["private_key_jwt".into(), "none".into()]);
+        assert_eq!(auth_method(&with(None, None), &m, false), "none");
+        assert_eq!(auth_method(&with(None, None), &m, true), "private_key_jwt");
     }
 
     #[test]

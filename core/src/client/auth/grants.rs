@@ -148,7 +148,7 @@ impl Authorizer {
         let mut headers = Vec::new();
         let secret = client.client_secret.as_deref().unwrap_or_default();
         let id = client.client_id.clone();
-        match auth_method(client, meta) {
+        match auth_method(client, meta, self.assertion_key.is_some()) {
             "client_secret_basic" => headers.push((AUTHORIZATION, basic_auth(&id, secret))),
             "client_secret_post" => {
                 body.push(("client_id".into(), id));

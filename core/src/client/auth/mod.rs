@@ -13,22 +13,36 @@
 //! token storage ([`TokenStore`]) are Rust traits with defaults ([`HeadlessBrowser`],
 //! [`MemoryTokenStore`]).
 
+// The challenge parser and the error type exist in every build (`ClientError::Auth`); the
+// flow needs the HTTP client (`http-client` feature).
 mod challenge;
+#[cfg(feature = "http-client")]
 mod discovery;
 mod error;
+#[cfg(feature = "http-client")]
 mod fetch;
+#[cfg(feature = "http-client")]
 mod flow;
+#[cfg(feature = "http-client")]
 mod grants;
+#[cfg(feature = "http-client")]
 pub(crate) mod hook;
+#[cfg(feature = "http-client")]
 mod jwt;
+#[cfg(feature = "http-client")]
 mod options;
+#[cfg(feature = "http-client")]
 mod store;
+#[cfg(feature = "http-client")]
 mod util;
 
 pub use challenge::{parse_www_authenticate, Challenge};
 pub use error::{AuthError, AuthErrorKind};
+#[cfg(feature = "http-client")]
 pub(crate) use flow::Authorizer;
+#[cfg(feature = "http-client")]
 pub use options::{AuthHooks, GrantKind, OAuthOptions};
+#[cfg(feature = "http-client")]
 pub use store::{
     browser_fn, AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore,
     Tokens,

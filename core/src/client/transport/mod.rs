@@ -72,6 +72,8 @@ pub(crate) enum Inbound {
     /// One JSON value received (object or not; the peer classifies it).
     Message(Value),
     /// The request `id` failed at the transport level (HTTP status, broken stream).
+    // Sent by the HTTP transport only.
+    #[cfg_attr(not(feature = "http-client"), allow(dead_code))]
     RequestFailed(Id, ClientError),
     /// The transport is gone; every pending call fails with this reason.
     Closed(String),
@@ -86,6 +88,8 @@ pub(crate) struct WireState {
     /// True once the modern era is in force.
     pub modern: bool,
     /// The negotiated or adopted version.
+    // Read by the HTTP transport only (the protocol version header).
+    #[cfg_attr(not(feature = "http-client"), allow(dead_code))]
     pub protocol_version: Option<String>,
 }
 
