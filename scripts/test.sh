@@ -12,8 +12,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
 # Incremental caches only help edit-compile loops; in a test run they cost disk (gigabytes).
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-# Disk: a cold run needs about 8 GB in the target dir (debug, plus the release build of the Python wheel). A cached target dir that has grown past
-# MCPCORE_TARGET_MAX_GB (stale artifacts of older toolchains and lockfiles) is dropped first.
+# Disk: a cold run needs about 8 GB in the target dir (the debug build, plus the release build of
+# the Python wheel). A cached target dir that has grown past MCPCORE_TARGET_MAX_GB (stale
+# artifacts of older toolchains and lockfiles) is dropped first.
 max_gb="${MCPCORE_TARGET_MAX_GB:-20}"
 if [ -d "$CARGO_TARGET_DIR" ]; then
   used_kb=$(du -sk "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1 || echo 0)
