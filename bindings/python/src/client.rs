@@ -197,6 +197,7 @@ impl NativeClient {
             http_opts = http_opts.header(k, v);
         }
         let mut browser_slots = Vec::new();
+        let mut cancel = None;
         if let Some(f) = on_authorize {
             let Some(lp) = event_loop.as_ref() else {
                 return Err(PyValueError::new_err(
@@ -207,14 +208,17 @@ impl NativeClient {
             let invoke = Slot::new(f);
             browser_slots = lp.slots();
             browser_slots.push(invoke.clone());
+            let token = CancellationToken::new();
             http_opts.auth_hooks.browser = Some(Arc::new(PyBrowser {
                 invoke,
                 event_loop: lp,
+                cancel: token.clone(),
             }));
+            cancel = Some(token);
         }
         let (b, mut slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
         slots.extend(browser_slots);
-        bridge::awaitable(py, async move {
+        bridge::awaitable_with(py, cancel, async move {
             let client = b.connect_http(&url, http_opts).await?;
             Ok(NativeClient::new(client, slots))
         })

@@ -288,6 +288,31 @@ async def test_a_forged_redirect_is_refused_by_core(protected):
     assert authz.token_requests == []
 
 
+async def test_cancelling_the_connect_cancels_the_callback(protected):
+    """A connect abandoned while ``on_authorize`` waits for the user cancels the callback."""
+    resource, authz = protected
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def wait_for_the_user(url: str) -> str:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return url
+
+    task = asyncio.ensure_future(
+        Client.connect_http(resource, http={"auth": {}}, on_authorize=wait_for_the_user)
+    )
+    await asyncio.wait_for(started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.wait_for(cancelled.wait(), 10)
+    assert authz.token_requests == []
+
+
 async def _cyclic_client(resource: str) -> Any:
     """A connected client whose ``on_authorize`` refers back to it; returns weak references to it
     and its native half."""
