@@ -7,9 +7,10 @@ export declare class NativeClient {
   static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
   /**
    * Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
-   * (`{headers: {...}}`, …). Resolves to the client or `{error}`.
+   * (`{headers: {...}}`, `{auth: {...}}`, …); `onAuthorize` is the browser step of its
+   * OAuth client (see [`crate::auth`]). Resolves to the client or `{error}`.
    */
-  static connectHttp(url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
+  static connectHttp(url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null): Promise<NativeClient | { error: NativeError }>
   /** `"legacy"` or `"modern"` (null before negotiation). */
   get era(): string | null
   /** The negotiated protocol version. */

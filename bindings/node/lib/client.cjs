@@ -62,6 +62,20 @@ function callbackSlots(opts) {
   return { slots, handlers: handlers.length ? handlers : null };
 }
 
+/** `fn` as core's OAuth browser step: never rejects; a throw, a rejection or a value that is
+ * not a string becomes the detail of the connect's authorization error. */
+function authorizer(fn) {
+  return async (url) => {
+    try {
+      const redirect = await fn(url);
+      if (typeof redirect === 'string') return { result: redirect };
+      return { failed: `onAuthorize must resolve to the redirect URL string, not ${typeOf(redirect)}` };
+    } catch (e) {
+      return { failed: `onAuthorize threw: ${String(e?.message ?? e)}` };
+    }
+  };
+}
+
 /** Answers `method` with whatever callback its slot holds when the request arrives. */
 function invoker(method, slots) {
   return async (params) => {
@@ -215,13 +229,20 @@ class Client {
     );
   }
 
-  /** Connect to a Streamable HTTP endpoint (`http://…/mcp`); `headers` go on every request. */
+  /** Connect to a Streamable HTTP endpoint (`http://…/mcp`); `headers` go on every request.
+   * `http.auth` turns on core's OAuth 2.1 client; `onAuthorize(authorizationUrl)` is its
+   * browser step and resolves to the redirect URL (with `code` and `state`). */
   static async connectHttp(url, opts = {}) {
     if (typeof url !== 'string') throw new TypeError(`connectHttp(url): url must be a string, not ${typeOf(url)}`);
     const http = { ...(opts?.http ?? {}) };
     if (opts?.headers) http.headers = opts.headers;
+    const onAuthorize = opts?.onAuthorize;
+    if (onAuthorize !== undefined && onAuthorize !== null && typeof onAuthorize !== 'function') {
+      throw new TypeError(`connectHttp: onAuthorize must be a function, not ${typeOf(onAuthorize)}`);
+    }
+    const authorize = typeof onAuthorize === 'function' ? authorizer(onAuthorize) : null;
     return Client.#connect(opts, (mode, options, handlers, deliver) =>
-      native.NativeClient.connectHttp(url, mode, options, http, handlers, deliver),
+      native.NativeClient.connectHttp(url, mode, options, http, handlers, deliver, authorize),
     );
   }
 

@@ -271,9 +271,22 @@ export interface CallOptions {
   onProgress?: (progress: number, total: number | null, message: string | null) => void;
 }
 
+export interface ConnectHttpOptions extends ConnectOptions {
+  /** Headers sent on every request. */
+  headers?: Record<string, string>;
+  /** Core's `HttpClientOptions` JSON shape; its `auth` object (`{clientId, redirectUri, …}`)
+   * turns on core's OAuth 2.1 client. */
+  http?: JsonObject;
+  /** The OAuth browser step: show `authorizationUrl` to the user, resolve to the URL the
+   * authorization server redirected to (with `code` and `state`). A throw or rejection makes
+   * the connect reject with an McpcoreError. Without it core fetches the authorization URL
+   * itself and takes the redirect (servers that approve without a user). */
+  onAuthorize?: (authorizationUrl: string) => string | Promise<string>;
+}
+
 export declare class Client {
   static connectStdio(command: string, args?: string[], opts?: ConnectOptions): Promise<Client>;
-  static connectHttp(url: string, opts?: ConnectOptions & { headers?: Record<string, string>; http?: JsonObject }): Promise<Client>;
+  static connectHttp(url: string, opts?: ConnectHttpOptions): Promise<Client>;
   readonly era: 'legacy' | 'modern' | null;
   readonly protocolVersion: string | null;
   readonly instructions: string | null;

@@ -17,6 +17,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{AuthorizeFn, JsBrowser};
 use crate::handler::{ClientInvokeFn, JsClientHandler};
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -201,9 +202,10 @@ impl NativeClient {
     }
 
     /// Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
-    /// (`{headers: {...}}`, …). Resolves to the client or `{error}`.
+    /// (`{headers: {...}}`, `{auth: {...}}`, …); `onAuthorize` is the browser step of its
+    /// OAuth client (see [`crate::auth`]). Resolves to the client or `{error}`.
     #[napi(
-        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null",
+        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null",
         ts_return_type = "Promise<NativeClient | { error: NativeError }>"
     )]
     pub async fn connect_http(
@@ -213,9 +215,15 @@ impl NativeClient {
         http: Option<Value>,
         handlers: Option<Vec<(String, ClientInvokeFn)>>,
         on_notification: Option<NotificationFn>,
+        on_authorize: Option<AuthorizeFn>,
     ) -> napi::Result<Connected> {
         Ok(connect_with(mode, options, handlers, on_notification, |b| {
-            let http: HttpClientOptions = patched(http.as_ref())?;
+            let mut http: HttpClientOptions = patched(http.as_ref())?;
+            if let Some(f) = on_authorize {
+                http.auth_hooks.browser = Some(Arc::new(JsBrowser {
+                    invoke: Arc::new(f),
+                }));
+            }
             Ok(async move { b.connect_http(&url, http).await })
         })
         .await)

@@ -9,6 +9,7 @@
 //! the JavaScript layer raises `McpError` with the exact JSON-RPC code and data, or an `Error`
 //! whose `code` is core's [`mcpcore::ErrorKind`] name.
 
+mod auth;
 mod client;
 mod context;
 mod handler;

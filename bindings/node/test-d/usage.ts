@@ -85,6 +85,10 @@ export async function call(url: string): Promise<Json> {
   } finally {
     // @ts-expect-error an unknown connect mode
     await Client.connectHttp(url, { mode: 'newest' }).catch(() => null);
+    const onAuthorize = async (u: string): Promise<string> => `${u}#redirected`;
+    await Client.connectHttp(url, { http: { auth: { clientId: 'c' } }, onAuthorize }).catch(() => null);
+    // @ts-expect-error onAuthorize resolves to the redirect URL string
+    await Client.connectHttp(url, { onAuthorize: async (u: string) => u.length }).catch(() => null);
     await c.close();
     await s.close();
   }

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{json, Value};
 
+use crate::auth::PyBrowser;
 use crate::bridge::{self, Forwarder};
 use crate::convert::{self, Json};
 use crate::gc::{Owned, Slot};
@@ -171,7 +172,9 @@ impl NativeClient {
     /// Connect to a Streamable HTTP endpoint (an awaitable of `NativeClient`).
     #[staticmethod]
     /// `http` is core's `HttpClientOptions` JSON shape; `headers` are added to its `headers`.
-    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None, http=None, headers=None))]
+    /// `on_authorize(url, responder)` is the OAuth browser step of `http`'s `auth` (see
+    /// [`crate::auth`]).
+    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None, http=None, headers=None, on_authorize=None))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
@@ -183,6 +186,7 @@ impl NativeClient {
         event_loop: Option<Py<PyAny>>,
         http: Option<&Bound<'py, PyAny>>,
         headers: Option<std::collections::BTreeMap<String, String>>,
+        on_authorize: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut http_opts = HttpClientOptions::default();
         if let Some(patch) = convert::from_py_opt(http)? {
@@ -192,8 +196,29 @@ impl NativeClient {
         for (k, v) in headers.into_iter().flatten() {
             http_opts = http_opts.header(k, v);
         }
-        let (b, slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
-        bridge::awaitable(py, async move {
+        let mut browser_slots = Vec::new();
+        let mut cancel = None;
+        if let Some(f) = on_authorize {
+            let Some(lp) = event_loop.as_ref() else {
+                return Err(PyValueError::new_err(
+                    "on_authorize needs the event loop it runs on",
+                ));
+            };
+            let lp = Loop::new(py, lp.clone_ref(py))?;
+            let invoke = Slot::new(f);
+            browser_slots = lp.slots();
+            browser_slots.push(invoke.clone());
+            let token = CancellationToken::new();
+            http_opts.auth_hooks.browser = Some(Arc::new(PyBrowser {
+                invoke,
+                event_loop: lp,
+                cancel: token.clone(),
+            }));
+            cancel = Some(token);
+        }
+        let (b, mut slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
+        slots.extend(browser_slots);
+        bridge::awaitable_with(py, cancel, async move {
             let client = b.connect_http(&url, http_opts).await?;
             Ok(NativeClient::new(client, slots))
         })

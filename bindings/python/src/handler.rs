@@ -25,7 +25,7 @@ use crate::convert;
 use crate::gc::Slot;
 
 /// What the Python wrapper reports.
-type Reply = Result<Outcome, HandlerError>;
+pub(crate) type Reply = Result<Outcome, HandlerError>;
 
 /// The Python objects every handler call needs; shared by the handlers of one server.
 pub struct Loop {
@@ -70,16 +70,16 @@ pub struct PyHandler {
     pub event_loop: Arc<Loop>,
 }
 
-struct Call {
-    invoke: Arc<Slot>,
-    event_loop: Arc<Loop>,
+pub(crate) struct Call {
+    pub(crate) invoke: Arc<Slot>,
+    pub(crate) event_loop: Arc<Loop>,
 }
 
 impl Call {
     /// Call `invoke(*args, responder)` and schedule the coroutine it returns on the loop; returns
     /// the `concurrent.futures.Future` (to cancel it; `None` when `invoke` returned `None`, having
     /// started the call itself) and the reply channel.
-    fn start(
+    pub(crate) fn start(
         &self,
         py: Python<'_>,
         args: Vec<Bound<'_, PyAny>>,

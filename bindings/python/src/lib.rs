@@ -6,6 +6,7 @@
 //! ergonomic API (decorators, schemas from type hints, `Context`, `Client`) is the pure-Python
 //! package around it.
 
+mod auth;
 mod bridge;
 mod client;
 mod context;

@@ -115,6 +115,7 @@ class NativeClient:
         event_loop: Optional[Any] = None,
         http: Optional[Dict[str, Any]] = None,
         headers: Optional[Dict[str, str]] = None,
+        on_authorize: Optional[Callable[[str, Responder], Awaitable[None]]] = None,
     ) -> Awaitable[NativeClient]: ...
     @property
     def era(self) -> Optional[str]: ...

@@ -62,6 +62,39 @@ def _invoker(method: str, slots: Dict[str, Optional[Callback]]) -> _native._Clie
     return invoke
 
 
+#: The OAuth browser step: takes the authorization URL, returns the redirect URL (sync or async).
+Authorize = Callable[[str], Union[str, Awaitable[str]]]
+
+
+def _authorizer(fn: Authorize) -> Callable[[str, _native.Responder], Awaitable[None]]:
+    """``fn`` as core's browser step: its redirect URL, or its failure as the detail of the
+    connect's authorization error (a plain ``def`` runs on a worker thread: it may wait for a
+    user)."""
+
+    async def invoke(url: str, responder: _native.Responder) -> None:
+        try:
+            if inspect.iscoroutinefunction(fn):
+                redirect: Any = await fn(url)
+            else:
+                redirect = await asyncio.to_thread(fn, url)
+                if inspect.isawaitable(redirect):
+                    redirect = await redirect
+        except Exception as e:
+            responder.fail(f"on_authorize raised {type(e).__name__}: {e}")
+            return
+        except asyncio.CancelledError:
+            responder.fail("on_authorize was cancelled")
+            raise
+        if isinstance(redirect, str):
+            responder.ok(redirect)
+        else:
+            responder.fail(
+                f"on_authorize must return the redirect URL as a str, not {type(redirect).__name__}"
+            )
+
+    return invoke
+
+
 #: ``on_notification(method, params)``; ``progress(progress, total, message)``.
 Listener = Callable[..., Any]
 
@@ -295,11 +328,20 @@ class Client:
         declare: Sequence[str] = (),
         headers: Optional[Dict[str, str]] = None,
         http: Optional[Dict[str, Any]] = None,
+        on_authorize: Optional[Authorize] = None,
     ) -> "Client":
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``).
 
         ``headers`` go on every request (e.g. ``{"Authorization": "Bearer …"}``); ``http`` is
-        core's ``HttpClientOptions`` JSON shape (timeouts, pool size, …)."""
+        core's ``HttpClientOptions`` JSON shape (timeouts, pool size, …). Its ``auth`` object
+        turns on core's OAuth 2.1 client (discovery, registration, PKCE, tokens); the browser
+        step is ``on_authorize(authorization_url) -> redirect_url`` (``def`` or ``async def``):
+        show the URL to the user and return the URL the authorization server redirected to,
+        with its ``code`` and ``state``. Without it core fetches the authorization URL itself
+        and takes the redirect (servers that approve without a user). A callback that raises
+        makes the connect fail with a :class:`McpcoreError`."""
+        if on_authorize is not None and not callable(on_authorize):
+            raise TypeError("on_authorize must be callable")
         slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
         hub = _hub(on_notification)
         native = await _native.NativeClient.connect_http(
@@ -311,6 +353,7 @@ class Client:
             asyncio.get_running_loop(),
             http=http,
             headers=headers,
+            on_authorize=None if on_authorize is None else _authorizer(on_authorize),
         )
         return cls(native, slots, hub)
 
