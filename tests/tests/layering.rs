@@ -29,6 +29,13 @@ const TRANSPORT_ROUTES: &[(&str, &str, &str)] = &[
          request/response exchange",
     ),
     (
+        "transport/http/auth.rs",
+        "tools/call",
+        "AUTH-02 (RFC 6750 §3.1): a tool's missing scopes are an HTTP 403 with a WWW-Authenticate \
+         challenge, decided before the POST is dispatched, so the transport looks at which tool \
+         it calls",
+    ),
+    (
         "client/transport/http.rs",
         "initialize",
         "LHTTP-02: the initialize response carries the Mcp-Session-Id the transport keeps",
