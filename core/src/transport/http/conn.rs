@@ -41,6 +41,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
+use super::backoff::{AcceptBackoff, LogGate, LOG_INTERVAL};
 use super::body::HttpBody;
 use super::options::HttpOptions;
 use super::server::HttpService;
@@ -345,80 +346,6 @@ impl hyper::service::Service<http::Request<Incoming>> for ConnService {
     }
 }
 
-/// Lets the first occurrence through, then one per interval with the count of those suppressed
-/// in between (a peer-triggered condition must not flood the log).
-struct LogGate {
-    interval: Duration,
-    last: Option<Instant>,
-    suppressed: u64,
-}
-
-impl LogGate {
-    fn new(interval: Duration) -> Self {
-        Self {
-            interval,
-            last: None,
-            suppressed: 0,
-        }
-    }
-
-    /// `Some(suppressed since the last one)` when this occurrence may be logged.
-    fn allow(&mut self, now: Instant) -> Option<u64> {
-        if self
-            .last
-            .is_some_and(|l| now.saturating_duration_since(l) < self.interval)
-        {
-            self.suppressed = self.suppressed.saturating_add(1);
-            return None;
-        }
-        self.last = Some(now);
-        Some(std::mem::take(&mut self.suppressed))
-    }
-}
-
-const BACKOFF_MIN: Duration = Duration::from_millis(10);
-const BACKOFF_MAX: Duration = Duration::from_secs(1);
-const LOG_INTERVAL: Duration = Duration::from_secs(10);
-
-/// A bounded exponential backoff for failing `accept` calls (EMFILE, ENFILE, ENOBUFS …): the
-/// loop must neither spin on an error that persists nor stop serving.
-struct AcceptBackoff {
-    delay: Duration,
-    gate: LogGate,
-}
-
-impl AcceptBackoff {
-    fn new() -> Self {
-        Self {
-            delay: Duration::ZERO,
-            gate: LogGate::new(LOG_INTERVAL),
-        }
-    }
-
-    fn succeeded(&mut self) {
-        self.delay = Duration::ZERO;
-    }
-
-    /// How long to wait before the next accept; `None` for an error that belonged to one peer
-    /// (the connection was gone before it was accepted), after which accepting goes on at once.
-    fn failed(&mut self, e: &io::Error, now: Instant) -> Option<Duration> {
-        use io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset, Interrupted};
-        if matches!(
-            e.kind(),
-            ConnectionAborted | ConnectionRefused | ConnectionReset | Interrupted
-        ) {
-            tracing::debug!(error = %e, "a connection failed before it was accepted");
-            return None;
-        }
-        self.delay = (self.delay * 2).clamp(BACKOFF_MIN, BACKOFF_MAX);
-        if let Some(suppressed) = self.gate.allow(now) {
-            tracing::warn!(error = %e, suppressed, retry_ms = self.delay.as_millis() as u64,
-                "accept failed; backing off");
-        }
-        Some(self.delay)
-    }
-}
-
 /// The connection cap: one permit per open connection, plus the count of open connections
 /// (the accept loop holds a permit while it waits for the next connection, so the permits in
 /// use are not that count).
@@ -632,6 +559,7 @@ const H2_MAX_HEADER_LIST: u32 = 16 * 1024;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::backoff::{BACKOFF_MAX, BACKOFF_MIN};
 
     fn t(ms: u64) -> Timeouts {
         Timeouts {

@@ -18,6 +18,7 @@
 //! write-stall deadlines).
 
 mod auth;
+mod backoff;
 mod batch;
 mod body;
 mod conn;
