@@ -3,6 +3,7 @@
 //! bytes to answer (any status, any body, an SSE stream cut short), to hang, or to drop the
 //! connection. It records every request it saw.
 
+use percent_encoding::percent_decode_str;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -223,4 +224,35 @@ async fn serve_one(mut sock: TcpStream, script: Script, seen: Arc<Mutex<Vec<Req>
         Act::Hang => std::future::pending::<()>().await,
         Act::Drop => {}
     }
+}
+
+/// The `key=value` pairs of a form body or query string, percent-decoded (`+` is a space).
+pub fn form(text: &str) -> Vec<(String, String)> {
+    text.split(['&', '?'])
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| {
+            let d = |s: &str| {
+                percent_decode_str(&s.replace('+', " "))
+                    .decode_utf8_lossy()
+                    .into_owned()
+            };
+            (d(k), d(v))
+        })
+        .collect()
+}
+
+/// The first value of `k` among `pairs`.
+pub fn get<'a>(pairs: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+}
+
+/// `http://<Host>` of a request the scripted server received.
+pub fn origin(r: &Req) -> String {
+    let host = r
+        .head
+        .lines()
+        .find_map(|l| l.strip_prefix("host:"))
+        .unwrap_or_default()
+        .trim();
+    format!("http://{host}")
 }

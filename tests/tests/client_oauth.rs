@@ -10,8 +10,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use mcpcore::client::auth::{browser_fn, AuthError, AuthErrorKind, OAuthOptions};
 use mcpcore::client::{Client, ClientError, HttpClientOptions};
-use mcpcore_tests::scripted::{json_resp, legacy, raw, Act, Req, Scripted};
-use percent_encoding::percent_decode_str;
+use mcpcore_tests::scripted::{form, get, json_resp, legacy, origin, raw, Act, Req, Scripted};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
@@ -56,34 +55,6 @@ struct State {
     valid: Vec<String>,
     /// DPoP proof ids seen by the resource server (a replay is refused).
     jtis: Vec<String>,
-}
-
-fn form(text: &str) -> Vec<(String, String)> {
-    text.split(['&', '?'])
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| {
-            let d = |s: &str| {
-                percent_decode_str(&s.replace('+', " "))
-                    .decode_utf8_lossy()
-                    .into_owned()
-            };
-            (d(k), d(v))
-        })
-        .collect()
-}
-
-fn get<'a>(pairs: &'a [(String, String)], k: &str) -> Option<&'a str> {
-    pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
-}
-
-fn origin(r: &Req) -> String {
-    let host = r
-        .head
-        .lines()
-        .find_map(|l| l.strip_prefix("host:"))
-        .unwrap_or_default()
-        .trim();
-    format!("http://{host}")
 }
 
 fn bearer(r: &Req) -> Option<String> {

@@ -10,8 +10,7 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use mcpcore::client::auth::{AuthErrorKind, GrantKind, OAuthOptions};
 use mcpcore::client::{Client, ClientError, HttpClientOptions};
-use mcpcore_tests::scripted::{json_resp, legacy, raw, Act, Req, Scripted};
-use percent_encoding::percent_decode_str;
+use mcpcore_tests::scripted::{form, get, json_resp, legacy, origin, raw, Act, Req, Scripted};
 use ring::rand::SystemRandom;
 use ring::signature::{self, EcdsaKeyPair, KeyPair, UnparsedPublicKey};
 use serde_json::{json, Value};
@@ -55,34 +54,6 @@ struct State {
     assertions: Vec<Value>,
     /// Why the token endpoint refused a client (none expected).
     refused: Vec<String>,
-}
-
-fn form(text: &str) -> Vec<(String, String)> {
-    text.split(['&', '?'])
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| {
-            let d = |s: &str| {
-                percent_decode_str(&s.replace('+', " "))
-                    .decode_utf8_lossy()
-                    .into_owned()
-            };
-            (d(k), d(v))
-        })
-        .collect()
-}
-
-fn get<'a>(pairs: &'a [(String, String)], k: &str) -> Option<&'a str> {
-    pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
-}
-
-fn origin(r: &Req) -> String {
-    let host = r
-        .head
-        .lines()
-        .find_map(|l| l.strip_prefix("host:"))
-        .unwrap_or_default()
-        .trim();
-    format!("http://{host}")
 }
 
 fn header(r: &Req, name: &str) -> Option<String> {
