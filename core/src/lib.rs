@@ -54,6 +54,7 @@ pub mod runtime;
 pub(crate) mod schema;
 pub mod security;
 pub mod server;
+pub mod tasks;
 pub mod transport;
 
 pub use error::{ErrorKind, ErrorObject, HandlerError};
