@@ -84,6 +84,17 @@ pub(crate) struct Asks {
     asked: BTreeMap<String, String>,
 }
 
+impl Asks {
+    /// The bookkeeping for a fresh run of a handler with the same known answers (a task's
+    /// handler after its gate ran on the request).
+    pub(crate) fn for_rerun(mut self) -> Self {
+        self.next = 0;
+        self.pending.clear();
+        self.asked.clear();
+        self
+    }
+}
+
 /// Take the carried answers out of a verified retry: `retry.request_state` becomes the handler's
 /// own state again, and the answers of the latest round join the carried ones.
 ///
@@ -382,6 +393,7 @@ mod tests {
                 request_state: None,
                 last_progress: Mutex::new(None),
                 asks: Mutex::new(asks),
+                task_id: None,
             }),
         }
     }

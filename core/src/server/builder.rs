@@ -82,6 +82,9 @@ pub struct ServerOptions {
     /// responder answers). With `Some(1)` handlers never overlap, so they need not be
     /// reentrant.
     pub max_concurrency: Option<usize>,
+    /// Tasks (both eras; TASK-L01, TASK-M01…M04); `None`: off. Registering a task-capable tool
+    /// turns them on with the defaults.
+    pub tasks: Option<super::tasks::TaskOptions>,
 }
 
 impl ServerOptions {
@@ -104,6 +107,7 @@ impl ServerOptions {
             legacy_input_shim: true,
             stamp_server_info: true,
             max_concurrency: None,
+            tasks: None,
         }
     }
 }
@@ -181,8 +185,8 @@ fn definition(d: &impl serde::Serialize) -> Result<Value, BuildError> {
 
 /// Builds a [`Server`].
 pub struct ServerBuilder {
-    options: ServerOptions,
-    registry: Registry,
+    pub(super) options: ServerOptions,
+    pub(super) registry: Registry,
     errors: Vec<BuildError>,
 }
 
@@ -196,6 +200,8 @@ pub(crate) struct ServerInner {
     sessions: Mutex<HashMap<u64, Weak<Session>>>,
     next_key: AtomicU64,
     pub change_sinks: Mutex<Vec<Weak<dyn super::ChangeSink>>>,
+    /// Running tasks and their store, when tasks are on.
+    pub tasks: Option<Arc<super::tasks::TaskEngine>>,
 }
 
 impl ServerInner {
@@ -346,6 +352,8 @@ impl ServerBuilder {
             output,
             param_headers,
             handler,
+            task_support: super::tasks::TaskSupport::Forbidden,
+            gate: None,
         });
         Ok(())
     }
@@ -505,7 +513,7 @@ impl ServerBuilder {
     }
 
     /// Run a registration of the chaining API, keeping its error for [`ServerBuilder::build`].
-    fn keep(mut self, f: impl FnOnce(&mut Self) -> Result<(), BuildError>) -> Self {
+    pub(super) fn keep(mut self, f: impl FnOnce(&mut Self) -> Result<(), BuildError>) -> Self {
         if let Err(e) = f(&mut self) {
             self.errors.push(e);
         }
@@ -524,6 +532,10 @@ impl ServerBuilder {
             .limits
             .validate()
             .map_err(|e| BuildError::Option(e.to_string()))?;
+        if let Some(t) = &self.options.tasks {
+            crate::options::JsonOptions::check(t)
+                .map_err(|e| BuildError::Option(e.to_string()))?;
+        }
         if self.options.page_size == Some(0) {
             return Err(BuildError::Option("page_size must be positive".into()));
         }
@@ -538,6 +550,11 @@ impl ServerBuilder {
             None => {}
         }
         let capabilities = capabilities(&self.options, &registry);
+        let tasks = self
+            .options
+            .tasks
+            .clone()
+            .map(|t| Arc::new(super::tasks::TaskEngine::new(t)));
         let sealer = mrtr::build_sealer(&self.options.request_state)
             .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
         let replay =
@@ -552,6 +569,7 @@ impl ServerBuilder {
                 sessions: Mutex::new(HashMap::new()),
                 next_key: AtomicU64::new(1),
                 change_sinks: Mutex::new(Vec::new()),
+                tasks,
             }),
         })
     }
@@ -581,8 +599,13 @@ fn capabilities(o: &ServerOptions, r: &Registry) -> Value {
     if o.logging {
         caps.insert("logging".into(), json!({}));
     }
-    if !o.extensions.is_empty() {
-        caps.insert("extensions".into(), Value::Object(o.extensions.clone()));
+    let mut extensions = o.extensions.clone();
+    if o.tasks.is_some() {
+        // TASK-M01: advertised under extensions (never a v1-style `tasks` slot on discover).
+        extensions.insert(super::tasks::EXTENSION.into(), json!({}));
+    }
+    if !extensions.is_empty() {
+        caps.insert("extensions".into(), Value::Object(extensions));
     }
     Value::Object(caps)
 }

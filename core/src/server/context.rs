@@ -25,6 +25,8 @@ pub(crate) struct CtxInner {
     pub last_progress: Mutex<Option<f64>>,
     /// `request_client` bookkeeping of this run (2026-07-28 requests).
     pub asks: Mutex<super::ask::Asks>,
+    /// The task this run serves, when it runs as one (TASK-L01, TASK-M02).
+    pub task_id: Option<String>,
 }
 
 /// Everything a handler may know about and do for the request it serves. Cheap to clone.
@@ -102,6 +104,12 @@ impl RequestContext {
     /// The verified, unsealed `requestState` of a retried request.
     pub fn request_state(&self) -> Option<&str> {
         self.inner.request_state.as_deref()
+    }
+    /// The id of the task this handler runs as (`None` for a plain request). A task's
+    /// cancellation token is cancelled by `tasks/cancel`, never by `notifications/cancelled`
+    /// nor by the connection that created it ending (CAN-03, TASK-M03).
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task_id.as_deref()
     }
 
     /// Require a client capability by path (e.g. `["elicitation", "url"]`).
@@ -200,8 +208,45 @@ impl RequestContext {
                 request_state,
                 last_progress: Mutex::new(*lock(&i.last_progress)),
                 asks: Mutex::default(),
+                task_id: i.task_id.clone(),
             }),
         }
+    }
+
+    /// The context a task's handler runs with: its own cancellation token and sink, the
+    /// creating request's identity and envelope, and the inputs of this round.
+    pub(crate) fn for_task(
+        &self,
+        task_id: &str,
+        cancel: CancellationToken,
+        sink: Arc<dyn Outbound>,
+        retry: super::mrtr::Retry,
+        asks: super::ask::Asks,
+    ) -> RequestContext {
+        let i = &self.inner;
+        RequestContext {
+            inner: Arc::new(CtxInner {
+                id: i.id.clone(),
+                method: i.method.clone(),
+                name: i.name.clone(),
+                meta: i.meta.clone(),
+                cancel,
+                sink,
+                session: i.session.clone(),
+                envelope: i.envelope.clone(),
+                input_responses: retry.input_responses,
+                request_state: retry.request_state,
+                last_progress: Mutex::new(*lock(&i.last_progress)),
+                asks: Mutex::new(asks),
+                task_id: Some(task_id.to_owned()),
+            }),
+        }
+    }
+
+    /// Take this run's `request_client` bookkeeping (a task's first round keeps what the
+    /// creating request's retry carried).
+    pub(crate) fn take_asks(&self) -> super::ask::Asks {
+        std::mem::take(&mut *lock(&self.inner.asks))
     }
 
     /// Legacy Streamable HTTP only: close this request's SSE stream now while the request keeps

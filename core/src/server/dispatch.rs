@@ -298,6 +298,7 @@ impl Session {
                 request_state: retry.request_state,
                 last_progress: Mutex::new(None),
                 asks: Mutex::new(asks),
+                task_id: None,
             }),
         };
         let outcome = match self.run_method(&ctx, method, p, modern).await {
@@ -360,7 +361,7 @@ impl Session {
         Ok(match method {
             "server/discover" if modern => Ok(Outcome::Complete(methods::discover(self))),
             "tools/list" if has("tools") => methods::list_tools(self, p),
-            "tools/call" if has("tools") => methods::call_tool(ctx.clone(), p).await,
+            "tools/call" if has("tools") => super::tasks::call_tool(ctx.clone(), p).await,
             "prompts/list" if has("prompts") => methods::list_prompts(self, p),
             "prompts/get" if has("prompts") => methods::get_prompt(ctx.clone(), p).await,
             "resources/list" if has("resources") => methods::list_resources(self, p),
@@ -374,6 +375,16 @@ impl Session {
             }
             "completion/complete" if has("completions") => methods::complete(ctx.clone(), p).await,
             "logging/setLevel" if has("logging") => methods::set_level(self, p),
+            other if other.starts_with("tasks/") && self.server.inner.tasks.is_some() => {
+                let engine = self.server.inner.tasks.clone();
+                match engine {
+                    Some(e) => match super::tasks::handle(&e, ctx, other, p).await {
+                        Some(r) => r,
+                        None => return Err(Reply::pre(ErrorObject::method_not_found(other))),
+                    },
+                    None => return Err(Reply::pre(ErrorObject::method_not_found(other))),
+                }
+            }
             other => match reg.custom.get(other) {
                 Some(h) => h
                     .call(ctx.clone(), Value::Object(p.cloned().unwrap_or_default()))

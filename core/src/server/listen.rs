@@ -23,6 +23,8 @@ pub(crate) struct Listen {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// Task ids whose changes are pushed as `notifications/tasks` (TASK-M04).
+    task_ids: Vec<String>,
     /// The acknowledged subset (SUB-02).
     honoured: Map<String, Value>,
     /// The result that ends the subscription on shutdown (SUB-05), encoded once.
@@ -45,7 +47,7 @@ impl Server {
         id: Id,
         params: Option<&Map<String, Value>>,
     ) -> Result<Listen, ErrorObject> {
-        era::parse_envelope(params)?;
+        let env = era::parse_envelope(params)?;
         let invalid = |why: &str| ErrorObject::new(codes::INVALID_PARAMS, why.to_owned());
         let Some(filter) = params
             .and_then(|p| p.get("notifications"))
@@ -65,6 +67,7 @@ impl Server {
                 .collect(),
             Some(_) => return Err(invalid("resourceSubscriptions must be an array of URIs")),
         };
+        let task_ids = self.listen_task_ids(filter, &env)?;
         let caps = &self.inner.capabilities;
         let tools = want("toolsListChanged") && flag(caps, "tools", "listChanged");
         let prompts = want("promptsListChanged") && flag(caps, "prompts", "listChanged");
@@ -84,6 +87,9 @@ impl Server {
         if subscribe_ok && filter.contains_key("resourceSubscriptions") {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
+        if self.inner.tasks.is_some() && filter.contains_key("taskIds") {
+            honoured.insert("taskIds".into(), json!(task_ids));
+        }
         let closing = encode_result(
             &id,
             &json!({
@@ -100,9 +106,53 @@ impl Server {
             prompts,
             resources,
             uris,
+            task_ids,
             honoured,
             closing,
         })
+    }
+
+    /// `notifications.taskIds` (SUB-01 with the tasks extension): only for a request that
+    /// declares the extension (TASK-M04, -32021); ignored when tasks are off.
+    fn listen_task_ids(
+        &self,
+        filter: &Map<String, Value>,
+        env: &era::Envelope,
+    ) -> Result<Vec<String>, ErrorObject> {
+        let ids: Vec<String> = match filter.get("taskIds") {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(a)) if a.iter().all(Value::is_string) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            Some(_) => {
+                return Err(ErrorObject::new(
+                    codes::INVALID_PARAMS,
+                    "taskIds must be an array of task ids",
+                ))
+            }
+        };
+        let declared = super::context::has_capability(
+            &env.client_capabilities,
+            &["extensions", super::tasks::EXTENSION],
+        );
+        if !declared {
+            return Err(super::tasks::missing_extension());
+        }
+        let max = self
+            .inner
+            .options
+            .tasks
+            .as_ref()
+            .map_or(0, |t| t.max_listen_task_ids);
+        if ids.len() > max {
+            return Err(ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("taskIds lists more than {max} ids"),
+            ));
+        }
+        Ok(if self.inner.tasks.is_some() { ids } else { Vec::new() })
     }
 }
 
@@ -131,6 +181,7 @@ impl Listen {
                         .strip_prefix(u.as_str())
                         .is_some_and(|rest| rest.starts_with('/') || u.ends_with('/'))
             }),
+            ServerChange::Task(id, _) => self.task_ids.iter().any(|t| t == id),
         }
     }
 
@@ -152,6 +203,13 @@ impl Listen {
                 "notifications/resources/updated",
                 json!({"uri": uri, "_meta": meta}),
             ),
+            ServerChange::Task(_, state) => {
+                let mut params = state.clone();
+                if let Some(o) = params.as_object_mut() {
+                    o.insert("_meta".into(), meta);
+                }
+                ("notifications/tasks", params)
+            }
         };
         encode_notification(method, Some(&params))
     }

@@ -30,6 +30,11 @@ pub(crate) const BUILT_IN: &[&str] = &[
     "completion/complete",
     "logging/setLevel",
     "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "tasks/result",
+    "tasks/list",
 ];
 
 pub(crate) type MethodResult = Result<Outcome, ErrorObject>;
@@ -95,9 +100,14 @@ pub(crate) fn initialize(
     }
     session.lock_era(Era::Legacy);
     let inner = &session.server.inner;
+    let mut caps = inner.capabilities.clone();
+    if inner.tasks.is_some() {
+        // TASK-L01: the 2025-11-25 experimental capability (discover never shows it).
+        caps["tasks"] = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+    }
     let mut result = json!({
         "protocolVersion": negotiated,
-        "capabilities": inner.capabilities,
+        "capabilities": caps,
         "serverInfo": inner.options.server_info,
     });
     if let Some(i) = &inner.options.instructions {

@@ -25,6 +25,7 @@ mod pagination;
 mod peer;
 mod registry;
 mod session;
+mod tasks;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod typed;
@@ -39,6 +40,7 @@ pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::lock;
 pub use session::{Session, SessionKind};
+pub use tasks::{TaskOptions, TaskSupport, EXTENSION as TASKS_EXTENSION, RELATED_TASK};
 pub use typed::{invalid_arguments, prompt_fn, schema_for, tool_fn, ToolOutput};
 
 use std::sync::{Arc, Weak};
@@ -56,6 +58,8 @@ pub(crate) enum ServerChange<'a> {
     ResourcesListChanged,
     /// `notifications/resources/updated` for this URI.
     ResourceUpdated(&'a str),
+    /// `notifications/tasks` for this task id, with its full state (TASK-M04).
+    Task(&'a str, &'a serde_json::Value),
 }
 
 /// Receives server changes (see [`Server::add_change_sink`]). Implementations must not block:
@@ -104,7 +108,7 @@ impl Server {
         sinks.push(sink);
     }
     /// Fan a change out to the registered sinks; the lock is released before any delivery.
-    fn fan_out(&self, change: ServerChange<'_>) -> usize {
+    pub(crate) fn fan_out(&self, change: ServerChange<'_>) -> usize {
         let sinks: Vec<Arc<dyn ChangeSink>> = session::lock(&self.inner.change_sinks)
             .iter()
             .filter_map(Weak::upgrade)

@@ -654,6 +654,7 @@ mod tests {
                 request_state: None,
                 last_progress: std::sync::Mutex::new(None),
                 asks: std::sync::Mutex::default(),
+                task_id: None,
             }),
         }
     }

@@ -53,6 +53,8 @@ struct Shape {
     stamp_server_info: bool,
     limits: Limits,
     request_state: RequestStateOptions,
+    /// `null`: tasks off.
+    tasks: Option<super::tasks::TaskOptions>,
 }
 
 impl From<&ServerOptions> for Shape {
@@ -81,6 +83,7 @@ impl From<&ServerOptions> for Shape {
             stamp_server_info: o.stamp_server_info,
             limits: o.limits.clone(),
             request_state: o.request_state.clone(),
+            tasks: o.tasks.clone(),
         }
     }
 }
@@ -122,6 +125,7 @@ impl TryFrom<Shape> for ServerOptions {
         o.stamp_server_info = j.stamp_server_info;
         o.limits = j.limits;
         o.request_state = j.request_state;
+        o.tasks = j.tasks;
         Ok(o)
     }
 }
@@ -143,12 +147,16 @@ impl<'de> Deserialize<'de> for ServerOptions {
 /// `requestState` is checked at once.
 impl JsonOptions for ServerOptions {
     fn check(&self) -> Result<(), OptionsError> {
-        self.request_state.check()
+        self.request_state.check()?;
+        self.tasks.as_ref().map_or(Ok(()), JsonOptions::check)
     }
     fn keep_unrepresented(&mut self, from: &Self) {
         self.request_state.keep_unrepresented(&from.request_state);
+        if let (Some(t), Some(f)) = (self.tasks.as_mut(), from.tasks.as_ref()) {
+            t.keep_unrepresented(f);
+        }
     }
-    const NESTED: &'static [&'static str] = &["limits", "requestState"];
+    const NESTED: &'static [&'static str] = &["limits", "requestState", "tasks"];
 }
 
 #[cfg(test)]

@@ -19,6 +19,10 @@ pub(crate) struct ToolEntry {
     /// The `x-mcp-header` declarations of `inputSchema`, checked at registration (HTTP-14).
     pub param_headers: Vec<ParamHeader>,
     pub handler: Arc<dyn Handler>,
+    /// Whether it may run as a task (TASK-L01 `execution.taskSupport`).
+    pub task_support: super::tasks::TaskSupport,
+    /// Runs on the request before a task is created (MRTR rounds first, SEP-2663).
+    pub gate: Option<Arc<dyn Handler>>,
 }
 
 pub(crate) struct PromptEntry {

@@ -275,6 +275,11 @@ impl Session {
         }
     }
 
+    /// The session's own channel (not tied to a request).
+    pub(crate) fn outbound(&self) -> &Arc<dyn Outbound> {
+        &self.sink
+    }
+
     /// Send a notification on the session's own channel (not tied to a request).
     pub(crate) fn notify(&self, method: &str, params: Option<&Value>) -> bool {
         self.sink.try_send(encode_notification(method, params))

@@ -8,9 +8,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::{now_ms, TaskRecord, TaskStore, TaskStoreError};
 use crate::future::BoxFuture;
 
-/// The default bound on stored tasks.
-pub const DEFAULT_MAX_TASKS: usize = 10_000;
-
 struct Shared {
     tasks: Mutex<HashMap<String, TaskRecord>>,
     changed: tokio::sync::Notify,
@@ -34,7 +31,7 @@ impl std::fmt::Debug for MemoryTaskStore {
 
 impl Default for MemoryTaskStore {
     fn default() -> Self {
-        Self::new(DEFAULT_MAX_TASKS)
+        Self::new(Self::DEFAULT_MAX_TASKS)
     }
 }
 
@@ -43,6 +40,9 @@ fn lock(m: &Mutex<HashMap<String, TaskRecord>>) -> MutexGuard<'_, HashMap<String
 }
 
 impl MemoryTaskStore {
+    /// The default bound on stored tasks.
+    pub const DEFAULT_MAX_TASKS: usize = 10_000;
+
     /// A store holding at most `max_tasks` live tasks (at least 1).
     pub fn new(max_tasks: usize) -> Self {
         Self {

@@ -1,7 +1,6 @@
 //! The in-process store: the bound, expiry, reaping, optimistic concurrency, waiting.
 
 use super::*;
-use crate::tasks::memory::DEFAULT_MAX_TASKS;
 
 fn rec(id: &str, ttl: Option<u64>) -> TaskRecord {
     TaskRecord::new(id, ttl, false)
@@ -10,7 +9,7 @@ fn rec(id: &str, ttl: Option<u64>) -> TaskRecord {
 #[tokio::test]
 async fn default_bound_is_ten_thousand_and_refuses_past_it() {
     let store = MemoryTaskStore::default();
-    assert_eq!(DEFAULT_MAX_TASKS, 10_000);
+    assert_eq!(MemoryTaskStore::DEFAULT_MAX_TASKS, 10_000);
     for i in 0..10_000 {
         store.create(rec(&format!("t{i}"), None)).await.expect("room");
     }

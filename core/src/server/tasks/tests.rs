@@ -1,0 +1,1 @@
+//! In-process tests of the task engine.
