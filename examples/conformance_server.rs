@@ -8,6 +8,8 @@
 mod fixture;
 #[path = "http_flags.rs"]
 mod http_flags;
+#[path = "conformance/tasks.rs"]
+mod tasks;
 
 use mcpcore::{handler_fn, CallToolResult, Server, Tool};
 use serde_json::{json, Value};
@@ -15,10 +17,10 @@ use std::sync::{Arc, OnceLock};
 
 fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildError> {
     let handle = Arc::new(OnceLock::new());
-    let server = fixture::register(
+    let server = tasks::register(fixture::register(
         Server::builder("mcpcore-conformance", env!("CARGO_PKG_VERSION")).cache_hints(0, false),
         handle.clone(),
-    )
+    ))
     // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's
     // server-side custom-header checks have something to exercise.
     .tool(

@@ -67,7 +67,7 @@ pub use protocol::{
 };
 pub use server::{
     handler_fn, prompt_fn, schema_for, tool_fn, BuildError, Handler, InputRequired, Outcome,
-    RequestContext, Server, ServerBuilder, ServerOptions, ToolOutput,
+    RequestContext, Server, ServerBuilder, ServerOptions, TaskOptions, TaskSupport, ToolOutput,
 };
 
 /// schemars, re-exported so typed tools can derive `JsonSchema` at the version mcpcore uses.

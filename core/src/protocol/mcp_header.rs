@@ -57,6 +57,8 @@ pub fn name_key(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The tasks extension routes its methods by task (HTTP-09, SEP-2663).
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }
@@ -445,6 +447,8 @@ mod tests {
     fn http10_name_keys() {
         assert_eq!(name_key("tools/call"), Some("name"));
         assert_eq!(name_key("prompts/get"), Some("name"));
+        assert_eq!(name_key("tasks/update"), Some("taskId"));
+        assert_eq!(name_key("tasks/list"), None);
         assert_eq!(name_key("resources/read"), Some("uri"));
         assert_eq!(name_key("tools/list"), None);
         assert!(mirrors_arguments("tools/call"));
