@@ -93,6 +93,61 @@ pub fn validate_def(era: Era, def: &str, value: &Value) -> Result<(), String> {
         .join("; "))
 }
 
+/// Validate `value` against `$defs/<def>` of the tasks extension's wire shapes
+/// (`tests/schemas/tasks-extension.json`: SEP-2663 is not in the 2026-07-28 schema).
+///
+/// # Errors
+/// The violations, joined.
+pub fn validate_tasks_ext(def: &str, value: &Value) -> Result<(), String> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
+    let v = {
+        let mut g = CACHE
+            .get_or_init(|| Mutex::new(HashMap::new()))
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        g.entry(def.to_owned())
+            .or_insert_with(|| {
+                let path = crate::workspace_root().join("tests/schemas/tasks-extension.json");
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+                let doc: Value = serde_json::from_str(&text).expect("tasks schema JSON");
+                assert!(doc["$defs"].get(def).is_some(), "no $defs/{def} in the tasks schema");
+                let schema = json!({
+                    "$schema": "https://json-schema.org/draft/2020-12/schema",
+                    "$ref": format!("#/$defs/{def}"),
+                    "$defs": doc["$defs"],
+                });
+                Arc::new(jsonschema::validator_for(&schema).expect("compile tasks schema"))
+            })
+            .clone()
+    };
+    if v.is_valid(value) {
+        return Ok(());
+    }
+    Err(v
+        .iter_errors(value)
+        .take(5)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect::<Vec<_>>()
+        .join("; "))
+}
+
+/// The tasks extension's checks of a modern message (`None`: not a tasks message).
+fn tasks_ext_check(msg: &Value, method: Option<&str>) -> Option<Result<(), String>> {
+    if msg.get("method").and_then(Value::as_str) == Some("notifications/tasks") {
+        return Some(validate_tasks_ext("TaskNotification", msg));
+    }
+    let result = msg.get("result")?;
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return Some(validate_tasks_ext("CreateTaskResult", result));
+    }
+    match method? {
+        "tasks/get" => Some(validate_tasks_ext("GetTaskResult", result)),
+        "tasks/update" | "tasks/cancel" => Some(validate_tasks_ext("TaskAck", result)),
+        _ => None,
+    }
+}
+
 /// The result definition for a method's response, per era.
 pub fn result_def(era: Era, method: &str) -> Option<&'static str> {
     Some(match (era, method) {
@@ -103,7 +158,11 @@ pub fn result_def(era: Era, method: &str) -> Option<&'static str> {
         | (_, "resources/unsubscribe") => "EmptyResult",
         (Era::Modern, "server/discover") => "DiscoverResult",
         (_, "tools/list") => "ListToolsResult",
-        (Era::Legacy, "tools/call") => "CallToolResult",
+        (Era::Legacy, "tools/call") => return Some("CallToolResult|CreateTaskResult"),
+        (Era::Legacy, "tasks/get") => "GetTaskResult",
+        (Era::Legacy, "tasks/cancel") => "CancelTaskResult",
+        (Era::Legacy, "tasks/list") => "ListTasksResult",
+        (Era::Legacy, "tasks/result") => "GetTaskPayloadResult",
         (Era::Modern, "tools/call") => return Some("CallToolResult|InputRequiredResult"),
         (_, "prompts/list") => "ListPromptsResult",
         (Era::Legacy, "prompts/get") => "GetPromptResult",
@@ -132,6 +191,11 @@ pub fn validate_message(era: Era, msg: &Value, method: Option<&str>) -> Result<(
         return validate_def(era, "JSONRPCErrorResponse", &m);
     }
     validate_def(era, "JSONRPCMessage", msg)?;
+    if era == Era::Modern {
+        if let Some(r) = tasks_ext_check(msg, method) {
+            return r;
+        }
+    }
     if let (Some(result), Some(method)) = (msg.get("result"), method) {
         if let Some(defs) = result_def(era, method) {
             let errs: Vec<String> = defs
@@ -161,6 +225,7 @@ pub fn validate_message(era: Era, msg: &Value, method: Option<&str>) -> Result<(
             "sampling/createMessage" => Some("CreateMessageRequest"),
             "elicitation/create" => Some("ElicitRequest"),
             "roots/list" => Some("ListRootsRequest"),
+            "notifications/tasks/status" if era == Era::Legacy => Some("TaskStatusNotification"),
             _ => None,
         };
         if let Some(d) = def {
