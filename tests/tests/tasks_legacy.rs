@@ -13,7 +13,10 @@ async fn session(args: &[&str]) -> StdioPeer {
     let mut p = StdioPeer::spawn(&mcpcore_tests::tasks::bin(), args);
     let init = p.initialize("2025-11-25", CAPS()).await;
     let tasks = &init["result"]["capabilities"]["tasks"];
-    assert!(tasks["list"].is_object() && tasks["cancel"].is_object(), "{init}");
+    assert!(
+        tasks["list"].is_object() && tasks["cancel"].is_object(),
+        "{init}"
+    );
     assert!(tasks["requests"]["tools"]["call"].is_object());
     p
 }
@@ -40,10 +43,15 @@ async fn l01_task_lifecycle_over_stdio() {
     };
     assert_eq!(listed("failing_job"), Some(json!("required")));
     assert_eq!(listed("greet"), Some(Value::Null));
-    let e = p.request("tools/call", json!({"name": "failing_job"})).await;
+    let e = p
+        .request("tools/call", json!({"name": "failing_job"}))
+        .await;
     assert_eq!(e["error"]["code"], -32601, "{e}");
     let plain = p
-        .request("tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 0}}))
+        .request(
+            "tools/call",
+            json!({"name": "slow_compute", "arguments": {"seconds": 0}}),
+        )
         .await;
     assert!(plain["result"]["content"].is_array(), "{plain}");
     let r = p
@@ -73,7 +81,10 @@ async fn l01_task_lifecycle_over_stdio() {
         .as_array()
         .is_some_and(|t| t.iter().any(|t| t["taskId"] == id.as_str())));
     let failed = p
-        .request("tools/call", json!({"name": "protocol_error_job", "task": {}}))
+        .request(
+            "tools/call",
+            json!({"name": "protocol_error_job", "task": {}}),
+        )
         .await;
     let fid = created(&failed);
     let r = p.request("tasks/result", json!({"taskId": fid})).await;
@@ -81,7 +92,9 @@ async fn l01_task_lifecycle_over_stdio() {
     let r = p.request("tasks/get", json!({"taskId": "unknown"})).await;
     assert_eq!(r["error"]["code"], -32602);
     // The modern-only method does not exist here.
-    let r = p.request("tasks/update", json!({"taskId": id, "inputResponses": {}})).await;
+    let r = p
+        .request("tasks/update", json!({"taskId": id, "inputResponses": {}}))
+        .await;
     assert_eq!(r["error"]["code"], -32601);
 }
 
@@ -97,8 +110,11 @@ async fn can03_prog03_cancel_and_progress() {
         )
         .await;
     let id = created(&r);
-    p.notify("notifications/cancelled", json!({"requestId": r["id"].clone()}))
-        .await;
+    p.notify(
+        "notifications/cancelled",
+        json!({"requestId": r["id"].clone()}),
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let got = p.request("tasks/get", json!({"taskId": id})).await;
     assert_eq!(got["result"]["status"], "working");
@@ -139,8 +155,11 @@ async fn l01_input_inside_a_legacy_task() {
         m["method"] == "notifications/tasks/status" && m["params"]["status"] == "input_required"
     });
     assert!(saw_input_required, "{before:?}");
-    p.answer(&ask["id"], json!({"action": "accept", "content": {"confirm": true}}))
-        .await;
+    p.answer(
+        &ask["id"],
+        json!({"action": "accept", "content": {"confirm": true}}),
+    )
+    .await;
     let result = p.request("tasks/result", json!({"taskId": id})).await;
     assert_eq!(result["result"]["content"][0]["text"], "Deleted a.txt");
 }

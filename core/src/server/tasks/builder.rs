@@ -158,7 +158,11 @@ impl ServerBuilder {
     /// # Errors
     /// [`BuildError::Option`] for a definition that does not parse; otherwise as
     /// [`Self::add_task_tool`].
-    pub fn add_tool_json(&mut self, def: Value, handler: Arc<dyn Handler>) -> Result<(), BuildError> {
+    pub fn add_tool_json(
+        &mut self,
+        def: Value,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
         let support_value = def
             .get("taskSupport")
             .or_else(|| def.pointer("/execution/taskSupport"))
