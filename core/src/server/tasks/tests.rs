@@ -177,3 +177,30 @@ async fn results_outlive_the_session_and_ignore_notifications_cancelled() {
     assert_eq!(result["content"][0]["text"], format!("task Some({id:?})"));
     assert_eq!(result["_meta"][super::RELATED_TASK]["taskId"], id.as_str());
 }
+
+/// The README's example builds as shown.
+#[test]
+fn readme_example_builds() {
+    use std::time::Duration;
+    let server = Server::builder("jobs", "1.0")
+        .tasks(TaskOptions {
+            default_ttl: Duration::from_secs(600),
+            ..TaskOptions::default()
+        })
+        .task_tool(
+            Tool::new("render").description("Renders for a while"),
+            TaskSupport::Optional,
+            handler_fn(|ctx: RequestContext, _args: Value| async move {
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(30)) => {}
+                    () = ctx.cancelled() => return Err(HandlerError::cancelled()),
+                }
+                Ok(CallToolResult::text(format!(
+                    "rendered by task {:?}",
+                    ctx.task_id()
+                )))
+            }),
+        )
+        .build();
+    assert!(server.is_ok());
+}
