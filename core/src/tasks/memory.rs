@@ -1,17 +1,23 @@
 //! The default, in-process [`TaskStore`]: bounded (`max_tasks`, refusal past the cap) and
-//! TTL-reaping (an expired task is removed, freeing its memory, before the cap is checked and
-//! whenever it is looked up).
+//! TTL-reaping (an expired task is removed, freeing its memory, when it is looked up, before the
+//! cap is checked, and by a sweep at most once a minute when tasks are created).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{now_ms, TaskRecord, TaskStore, TaskStoreError};
 use crate::future::BoxFuture;
 
+/// How often creating a task also sweeps expired ones out.
+const SWEEP_EVERY_MS: u64 = 60_000;
+
 struct Shared {
     tasks: Mutex<HashMap<String, TaskRecord>>,
     changed: tokio::sync::Notify,
     max_tasks: usize,
+    /// When the last sweep ran (ms since the epoch).
+    last_sweep: AtomicU64,
 }
 
 /// Tasks in a bounded in-process map. Cheap to clone (shared).
@@ -50,6 +56,7 @@ impl MemoryTaskStore {
                 tasks: Mutex::new(HashMap::new()),
                 changed: tokio::sync::Notify::new(),
                 max_tasks: max_tasks.max(1),
+                last_sweep: AtomicU64::new(now_ms()),
             }),
         }
     }
@@ -93,7 +100,15 @@ impl MemoryTaskStore {
 
     fn create_now(&self, mut record: TaskRecord) -> Result<TaskRecord, TaskStoreError> {
         let max = self.shared.max_tasks;
-        if lock(&self.shared.tasks).len() >= max {
+        let now = now_ms();
+        let last = self.shared.last_sweep.load(Ordering::Relaxed);
+        let due = now.saturating_sub(last) >= SWEEP_EVERY_MS
+            && self
+                .shared
+                .last_sweep
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok();
+        if due || lock(&self.shared.tasks).len() >= max {
             self.reap_now();
         }
         let mut m = lock(&self.shared.tasks);
