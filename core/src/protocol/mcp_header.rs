@@ -57,6 +57,8 @@ pub fn name_key(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // HTTP-09: the tasks extension names the task a request is about.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }
@@ -447,6 +449,8 @@ mod tests {
         assert_eq!(name_key("prompts/get"), Some("name"));
         assert_eq!(name_key("resources/read"), Some("uri"));
         assert_eq!(name_key("tools/list"), None);
+        assert_eq!(name_key("tasks/get"), Some("taskId"));
+        assert_eq!(name_key("tasks/cancel"), Some("taskId"));
         assert!(mirrors_arguments("tools/call"));
         assert!(!mirrors_arguments("prompts/get"));
     }
