@@ -19,6 +19,7 @@ pub mod interop;
 pub mod schema;
 pub mod scripted;
 pub mod stdio;
+pub mod tasks_script;
 
 pub use schema::{validate_def, validate_message, Era};
 pub use stdio::StdioPeer;
