@@ -1783,6 +1783,312 @@ mcp_status_t mcp_client_responder_error(mcp_client_responder_t *responder, int64
 void mcp_client_responder_free(mcp_client_responder_t *responder);
 
 /**
+ * Call a tool asking for a task (modern: the request opts into the tasks extension; legacy: `task: {ttl}`). The server may still answer at once.
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the outcome JSON (`{"kind": "result", ...}` or `{"kind": "task", ...}`) as `result_json`, or with
+ * the failure in `error`: `MCP_STATUS_INPUT_REQUIRED` (input no registered handler can give), `MCP_STATUS_PROTOCOL` (the server's error, or a malformed task: unknown status, no `taskId`), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client             the client.
+ * @param name               UTF-8 tool name.
+ * @param name_len           length of `name`.
+ * @param arguments_json     optional JSON object of arguments (NULL for none).
+ * @param arguments_len      length of `arguments_json`.
+ * @param task_options_json  optional task options JSON (`{"ttlMs": n}`; NULL for none).
+ * @param task_options_len   length of `task_options_json`.
+ * @param options            optional call options (NULL for defaults); copied.
+ * @param callback           the completion callback.
+ * @param user_data          passed to `callback`; must stay valid until it ran.
+ * @param error_out          optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`,
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_call_tool_as_task(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const char *task_options_json, size_t task_options_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_call_tool_as_task`: waits for the outcome on the calling thread.
+ *
+ * @param client             the client.
+ * @param name               UTF-8 tool name.
+ * @param name_len           length of `name`.
+ * @param arguments_json     optional JSON object of arguments (NULL for none).
+ * @param arguments_len      length of `arguments_json`.
+ * @param task_options_json  optional task options JSON (`{"ttlMs": n}`; NULL for none).
+ * @param task_options_len   length of `task_options_json`.
+ * @param options            optional call options (NULL for defaults); a cancellation token
+ *                           in them may be cancelled from another thread.
+ * @param result_out         receives the outcome JSON (`{"kind": "result", ...}` or `{"kind": "task", ...}`) on success (free with `mcp_string_free`).
+ * @param error_out          optional detailed error on failure.
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INPUT_REQUIRED` (input no registered handler can give), `MCP_STATUS_PROTOCOL` (the server's error, or a malformed task: unknown status, no `taskId`), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_TRANSPORT`,
+ * `MCP_STATUS_WOULD_DEADLOCK` (called inside a callback or on a runtime thread; nothing was
+ * sent).
+ */
+mcp_status_t mcp_client_call_tool_as_task_blocking(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const char *task_options_json, size_t task_options_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Read a task's current state (`tasks/get`).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the task JSON as `result_json`, or with
+ * the failure in `error`: `MCP_STATUS_PROTOCOL` (the server's error, or a malformed task), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param options            optional call options (NULL for defaults); copied.
+ * @param callback           the completion callback.
+ * @param user_data          passed to `callback`; must stay valid until it ran.
+ * @param error_out          optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`,
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_get_task(const mcp_client_t *client, const char *task_id, size_t task_id_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_get_task`: waits for the outcome on the calling thread.
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param options            optional call options (NULL for defaults); a cancellation token
+ *                           in them may be cancelled from another thread.
+ * @param result_out         receives the task JSON on success (free with `mcp_string_free`).
+ * @param error_out          optional detailed error on failure.
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_PROTOCOL` (the server's error, or a malformed task), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_TRANSPORT`,
+ * `MCP_STATUS_WOULD_DEADLOCK` (called inside a callback or on a runtime thread; nothing was
+ * sent).
+ */
+mcp_status_t mcp_client_get_task_blocking(const mcp_client_t *client, const char *task_id, size_t task_id_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Ask the server to cancel a task (`tasks/cancel`; never `notifications/cancelled`).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the task JSON (legacy servers answer the task's state) or `{}` (modern acknowledgement) as `result_json`, or with
+ * the failure in `error`: `MCP_STATUS_PROTOCOL` (the server's error), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param options            optional call options (NULL for defaults); copied.
+ * @param callback           the completion callback.
+ * @param user_data          passed to `callback`; must stay valid until it ran.
+ * @param error_out          optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`,
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_cancel_task(const mcp_client_t *client, const char *task_id, size_t task_id_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_cancel_task`: waits for the outcome on the calling thread.
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param options            optional call options (NULL for defaults); a cancellation token
+ *                           in them may be cancelled from another thread.
+ * @param result_out         receives the task JSON (legacy servers answer the task's state) or `{}` (modern acknowledgement) on success (free with `mcp_string_free`).
+ * @param error_out          optional detailed error on failure.
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_PROTOCOL` (the server's error), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_TRANSPORT`,
+ * `MCP_STATUS_WOULD_DEADLOCK` (called inside a callback or on a runtime thread; nothing was
+ * sent).
+ */
+mcp_status_t mcp_client_cancel_task_blocking(const mcp_client_t *client, const char *task_id, size_t task_id_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Wait until a task is terminal, polling at the server's pace (clamped to the wait options' bounds) or following pushes, and answering `input_required` with the registered handlers.
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the terminal task JSON (`status` completed, failed or cancelled) as `result_json`, or with
+ * the failure in `error`: `MCP_STATUS_TIMEOUT` (the wait options' `timeoutMs`; the task goes on), `MCP_STATUS_INPUT_REQUIRED` (no handler for what the task needs; the task is the error's data), `MCP_STATUS_INVALID_ARGUMENT` (wait options out of range), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param wait_options_json  optional wait options JSON (see the module docs; NULL for the defaults).
+ * @param wait_options_len   length of `wait_options_json`.
+ * @param options            optional call options (NULL for defaults); copied.
+ * @param callback           the completion callback.
+ * @param user_data          passed to `callback`; must stay valid until it ran.
+ * @param error_out          optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`,
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_wait_task(const mcp_client_t *client, const char *task_id, size_t task_id_len, const char *wait_options_json, size_t wait_options_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_wait_task`: waits for the outcome on the calling thread.
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param wait_options_json  optional wait options JSON (see the module docs; NULL for the defaults).
+ * @param wait_options_len   length of `wait_options_json`.
+ * @param options            optional call options (NULL for defaults); a cancellation token
+ *                           in them may be cancelled from another thread.
+ * @param result_out         receives the terminal task JSON (`status` completed, failed or cancelled) on success (free with `mcp_string_free`).
+ * @param error_out          optional detailed error on failure.
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_TIMEOUT` (the wait options' `timeoutMs`; the task goes on), `MCP_STATUS_INPUT_REQUIRED` (no handler for what the task needs; the task is the error's data), `MCP_STATUS_INVALID_ARGUMENT` (wait options out of range), `MCP_STATUS_PROTOCOL`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_TRANSPORT`,
+ * `MCP_STATUS_WOULD_DEADLOCK` (called inside a callback or on a runtime thread; nothing was
+ * sent).
+ */
+mcp_status_t mcp_client_wait_task_blocking(const mcp_client_t *client, const char *task_id, size_t task_id_len, const char *wait_options_json, size_t wait_options_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * The `CallToolResult` of a tool-call task (legacy `tasks/result`, which blocks until the task is terminal; modern the completed task's `result`).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` JSON as `result_json`, or with
+ * the failure in `error`: `MCP_STATUS_PROTOCOL` (a failed task's error, a cancelled task), `MCP_STATUS_INVALID_ARGUMENT` (modern: the task is not terminal yet), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param options            optional call options (NULL for defaults); copied.
+ * @param callback           the completion callback.
+ * @param user_data          passed to `callback`; must stay valid until it ran.
+ * @param error_out          optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`,
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_task_result(const mcp_client_t *client, const char *task_id, size_t task_id_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_task_result`: waits for the outcome on the calling thread.
+ *
+ * @param client             the client.
+ * @param task_id            UTF-8 task identifier.
+ * @param task_id_len        length of `task_id`.
+ * @param options            optional call options (NULL for defaults); a cancellation token
+ *                           in them may be cancelled from another thread.
+ * @param result_out         receives the `CallToolResult` JSON on success (free with `mcp_string_free`).
+ * @param error_out          optional detailed error on failure.
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_PROTOCOL` (a failed task's error, a cancelled task), `MCP_STATUS_INVALID_ARGUMENT` (modern: the task is not terminal yet), `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_TRANSPORT`,
+ * `MCP_STATUS_WOULD_DEADLOCK` (called inside a callback or on a runtime thread; nothing was
+ * sent).
+ */
+mcp_status_t mcp_client_task_result_blocking(const mcp_client_t *client, const char *task_id, size_t task_id_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
+ * Call a tool as a task and follow it to its result (a synchronous answer is returned as is).
+ *
+ * Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
+ * when this returned `MCP_STATUS_OK` (never otherwise), with the `CallToolResult` JSON as `result_json`, or with
+ * the failure in `error`: `MCP_STATUS_PROTOCOL` (a failed task's JSON-RPC error, a cancelled or malformed task), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, ...
+ *
+ * @param client             the client.
+ * @param name               UTF-8 tool name.
+ * @param name_len           length of `name`.
+ * @param arguments_json     optional JSON object of arguments (NULL for none).
+ * @param arguments_len      length of `arguments_json`.
+ * @param task_options_json  optional task options JSON (`{"ttlMs": n}`; NULL for none).
+ * @param task_options_len   length of `task_options_json`.
+ * @param wait_options_json  optional wait options JSON (see the module docs; NULL for the defaults).
+ * @param wait_options_len   length of `wait_options_json`.
+ * @param options            optional call options (NULL for defaults); copied.
+ * @param callback           the completion callback.
+ * @param user_data          passed to `callback`; must stay valid until it ran.
+ * @param error_out          optional detailed error when this function fails.
+ *
+ * **Ownership**: borrows `client` and `options`; inputs are copied. `result_json` and `error`
+ * are borrowed by the callback until it returns.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors** (returned, callback not invoked): `MCP_STATUS_NULL_ARGUMENT`,
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`, `MCP_STATUS_CLOSED`.
+ */
+mcp_status_t mcp_client_call_tool_to_completion(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const char *task_options_json, size_t task_options_len, const char *wait_options_json, size_t wait_options_len, const mcp_call_options_t *options, mcp_completion_fn callback, void *user_data, mcp_error_t **error_out);
+
+/**
+ * Blocking twin of `mcp_client_call_tool_to_completion`: waits for the outcome on the calling thread.
+ *
+ * @param client             the client.
+ * @param name               UTF-8 tool name.
+ * @param name_len           length of `name`.
+ * @param arguments_json     optional JSON object of arguments (NULL for none).
+ * @param arguments_len      length of `arguments_json`.
+ * @param task_options_json  optional task options JSON (`{"ttlMs": n}`; NULL for none).
+ * @param task_options_len   length of `task_options_json`.
+ * @param wait_options_json  optional wait options JSON (see the module docs; NULL for the defaults).
+ * @param wait_options_len   length of `wait_options_json`.
+ * @param options            optional call options (NULL for defaults); a cancellation token
+ *                           in them may be cancelled from another thread.
+ * @param result_out         receives the `CallToolResult` JSON on success (free with `mcp_string_free`).
+ * @param error_out          optional detailed error on failure.
+ *
+ * **Ownership**: borrows `client` and `options`; the result string is owned by the caller.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_PROTOCOL` (a failed task's JSON-RPC error, a cancelled or malformed task), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_INPUT_REQUIRED`, `MCP_STATUS_CANCELLED`, `MCP_STATUS_CLOSED`, `MCP_STATUS_TRANSPORT`,
+ * `MCP_STATUS_WOULD_DEADLOCK` (called inside a callback or on a runtime thread; nothing was
+ * sent).
+ */
+mcp_status_t mcp_client_call_tool_to_completion_blocking(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const char *task_options_json, size_t task_options_len, const char *wait_options_json, size_t wait_options_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
+
+/**
  * The status this error stands for.
  *
  * @param error  the error (may be NULL).

@@ -392,6 +392,8 @@ pub(crate) enum Op {
         context: Option<Value>,
     },
     SetLogLevel(LoggingLevel),
+    /// A task operation ([`crate::client_tasks`]).
+    Task(crate::client_tasks::TaskOp),
 }
 
 /// The C list kind as core's.
@@ -431,6 +433,7 @@ async fn run(client: Client, op: Op, o: CallOptions) -> Result<Value, FfiError> 
             client.set_log_level_with(level, o).await?;
             json!({})
         }
+        Op::Task(t) => crate::client_tasks::run(client, t, o).await?,
     })
 }
 

@@ -25,6 +25,7 @@ pub mod client_calls;
 pub mod client_ops;
 pub mod client_ops_content;
 pub mod client_responder;
+pub mod client_tasks;
 pub mod error;
 mod guard;
 mod handle;

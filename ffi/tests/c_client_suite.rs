@@ -101,6 +101,23 @@ async fn c_client_against_rust_servers() {
     }
 }
 
+/// The C task client (tests/c/tasks.c) against the scripted tasks server over stdio, both eras
+/// (TASK-L01, TASK-M01…M04): a synchronous answer despite the opt-in, a task waited for and its
+/// result read, `input_required` answered by a C handler, cancel, a failed task's JSON-RPC
+/// error, a wait timeout, an unknown status, and the argument errors of the task functions.
+#[tokio::test]
+async fn c_task_client_against_the_scripted_tasks_server() {
+    let _serial = support::one_at_a_time().await;
+    let server = support::task_server();
+    for v in variants() {
+        let exe = build("tasks", &["tests/c/tasks.c"], v);
+        let out = run_to_end(&exe, v, &[server.display().to_string()]).await;
+        assert!(out.contains("tasks modern: ok"), "{v:?}: {out}");
+        assert!(out.contains("tasks legacy: ok"), "{v:?}: {out}");
+        assert!(out.contains("tasks: ok"), "{v:?}: {out}");
+    }
+}
+
 /// The example C client (examples/c/echo_client.c) against the example C server
 /// (examples/c/echo_server.c): spawned over stdio, and over Streamable HTTP.
 #[tokio::test]

@@ -66,6 +66,17 @@ pub fn rust_servers() -> (PathBuf, PathBuf) {
     .clone()
 }
 
+/// The scripted tasks server (`task-server`, tests crate) the C task client runs against,
+/// (re)built once per test run.
+pub fn task_server() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        cargo_build(&["-p", "mcpcore-tests", "--bin", "task-server"]);
+        profile_dir().join(format!("task-server{}", std::env::consts::EXE_SUFFIX))
+    })
+    .clone()
+}
+
 /// The C compiler (`$CC` or `cc`).
 pub fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".into())
