@@ -443,9 +443,9 @@ mod tests {
         assert!(!mirrors("x", &json!(null)));
     }
 
-    /// Found writing the `mcp_header` fuzz target: an integer argument of `i64::MIN` overflowed the
-    /// HTTP-14 safe-integer check (`abs`) and panicked in debug builds. Out of range, it sends
-    /// no header, like any integer beyond ±(2^53−1).
+    /// Found writing the `mcp_header` fuzz target: an integer argument of `i64::MIN` overflowed
+    /// the HTTP-14 safe-integer check (`abs`) and panicked in debug builds. Out of range, it
+    /// sends no header, like any integer beyond ±(2^53−1).
     #[test]
     fn http15_extreme_integers_send_no_header() {
         let decls = declarations(&json!({"type": "object", "properties": {
