@@ -52,11 +52,15 @@ triple=$(rustc -vV | sed -n 's/^host: //p')
 bin_dir="$fuzz_target_dir/$triple/release"
 work="$fuzz_target_dir/work"
 
-echo "== cargo fuzz build (target dir $fuzz_target_dir)"
-(
-  cd fuzz
-  RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$fuzz_target_dir" cargo fuzz build --fuzz-dir .
-)
+# FUZZ_SKIP_BUILD=1 runs the binaries of the last build as they are (replaying a corpus
+# against an older build, or when another build of the same tree is still running).
+if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
+  echo "== cargo fuzz build (target dir $fuzz_target_dir)"
+  (
+    cd fuzz
+    RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$fuzz_target_dir" cargo fuzz build --fuzz-dir .
+  )
+fi
 
 status=0
 declare -A stats
@@ -112,7 +116,7 @@ if [ "$mode" = long ]; then
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(uname -sm)"
     echo "- toolchain: $(rustc --version) with RUSTC_BOOTSTRAP=1, $(cargo fuzz --version)"
-    echo "- commit: $(git rev-parse --short HEAD)"
+    echo "- commit: $(git rev-parse --short HEAD)${FUZZ_SKIP_BUILD:+ (binaries of an earlier build: FUZZ_SKIP_BUILD)}"
     echo "- budget: $secs s per target (column *s*: seconds actually run)"
     echo
     echo "Coverage is libFuzzer's at the end of the run: *cov* = covered edges, *ft* = features."
