@@ -2,7 +2,8 @@
 # Runs every test of mcpcore: formatting, lints, Rust unit and wire tests (real stdio pipes and
 # real HTTP on 127.0.0.1, every message validated against the official schemas: ../shared/spec, or the copies in spec/),
 # the C suite (inside `cargo test`: ffi/tests/c_suite.rs builds C11 programs against the header and
-# runs them plain, under ASan+UBSan and under valgrind), and the official conformance suite.
+# runs them plain, under ASan+UBSan and under valgrind), a short fuzz run of every parser of peer
+# bytes (scripts/fuzz.sh), and the official conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +47,9 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+# The fuzz targets' entry points (`fuzzing` feature, enabled only by fuzz/).
+echo "== cargo clippy -p mcpcore --features fuzzing"
+cargo clippy -p mcpcore --features fuzzing -- -D warnings
 # core without its HTTP client (no TLS client, http:// JWKS only) must keep building: only the
 # mcpcore library is rebuilt, its dependencies are shared.
 echo "== cargo clippy -p mcpcore --no-default-features"
@@ -99,6 +103,12 @@ echo "== node binding (npm install, npm test)"
   # (examples/node/conformance-server.mjs): the binding must score what core's fixture scores.
   NODE="$(command -v node)" timeout 1500 bash ../../scripts/conformance-node.sh
 )
+
+# Fuzzing: every parser of peer bytes (fuzz/fuzz_targets) for FUZZ_SECONDS (30) each under
+# libFuzzer + ASan, built in a target dir beside CARGO_TARGET_DIR (cached); a crash fails here
+# and prints its reproducer. `scripts/fuzz.sh --long` is the long run (fuzz/RESULTS.md).
+echo "== fuzz (short)"
+bash scripts/fuzz.sh
 
 echo "== conformance suite"
 bash scripts/conformance.sh

@@ -46,6 +46,9 @@ pub mod client;
 pub mod error;
 mod error_kind;
 mod future;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod jsonrpc;
 pub mod limits;
 pub mod options;

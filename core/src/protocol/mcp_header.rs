@@ -289,7 +289,9 @@ pub fn param_headers(decls: &[ParamHeader], arguments: Option<&Value>) -> Vec<(S
             Some(Value::String(s)) => encode_value(s),
             Some(Value::Bool(b)) => b.to_string(),
             Some(Value::Number(n)) => match n.as_i64() {
-                Some(i) if i.abs() <= MAX_SAFE_INTEGER => i.to_string(),
+                // `unsigned_abs`: `i64::MIN.abs()` overflows (a panic in debug builds), and the
+                // arguments of a tool whose schema a server sent are the caller's to choose.
+                Some(i) if i.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs() => i.to_string(),
                 _ => continue,
             },
             _ => continue,
@@ -441,6 +443,33 @@ mod tests {
         assert!(mirrors("false", &json!(false)));
         assert!(!mirrors("7", &json!(8)));
         assert!(!mirrors("x", &json!(null)));
+    }
+
+    /// Found writing the `mcp_header` fuzz target: an integer argument of `i64::MIN` overflowed
+    /// the HTTP-14 safe-integer check (`abs`) and panicked in debug builds. Out of range, it
+    /// sends no header, like any integer beyond ±(2^53−1).
+    #[test]
+    fn http15_extreme_integers_send_no_header() {
+        let decls = declarations(&json!({"type": "object", "properties": {
+            "i": {"type": "integer", "x-mcp-header": "I"},
+        }}))
+        .unwrap();
+        for n in [
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MAX,
+            MAX_SAFE_INTEGER + 1,
+            -MAX_SAFE_INTEGER - 1,
+        ] {
+            assert!(
+                param_headers(&decls, Some(&json!({"i": n}))).is_empty(),
+                "{n}"
+            );
+        }
+        for n in [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 0] {
+            let h = param_headers(&decls, Some(&json!({"i": n})));
+            assert_eq!(h, vec![("Mcp-Param-I".to_owned(), n.to_string())]);
+        }
     }
 
     #[test]

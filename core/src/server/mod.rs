@@ -29,7 +29,7 @@ mod tasks;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod typed;
-mod uri_template;
+pub(crate) mod uri_template;
 
 pub use builder::{BuildError, CacheHints, ServerBuilder, ServerOptions};
 pub use context::RequestContext;

@@ -47,3 +47,40 @@ pub use store::{
     browser_fn, AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore,
     Tokens,
 };
+
+/// Shims for the fuzz targets (`crate::fuzzing`): the metadata validators and the URL parser
+/// are crate-private, so they are reached through here rather than made public.
+#[cfg(all(feature = "fuzzing", feature = "http-client"))]
+pub(crate) mod fuzzing {
+    use serde_json::{Map, Value};
+
+    pub(crate) fn parse_prm(
+        m: &Map<String, Value>,
+        server: &str,
+    ) -> Result<(String, Vec<String>), String> {
+        super::discovery::parse_prm(m, server)
+            .map(|p| (p.resource, p.authorization_servers))
+            .map_err(|e| e.message().to_owned())
+    }
+
+    pub(crate) fn parse_as(m: &Map<String, Value>, issuer: &str) -> Result<String, String> {
+        super::discovery::parse_as(m, issuer)
+            .map(|a| a.issuer)
+            .map_err(|e| e.message().to_owned())
+    }
+
+    pub(crate) fn url(s: &str) -> Option<crate::fuzzing::OAuthUrl> {
+        let u = super::util::Url::parse(s).ok()?;
+        Some(crate::fuzzing::OAuthUrl {
+            prm_urls: super::util::prm_urls(&u),
+            as_metadata_urls: super::util::as_metadata_urls(&u),
+            scheme: u.scheme,
+            authority: u.authority,
+            path: u.path,
+        })
+    }
+
+    pub(crate) fn resource_covers(resource: &str, server: &str) -> bool {
+        super::util::resource_covers(resource, server)
+    }
+}
