@@ -49,16 +49,30 @@ fi
 ws_target="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
 fuzz_target_dir="${MCPCORE_FUZZ_TARGET_DIR:-$(dirname "$ws_target")/fuzz-target}"
 triple=$(rustc -vV | sed -n 's/^host: //p')
-bin_dir="$fuzz_target_dir/$triple/release"
+# Short mode (the test command) builds unoptimised and without ASan: a cold optimised ASan build
+# of every dependency took over an hour on a busy 2-core machine, while an unoptimised build
+# takes minutes. core is `#![forbid(unsafe_code)]`, so a regression run rests on panics, the
+# targets' own assertions, timeouts and the RSS cap; the long runs keep ASan and optimisation
+# (leaks are reported only there). FUZZ_SANITIZER / FUZZ_PROFILE override either choice.
+if [ "$mode" = long ]; then
+  profile="${FUZZ_PROFILE:-release}"; sanitizer="${FUZZ_SANITIZER:-address}"
+else
+  profile="${FUZZ_PROFILE:-dev}"; sanitizer="${FUZZ_SANITIZER:-none}"
+fi
+if [ "$profile" = dev ]; then
+  bin_dir="$fuzz_target_dir/$triple/debug"; profile_flag=(--dev)
+else
+  bin_dir="$fuzz_target_dir/$triple/release"; profile_flag=(--release)
+fi
 work="$fuzz_target_dir/work"
 
 # FUZZ_SKIP_BUILD=1 runs the binaries of the last build as they are (replaying a corpus
 # against an older build, or when another build of the same tree is still running).
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
-  echo "== cargo fuzz build (target dir $fuzz_target_dir)"
+  echo "== cargo fuzz build ($profile, sanitizer $sanitizer; target dir $fuzz_target_dir)"
   (
     cd fuzz
-    RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$fuzz_target_dir" cargo fuzz build --fuzz-dir .
+    RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$fuzz_target_dir" cargo fuzz build --fuzz-dir . "${profile_flag[@]}" --sanitizer "$sanitizer"
   )
 fi
 
