@@ -14,6 +14,6 @@ pub use message::{
 #[cfg(test)]
 mod props;
 #[cfg(test)]
-mod props_gen;
+pub(crate) mod props_gen;
 #[cfg(test)]
 mod props_msgs;
