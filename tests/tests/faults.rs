@@ -8,6 +8,9 @@
 //! stream), `http_modern.rs` (a client closing mid-answer cancels, `http08_*`) and
 //! `http_legacy_streams.rs` (a legacy disconnect is not cancellation, LHTTP-04).
 
+use mcpcore::transport::http::{serve, HttpOptions};
+use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
+use mcpcore_tests::http::McpHttp;
 use mcpcore_tests::StdioPeer;
 use serde_json::{json, Value};
 use std::process::Stdio;
@@ -67,6 +70,47 @@ async fn panicking_handler_is_32603_and_the_server_lives_on() {
     p.close_stdin();
     let st = p.wait_exit(SOON).await.expect("exits after EOF");
     assert!(st.success(), "{st}");
+}
+
+/// The same over Streamable HTTP, both eras: a legacy session and a modern stateless call each
+/// get -32603 with nothing of the panic, and the listener keeps serving.
+#[tokio::test]
+async fn panicking_handler_over_http_is_32603_in_both_eras() {
+    let server = Server::builder("faults", "1")
+        .tool(
+            Tool::new("panic"),
+            handler_fn(|_ctx, _args: Value| async move {
+                if Duration::ZERO.is_zero() {
+                    panic!("secret panic detail");
+                }
+                Ok::<_, HandlerError>(CallToolResult::text("unreachable"))
+            }),
+        )
+        .tool(
+            Tool::new("echo"),
+            handler_fn(|_ctx, _args: Value| async move {
+                Ok::<_, HandlerError>(CallToolResult::text("alive"))
+            }),
+        )
+        .build()
+        .expect("build");
+    let addr = "127.0.0.1:0".parse().expect("addr");
+    let listener = serve(server, addr, HttpOptions::default())
+        .await
+        .expect("listen");
+    let mut c = McpHttp::new(listener.local_addr());
+    let call = |name: &str| json!({"name": name, "arguments": {}});
+    let modern = c.modern(1, "tools/call", call("panic")).await;
+    c.initialize().await;
+    let legacy = c.legacy(2, "tools/call", call("panic")).await;
+    for r in [modern.last(), legacy.last()] {
+        assert!(is_internal_error(r), "{r}");
+        assert!(!r.to_string().contains("secret"), "{r}");
+    }
+    let ok = c.modern(3, "tools/call", call("echo")).await;
+    assert_eq!(ok.last()["result"]["content"][0]["text"], "alive");
+    let ok = c.legacy(4, "tools/call", call("echo")).await;
+    assert_eq!(ok.last()["result"]["content"][0]["text"], "alive");
 }
 
 /// CAN-01: a handler that never returns, cancelled by the peer, sees its token fire; no answer

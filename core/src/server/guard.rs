@@ -121,3 +121,77 @@ where
         timed_out: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answer() -> Reply {
+        Reply {
+            result: Ok(json!({})),
+            pre_dispatch: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_becomes_a_generic_internal_error() {
+        let boom = async {
+            if answer().result.is_ok() {
+                panic!("secret detail");
+            }
+            answer()
+        };
+        let g = run(boom, CancellationToken::new(), true, None, Duration::ZERO).await;
+        assert_eq!(g.reply.result, Err(ErrorObject::internal()));
+        assert!(!g.timed_out);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_timeout_fires_the_token_and_answers() {
+        let token = CancellationToken::new();
+        let seen = token.clone();
+        let forever = async move {
+            seen.cancelled().await;
+            std::future::pending::<Reply>().await
+        };
+        let limit = Some(Duration::from_secs(5));
+        let g = run(forever, token.clone(), true, limit, Duration::from_secs(1)).await;
+        assert!(g.timed_out);
+        assert!(token.is_cancelled());
+        let want = ErrorObject::new(codes::INTERNAL_ERROR, TIMED_OUT_MESSAGE);
+        assert_eq!(g.reply.result, Err(want));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cancelled_handler_ignoring_its_token_is_dropped_after_the_grace() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let g = run(
+            std::future::pending::<Reply>(),
+            token,
+            true,
+            None,
+            Duration::from_secs(2),
+        )
+        .await;
+        assert!(!g.timed_out);
+        // A handler that returns within the grace keeps its own answer.
+        let token = CancellationToken::new();
+        token.cancel();
+        let quick = async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            answer()
+        };
+        let g = run(quick, token, true, None, Duration::from_secs(2)).await;
+        assert_eq!(g.reply.result, Ok(json!({})));
+    }
+
+    #[tokio::test]
+    async fn a_non_cancellable_request_is_never_cut_short() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let g = run(async { answer() }, token, false, None, Duration::ZERO).await;
+        assert_eq!(g.reply.result, Ok(json!({})));
+    }
+}
