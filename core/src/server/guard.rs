@@ -82,7 +82,10 @@ where
             None => std::future::pending().await,
         }
     };
+    // Biased, handler first: a handler that is ready at once (most are) never arms the timer
+    // or registers with the token, so the guard costs a request next to nothing.
     let outcome = tokio::select! {
+        biased;
         r = &mut caught => r,
         () = deadline => {
             token.cancel();
