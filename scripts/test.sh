@@ -2,8 +2,8 @@
 # Runs every test of mcpcore: formatting, lints, Rust unit and wire tests (real stdio pipes and
 # real HTTP on 127.0.0.1, every message validated against the official schemas: ../shared/spec, or the copies in spec/),
 # the C suite (inside `cargo test`: ffi/tests/c_suite.rs builds C11 programs against the header and
-# runs them plain, under ASan+UBSan and under valgrind), a short fuzz run of every parser of peer
-# bytes (scripts/fuzz.sh), and the official conformance suite.
+# runs them plain, under ASan+UBSan, under LeakSanitizer and under valgrind), a short fuzz run of
+# every parser of peer bytes (scripts/fuzz.sh), and the official conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +39,12 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "== installing nodejs and npm (apt-get)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
 fi
+# The C suite's sanitizer and valgrind variants fail (never skip) when their tool is missing: the
+# sanitizer runtimes come with gcc (libasan, libubsan, liblsan), valgrind is installed here.
+if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
+  echo "== installing valgrind and gcc (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind gcc g++ >/dev/null
+fi
 # Here the interop test must run: a missing node/npm or an unreachable registry fails it instead
 # of skipping it.
 export MCPCORE_REQUIRE_INTEROP="${MCPCORE_REQUIRE_INTEROP:-1}"
@@ -55,7 +61,7 @@ cargo clippy -p mcpcore --features fuzzing -- -D warnings
 echo "== cargo clippy -p mcpcore --no-default-features"
 cargo clippy -p mcpcore --no-default-features -- -D warnings
 # One invocation for the whole workspace, C suite included, so dependencies are built once with one
-# feature set. The C suite runs each program plain, under ASan+UBSan and under valgrind, one program
+# feature set. The C suite runs each program plain, under ASan+UBSan, LSan and valgrind, one program
 # at a time (ffi/tests/support `one_at_a_time`).
 echo "== cargo test (unit, wire, TypeScript interop, C suite)"
 cargo test --workspace

@@ -8,7 +8,7 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// Limits applied by servers (and, where it makes sense, clients).
 ///
 /// JSON shape (C ABI, bindings; see [`crate::options`]): the field names in camelCase, durations
-/// as `shutdownGraceMs`, `peerRequestTimeoutMs` and `stdioIdleSpinUs`.
+/// as `shutdownGraceMs`, `peerRequestTimeoutMs`, `stdioIdleSpinUs` and `handlerTimeoutMs`.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -44,6 +44,12 @@ pub struct Limits {
     /// parks at once so the next burst accumulates.
     #[serde(rename = "stdioIdleSpinUs", with = "crate::options::micros")]
     pub stdio_idle_spin: Duration,
+    /// Longest a request's handler may run (default none: tools may legitimately run long, and
+    /// `max_inflight` already bounds what waits). When it fires the handler's cancellation token
+    /// is cancelled, the handler gets `shutdown_grace` more to clean up, and the peer gets -32603
+    /// "Request timed out" (CAN-04). JSON: `handlerTimeoutMs` (`null` or `0`: none).
+    #[serde(rename = "handlerTimeoutMs", with = "crate::options::opt_millis")]
+    pub handler_timeout: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -59,6 +65,7 @@ impl Default for Limits {
             max_outbound_bytes: 8 * 1024 * 1024,
             max_mrtr_rounds: 8,
             stdio_idle_spin: Duration::from_micros(50),
+            handler_timeout: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The C client half of the C suite: the C client programs (`tests/c/client.c`,
 //! `examples/c/echo_client.c`) compiled against `include/mcpcore.h`, linked to `libmcpcore.a` and
-//! run plain, under ASan+UBSan and under valgrind (each when available), against the Rust demo
+//! run plain, under ASan+UBSan, LeakSanitizer and valgrind (a missing tool fails), against the Rust demo
 //! server and the C echo server over stdio and HTTP. The server half is `c_suite.rs`.
 
 mod support;

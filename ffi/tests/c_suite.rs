@@ -1,6 +1,7 @@
 //! The C suite: C programs in `tests/c/` and `examples/c/` compiled with
 //! `-std=c11 -Wall -Wextra -Werror` against `include/mcpcore.h`, linked to `libmcpcore.a`, and
-//! run plain, under ASan+UBSan and under valgrind (each when available). Server programs are
+//! run plain, under ASan+UBSan, under LeakSanitizer alone and under valgrind (a missing tool fails
+//! the suite; `MCP_C_SUITE_PLAIN_ONLY=1` runs the plain variant alone). Server programs are
 //! driven over real stdio pipes; every message they send is validated against the official
 //! schema of its era.
 

@@ -10,3 +10,10 @@ pub use message::{
     classify, encode_error, encode_notification, encode_request, encode_result, parse_frame, Id,
     Incoming, ParsedFrame,
 };
+
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+pub(crate) mod props_gen;
+#[cfg(test)]
+mod props_msgs;

@@ -1,6 +1,8 @@
 //! Security building blocks: sealing of `requestState` and its single use (REQUIREMENTS MRTR-06).
 
 pub(crate) mod replay;
+#[cfg(test)]
+mod seal_props;
 pub(crate) mod sealing;
 
 pub use replay::{Claim, MemoryReplayGuard, ReplayGuard};

@@ -144,21 +144,21 @@ impl Session {
                 id: &id,
                 seq,
             };
-            let reply = this
-                .route(
-                    id.clone(),
-                    method,
-                    params,
-                    sink,
-                    token.clone(),
-                    header_mismatch,
-                )
-                .await;
+            let limits = &this.server.inner.options.limits;
+            let (timeout, grace) = (limits.handler_timeout, limits.shutdown_grace);
+            let (session, rid, rtoken) = (this.clone(), id.clone(), token.clone());
+            let routed = async move {
+                session
+                    .route(rid, method, params, sink, rtoken, header_mismatch)
+                    .await
+            };
+            let done = super::guard::run(routed, token.clone(), cancellable, timeout, grace).await;
             drop(guard);
-            if cancellable && token.is_cancelled() {
+            // A token the engine fired for the handler timeout still owes the peer its answer.
+            if cancellable && token.is_cancelled() && !done.timed_out {
                 return None;
             }
-            Some(reply)
+            Some(done.reply)
         })
     }
 

@@ -15,6 +15,7 @@ mod concurrency;
 mod context;
 mod dispatch;
 pub(crate) mod era;
+pub(crate) mod guard;
 mod handler;
 pub(crate) mod listen;
 mod methods;

@@ -157,7 +157,16 @@ where
     )?;
     let (tx, rx) = outq::channel(limits.max_outbound_queue, limits.max_outbound_bytes);
     let answering = Arc::new(AtomicUsize::new(0));
-    let writer_task = tokio::spawn(write_loop(writer, rx, answering.clone()));
+    // Fired by the writer when stdout is gone (EPIPE): nothing more can reach the peer, so
+    // reading on would only serve requests whose answers are thrown away, for as long as the
+    // peer keeps writing.
+    let stdout_gone = tokio_util::sync::CancellationToken::new();
+    let writer_task = tokio::spawn(write_loop(
+        writer,
+        rx,
+        answering.clone(),
+        stdout_gone.clone(),
+    ));
     let sink: Arc<dyn Outbound> = Arc::new(tx.clone());
     let session = server.new_session(SessionKind::Stdio, sink.clone());
     let tracker = TaskTracker::new();
@@ -174,6 +183,7 @@ where
         let next = tokio::select! {
             biased;
             () = &mut stop => break,
+            () = stdout_gone.cancelled() => break,
             next = read_when_writable(&tx, &mut frames) => next,
         };
         match next {
@@ -199,7 +209,28 @@ where
         }
     }
     drop(frames);
+    drain(&tracker, &session, &limits, stdout_gone.is_cancelled()).await;
+    drop(conn);
+    drop(session);
+    drop(sink);
+    drop(tx);
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
+    outcome
+}
+
+/// Let the requests in flight finish (STDIO-04: within `shutdown_grace`, then cancelled). When
+/// stdout is gone no answer can be delivered any more, so they are cancelled at once instead.
+async fn drain(
+    tracker: &TaskTracker,
+    session: &Session,
+    limits: &crate::Limits,
+    stdout_gone: bool,
+) {
     tracker.close();
+    if stdout_gone {
+        tracing::warn!("stdout closed by the peer; cancelling in-flight requests and stopping");
+        session.cancel_all();
+    }
     if tokio::time::timeout(limits.shutdown_grace, tracker.wait())
         .await
         .is_err()
@@ -210,12 +241,6 @@ where
         session.cancel_all();
         let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
     }
-    drop(conn);
-    drop(session);
-    drop(sink);
-    drop(tx);
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
-    outcome
 }
 
 /// Output backpressure (STDIO-01): the next frame is read only while the outbound queue has
@@ -395,7 +420,12 @@ enum Answer {
 /// first message of a burst, so tasks that are already runnable (a pipelined burst) queue their
 /// answers first and share one write system call instead of one each. A lone request (the
 /// sequential case) is written at once, without the extra scheduler turn.
-async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: OutRx, answering: Arc<AtomicUsize>) {
+async fn write_loop<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut rx: OutRx,
+    answering: Arc<AtomicUsize>,
+    gone: tokio_util::sync::CancellationToken,
+) {
     let mut w = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(first) = rx.recv().await {
         if answering.load(Ordering::Relaxed) > 0 {
@@ -406,6 +436,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: OutRx, answering: 
             if w.write_all(&msg).await.is_err() || w.write_all(b"\n").await.is_err() {
                 tracing::warn!("stdout closed; dropping outbound messages");
                 rx.close();
+                gone.cancel();
                 return;
             }
             match rx.try_recv() {
@@ -415,6 +446,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: OutRx, answering: 
         }
         if w.flush().await.is_err() {
             rx.close();
+            gone.cancel();
             return;
         }
     }

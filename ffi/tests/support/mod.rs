@@ -1,5 +1,7 @@
 //! Building and running C programs against the static library: the compiler, the variants
-//! (plain, AddressSanitizer + UndefinedBehaviorSanitizer, valgrind) and where binaries go.
+//! (plain, AddressSanitizer + UndefinedBehaviorSanitizer, LeakSanitizer, valgrind) and where
+//! binaries go. A variant whose tool is missing fails the suite (scripts/test.sh installs them);
+//! `MCP_C_SUITE_PLAIN_ONLY` runs the plain variant alone, for quick local runs.
 
 #![allow(dead_code)]
 
@@ -94,6 +96,9 @@ pub enum Variant {
     Plain,
     /// Plus `-fsanitize=address,undefined` (leak detection on).
     Sanitized,
+    /// Plus `-fsanitize=leak` alone: LeakSanitizer without ASan's allocator and quarantine, so a
+    /// leak ASan's shadow bookkeeping could mask still fails the run.
+    Leak,
     /// The plain binary under valgrind memcheck; definite leaks fail the run.
     Valgrind,
 }
@@ -103,6 +108,7 @@ impl Variant {
         match self {
             Variant::Plain => "plain",
             Variant::Sanitized => "asan",
+            Variant::Leak => "lsan",
             Variant::Valgrind => "valgrind",
         }
     }
@@ -114,22 +120,49 @@ const SAN_FLAGS: &[&str] = &[
     "-fno-sanitize-recover=all",
 ];
 
+const LSAN_FLAGS: &[&str] = &["-fsanitize=leak", "-fno-omit-frame-pointer"];
+/// The exit status LeakSanitizer is told to end a leaking run with (distinct from a test's own).
+const LSAN_EXIT: i32 = 23;
+
+/// Build and run a probe program with `flags`; its exit status, `None` when it does not build.
+fn probe(name: &str, flags: &[&str], body: &str) -> Option<std::process::ExitStatus> {
+    let dir = profile_dir().join("c-suite");
+    std::fs::create_dir_all(&dir).expect("mkdir c-suite");
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, body).expect("write probe");
+    let out = dir.join(name);
+    let built = Command::new(cc())
+        .args(flags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !built {
+        return None;
+    }
+    Command::new(&out)
+        .env("LSAN_OPTIONS", format!("exitcode={LSAN_EXIT}"))
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()
+}
+
 fn sanitizers_supported() -> bool {
     static OK: OnceLock<bool> = OnceLock::new();
     *OK.get_or_init(|| {
-        let dir = profile_dir().join("c-suite");
-        std::fs::create_dir_all(&dir).expect("mkdir c-suite");
-        let src = dir.join("probe.c");
-        std::fs::write(&src, "int main(void) { return 0; }\n").expect("write probe");
-        let out = dir.join("probe");
-        let built = Command::new(cc())
-            .args(SAN_FLAGS)
-            .arg(&src)
-            .arg("-o")
-            .arg(&out)
-            .status()
-            .is_ok_and(|s| s.success());
-        built && Command::new(&out).status().is_ok_and(|s| s.success())
+        probe("probe", SAN_FLAGS, "int main(void) { return 0; }\n").is_some_and(|s| s.success())
+    })
+}
+
+/// LeakSanitizer builds here *and* reports a leak: a probe that drops its only pointer to a
+/// heap block must end with [`LSAN_EXIT`] (LSan can be present yet inert, e.g. under ptrace).
+fn leak_sanitizer_works() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        let leaks = "#include <stdlib.h>\nvoid *volatile sink;\n\
+            int main(void) { sink = malloc(64); sink = 0; return 0; }\n";
+        probe("lsan_probe", LSAN_FLAGS, leaks).is_some_and(|s| s.code() == Some(LSAN_EXIT))
     })
 }
 
@@ -143,25 +176,34 @@ fn valgrind_available() -> bool {
     })
 }
 
-/// The variants this machine supports, plain first. Missing tools are reported, not failed.
+/// Every variant, plain first (plain alone with `MCP_C_SUITE_PLAIN_ONLY`).
+///
+/// # Panics
+/// When a variant's tool is missing or inert: a missing tool fails the suite, never skips it.
 pub fn variants() -> Vec<Variant> {
-    let mut v = vec![Variant::Plain];
-    if std::env::var_os("MCP_C_SUITE_PLAIN_ONLY").is_none() {
-        if sanitizers_supported() {
-            v.push(Variant::Sanitized);
-        } else {
-            eprintln!(
-                "c-suite: {} cannot build with ASan/UBSan; skipping that variant",
-                cc()
-            );
-        }
-        if valgrind_available() {
-            v.push(Variant::Valgrind);
-        } else {
-            eprintln!("c-suite: valgrind not installed; skipping that variant");
-        }
+    if std::env::var_os("MCP_C_SUITE_PLAIN_ONLY").is_some() {
+        return vec![Variant::Plain];
     }
-    v
+    assert!(
+        sanitizers_supported(),
+        "c-suite: {} cannot build and run with ASan/UBSan (install libasan/libubsan)",
+        cc()
+    );
+    assert!(
+        leak_sanitizer_works(),
+        "c-suite: {} -fsanitize=leak does not build or does not report a leak (install liblsan)",
+        cc()
+    );
+    assert!(
+        valgrind_available(),
+        "c-suite: valgrind is not installed (scripts/test.sh installs it)"
+    );
+    vec![
+        Variant::Plain,
+        Variant::Sanitized,
+        Variant::Leak,
+        Variant::Valgrind,
+    ]
 }
 
 /// Compile C sources into an executable for `variant`, linked to the static library.
@@ -173,8 +215,14 @@ pub fn build(name: &str, sources: &[&str], variant: Variant) -> PathBuf {
     cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-pthread"])
         .arg("-I")
         .arg(root().join("include"));
-    if variant == Variant::Sanitized {
-        cmd.args(SAN_FLAGS);
+    match variant {
+        Variant::Sanitized => {
+            cmd.args(SAN_FLAGS);
+        }
+        Variant::Leak => {
+            cmd.args(LSAN_FLAGS);
+        }
+        Variant::Plain | Variant::Valgrind => {}
     }
     for s in sources {
         cmd.arg(root().join(s));
@@ -205,6 +253,13 @@ pub fn command(exe: &Path, variant: Variant) -> (PathBuf, Vec<String>) {
             vec![
                 format!("ASAN_OPTIONS=detect_leaks=1:log_path={log}"),
                 format!("UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path={log}"),
+                exe_s,
+            ],
+        ),
+        Variant::Leak => (
+            PathBuf::from("env"),
+            vec![
+                format!("LSAN_OPTIONS=exitcode={LSAN_EXIT}:report_objects=1:log_path={log}"),
                 exe_s,
             ],
         ),

@@ -2,11 +2,12 @@
 //!
 //! It covers what the demo server cannot: configurable limits and page size, server→client
 //! requests (sampling, elicitation, roots, ping), list-change and resource-update announcements,
-//! structured-output edge cases and a server that ignores cancellation.
+//! structured-output edge cases, a server that ignores cancellation, and the fault tools (a
+//! handler that panics, one that never returns, and the gauge of the latter's live calls).
 //!
 //! Flags: `--page-size N`, `--max-message-bytes N`, `--grace-ms N`, `--peer-timeout-ms N`,
-//! `--max-inflight N`, `--max-outbound-queue N`, `--no-list-changed`, `--verbose` (trace logs on
-//! stderr).
+//! `--max-inflight N`, `--max-outbound-queue N`, `--handler-timeout-ms N`, `--no-list-changed`,
+//! `--verbose` (trace logs on stderr).
 
 use mcpcore::transport::stdio::serve_stdio;
 use mcpcore::{
@@ -14,8 +15,30 @@ use mcpcore::{
     PromptArgument, RequestContext, Resource, ResourceTemplate, Server, Tool,
 };
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
+
+/// Calls of `forever` whose handler future is still alive (dropped futures are not counted).
+static LIVE_FOREVER: AtomicUsize = AtomicUsize::new(0);
+/// Calls of `forever` that observed their cancellation token fire.
+static SAW_CANCEL: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts one live `forever` call until its future is dropped.
+struct Live;
+
+impl Live {
+    fn new() -> Self {
+        LIVE_FOREVER.fetch_add(1, Ordering::SeqCst);
+        Live
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE_FOREVER.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// The built server, for handlers that announce changes to every session.
 static SERVER: OnceLock<Server> = OnceLock::new();
@@ -28,6 +51,7 @@ struct Flags {
     peer_timeout_ms: Option<u64>,
     max_inflight: Option<usize>,
     max_outbound_queue: Option<usize>,
+    handler_timeout_ms: Option<u64>,
     no_list_changed: bool,
     verbose: bool,
 }
@@ -48,6 +72,7 @@ fn parse_flags() -> Result<Flags, String> {
             "--peer-timeout-ms" => f.peer_timeout_ms = Some(num(&a)?),
             "--max-inflight" => f.max_inflight = Some(num(&a)? as usize),
             "--max-outbound-queue" => f.max_outbound_queue = Some(num(&a)? as usize),
+            "--handler-timeout-ms" => f.handler_timeout_ms = Some(num(&a)?),
             "--no-list-changed" => f.no_list_changed = true,
             "--verbose" => f.verbose = true,
             other => return Err(format!("unknown flag {other}")),
@@ -122,6 +147,7 @@ fn build(flags: &Flags) -> Result<Server, mcpcore::server::BuildError> {
     if let Some(ms) = flags.peer_timeout_ms {
         limits.peer_request_timeout = Duration::from_millis(ms);
     }
+    limits.handler_timeout = flags.handler_timeout_ms.map(Duration::from_millis);
     let list_changed = !flags.no_list_changed;
     let builder = Server::builder("wire-server", "1.0.0")
         .instructions("Fixture server for mcpcore wire tests.")
@@ -133,9 +159,43 @@ fn build(flags: &Flags) -> Result<Server, mcpcore::server::BuildError> {
             o.resources_list_changed = list_changed;
         });
     let builder = tools(builder);
+    let builder = fault_tools(builder);
     let builder = peer_tools(builder);
     let builder = prompts_and_resources(builder);
     builder.build()
+}
+
+/// Handlers that misbehave: the engine must answer for them (tests/tests/faults.rs).
+fn fault_tools(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
+    b.tool(
+        Tool::new("panic").description("Panics; the peer must get a generic -32603."),
+        handler_fn(|_ctx, _args: Value| async move {
+            if LIVE_FOREVER.load(Ordering::SeqCst) < usize::MAX {
+                panic!("secret panic detail: db password hunter2");
+            }
+            Ok::<_, HandlerError>(CallToolResult::text("unreachable"))
+        }),
+    )
+    .tool(
+        Tool::new("forever")
+            .description("Never returns, not even once cancelled; counts itself while alive."),
+        handler_fn(|ctx: RequestContext, _args: Value| async move {
+            let _live = Live::new();
+            ctx.cancelled().await;
+            SAW_CANCEL.fetch_add(1, Ordering::SeqCst);
+            std::future::pending::<()>().await;
+            Ok::<_, HandlerError>(CallToolResult::text("unreachable"))
+        }),
+    )
+    .tool(
+        Tool::new("gauge").description("Live `forever` calls and how many saw their cancellation."),
+        handler_fn(|_ctx, _args: Value| async move {
+            Ok::<_, HandlerError>(CallToolResult::structured(json!({
+                "live": LIVE_FOREVER.load(Ordering::SeqCst),
+                "sawCancel": SAW_CANCEL.load(Ordering::SeqCst),
+            })))
+        }),
+    )
 }
 
 // Long by design: one registration per tool or entry, read as a table of what this fixture

@@ -1,0 +1,200 @@
+//! The engine's guards around one request's handler (seam rule: an internal failure goes out as a
+//! generic -32603 with no details; REQUIREMENTS CAN-04 for the timeout).
+//!
+//! - A handler that panics must not take its answer with it: the panic is caught where the request
+//!   future is polled, logged locally, and the peer gets -32603 "Internal error". Without this the
+//!   task dies silently and the peer waits for an answer that never comes.
+//! - A handler that outlives [`crate::Limits::handler_timeout`] has its cancellation token fired
+//!   (so it can see the cancellation and clean up), is left at most `shutdown_grace` more to do so
+//!   in a detached task, and the peer gets -32603 "Request timed out" at once.
+//! - A cancelled handler (CAN-01) that ignores its token is dropped `shutdown_grace` after the
+//!   token fired, so it cannot hold a task, and what it owns, for ever.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::dispatch::Reply;
+use crate::error::{codes, ErrorObject};
+
+/// The message of a handler timeout's error (a local condition, not an internal detail).
+pub const TIMED_OUT_MESSAGE: &str = "Request timed out";
+
+/// Polls a future and turns a panic inside it into an `Err` (no `unsafe`: the future is boxed,
+/// so it can be polled through a plain `&mut`).
+struct CatchUnwind<F> {
+    inner: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = std::thread::Result<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.get_mut().inner.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}
+
+/// How a guarded request ended.
+pub(crate) struct Guarded {
+    /// The answer to send (unless the peer cancelled the request).
+    pub reply: Reply,
+    /// The handler timeout fired: the token was cancelled by the engine, not by the peer, so the
+    /// answer must still go out.
+    pub timed_out: bool,
+}
+
+fn failed(e: ErrorObject) -> Reply {
+    Reply {
+        result: Err(e),
+        pre_dispatch: false,
+    }
+}
+
+/// Run `fut` (one request, handler included) under the panic guard, the handler timeout when
+/// set, and — for a `cancellable` request — a bound after its cancellation: a handler that
+/// ignores its token is dropped `grace` after it fired, so no task outlives its request for long
+/// (the peer gets no answer for a cancelled request anyway, CAN-01).
+pub(crate) async fn run<F>(
+    fut: F,
+    token: CancellationToken,
+    cancellable: bool,
+    timeout: Option<Duration>,
+    grace: Duration,
+) -> Guarded
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
+    let mut caught = CatchUnwind {
+        inner: Box::pin(fut),
+    };
+    let deadline = async {
+        match timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    // Biased, handler first: a handler that is ready at once (most are) never arms the timer
+    // or registers with the token, so the guard costs a request next to nothing.
+    let outcome = tokio::select! {
+        biased;
+        r = &mut caught => r,
+        () = deadline => {
+            token.cancel();
+            // Keep polling the handler for a bounded while so it observes the cancellation
+            // and can release what it holds, instead of being dropped mid-step.
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(grace, caught).await;
+            });
+            tracing::warn!(?timeout, "handler timed out");
+            return Guarded {
+                reply: failed(ErrorObject::new(codes::INTERNAL_ERROR, TIMED_OUT_MESSAGE)),
+                timed_out: true,
+            };
+        }
+        () = token.cancelled(), if cancellable => {
+            match tokio::time::timeout(grace, &mut caught).await {
+                Ok(r) => r,
+                Err(_) => {
+                    tracing::warn!("a cancelled handler ignored its token past the grace; dropped");
+                    Ok(failed(ErrorObject::internal()))
+                }
+            }
+        }
+    };
+    let reply = outcome.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        tracing::error!(panic = %what, "a request handler panicked; answered -32603");
+        failed(ErrorObject::internal())
+    });
+    Guarded {
+        reply,
+        timed_out: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answer() -> Reply {
+        Reply {
+            result: Ok(json!({})),
+            pre_dispatch: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_becomes_a_generic_internal_error() {
+        let boom = async {
+            if answer().result.is_ok() {
+                panic!("secret detail");
+            }
+            answer()
+        };
+        let g = run(boom, CancellationToken::new(), true, None, Duration::ZERO).await;
+        assert_eq!(g.reply.result, Err(ErrorObject::internal()));
+        assert!(!g.timed_out);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_timeout_fires_the_token_and_answers() {
+        let token = CancellationToken::new();
+        let seen = token.clone();
+        let forever = async move {
+            seen.cancelled().await;
+            std::future::pending::<Reply>().await
+        };
+        let limit = Some(Duration::from_secs(5));
+        let g = run(forever, token.clone(), true, limit, Duration::from_secs(1)).await;
+        assert!(g.timed_out);
+        assert!(token.is_cancelled());
+        let want = ErrorObject::new(codes::INTERNAL_ERROR, TIMED_OUT_MESSAGE);
+        assert_eq!(g.reply.result, Err(want));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cancelled_handler_ignoring_its_token_is_dropped_after_the_grace() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let g = run(
+            std::future::pending::<Reply>(),
+            token,
+            true,
+            None,
+            Duration::from_secs(2),
+        )
+        .await;
+        assert!(!g.timed_out);
+        // A handler that returns within the grace keeps its own answer.
+        let token = CancellationToken::new();
+        token.cancel();
+        let quick = async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            answer()
+        };
+        let g = run(quick, token, true, None, Duration::from_secs(2)).await;
+        assert_eq!(g.reply.result, Ok(json!({})));
+    }
+
+    #[tokio::test]
+    async fn a_non_cancellable_request_is_never_cut_short() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let g = run(async { answer() }, token, false, None, Duration::ZERO).await;
+        assert_eq!(g.reply.result, Ok(json!({})));
+    }
+}
