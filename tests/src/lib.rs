@@ -20,6 +20,7 @@ pub mod schema;
 pub mod scripted;
 pub mod stdio;
 pub mod tasks;
+pub mod tasks_script;
 
 pub use schema::{validate_def, validate_message, Era};
 pub use stdio::StdioPeer;

@@ -196,6 +196,9 @@ async fn acknowledgement(
     wait: Duration,
 ) -> Result<Value, ClientError> {
     let first = tokio::select! {
+        // A stream that carried its acknowledgement and then ended (an HTTP response stream
+        // closed after its events) still acknowledged: read the queue first.
+        biased;
         m = rx.recv() => m,
         r = &mut *task => {
             return Err(match r {

@@ -19,6 +19,15 @@ pub(crate) struct LegacyFilter {
 }
 
 impl LegacyFilter {
+    /// A filter taking exactly these notification methods (e.g. `notifications/tasks/status`
+    /// for a task wait, TASK-L01).
+    pub(crate) fn methods(methods: &[&'static str]) -> Self {
+        Self {
+            methods: methods.iter().copied().collect(),
+            uris: HashSet::new(),
+        }
+    }
+
     /// True when `method`/`params` is one of the types this subscription asked for
     /// (`resources/updated` only for a subscribed URI, SUB-04).
     pub(crate) fn accepts(&self, method: &str, params: &Value) -> bool {

@@ -33,6 +33,8 @@ mod mrtr;
 mod negotiate;
 mod options;
 mod peer;
+mod tasks;
+mod tasks_wait;
 pub(crate) mod transport;
 mod types;
 
@@ -42,6 +44,11 @@ pub use listen::Subscription;
 pub use options::{
     CallOptions, ClientOptions, ConnectMode, ProgressFn, DEFAULT_MAX_MRTR_ROUNDS,
     DEFAULT_PROBE_TIMEOUT,
+};
+pub use tasks::{TaskCallOptions, TaskCallOutcome, TaskInfo, TaskStatus, TASKS_EXTENSION};
+pub use tasks_wait::{
+    TaskWaitOptions, DEFAULT_TASK_MAX_POLL_INTERVAL, DEFAULT_TASK_MIN_POLL_INTERVAL,
+    DEFAULT_TASK_POLL_INTERVAL,
 };
 #[cfg(feature = "http-client")]
 pub use transport::http::{ClientTls, HttpClientOptions};
@@ -412,7 +419,7 @@ impl Client {
                 }
                 Err(e) => return Err(e),
                 Ok(v) => {
-                    check_result_type(&v)?;
+                    check_result_type(&v, opts.tasks_opt_in)?;
                     if let Some(c) = cache {
                         c.put(method, &params, &v);
                     }
@@ -490,10 +497,11 @@ impl Client {
         };
         let o = &self.inner.options;
         meta.insert(KEY_PROTOCOL_VERSION.into(), json!(version));
-        meta.insert(
-            KEY_CLIENT_CAPABILITIES.into(),
-            self.inner.peer.callbacks.capabilities(o, false),
-        );
+        let mut caps = self.inner.peer.callbacks.capabilities(o, false);
+        if opts.tasks_opt_in {
+            tasks::opt_in(&mut caps);
+        }
+        meta.insert(KEY_CLIENT_CAPABILITIES.into(), caps);
         if o.send_client_info {
             meta.insert(KEY_CLIENT_INFO.into(), json!(o.client_info));
         }
@@ -526,11 +534,18 @@ impl Client {
     }
 }
 
-/// JR-04: `resultType` absent = complete; unknown values are an invalid response.
-fn check_result_type(v: &Value) -> Result<(), ClientError> {
+/// JR-04: `resultType` absent = complete; unknown values are an invalid response. `task` is
+/// known only on a request that opted into the tasks extension (TASK-M01, TASK-M02).
+fn check_result_type(v: &Value, tasks_opt_in: bool) -> Result<(), ClientError> {
     match v.get("resultType") {
         None => Ok(()),
         Some(Value::String(s)) if s == "complete" || s == "input_required" => Ok(()),
+        Some(Value::String(s)) if s == "task" && tasks_opt_in => Ok(()),
+        Some(Value::String(s)) if s == "task" => Err(ClientError::Protocol(
+            "the server answered with a task although the request did not opt into the tasks \
+             extension"
+                .into(),
+        )),
         Some(other) => Err(ClientError::Protocol(format!(
             "unknown resultType {other} in the server's result"
         ))),

@@ -149,12 +149,17 @@ pub struct CallOptions {
     pub meta: Map<String, Value>,
     /// Bypass the cache for this call.
     pub no_cache: bool,
+    /// Opt this request into the tasks extension (TASK-M01): set by the task calls only, so a
+    /// plain call never lets a server answer with a task.
+    #[serde(skip)]
+    pub(crate) tasks_opt_in: bool,
 }
 
 impl crate::options::JsonOptions for CallOptions {
     fn keep_unrepresented(&mut self, from: &Self) {
         self.cancel.clone_from(&from.cancel);
         self.on_progress.clone_from(&from.on_progress);
+        self.tasks_opt_in = from.tasks_opt_in;
     }
 }
 

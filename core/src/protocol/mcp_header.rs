@@ -451,6 +451,8 @@ mod tests {
         assert_eq!(name_key("tasks/list"), None);
         assert_eq!(name_key("resources/read"), Some("uri"));
         assert_eq!(name_key("tools/list"), None);
+        assert_eq!(name_key("tasks/get"), Some("taskId"));
+        assert_eq!(name_key("tasks/cancel"), Some("taskId"));
         assert!(mirrors_arguments("tools/call"));
         assert!(!mirrors_arguments("prompts/get"));
     }
