@@ -78,7 +78,10 @@ pub fn register(b: ServerBuilder) -> ServerBuilder {
                 .input_schema(schema(json!({}))),
             TaskSupport::Optional,
             handler_fn(|_ctx, _args: Value| async move {
-                Err::<Value, _>(HandlerError::rpc(-32603, "protocol_error_job failed on purpose"))
+                Err::<Value, _>(HandlerError::rpc(
+                    -32603,
+                    "protocol_error_job failed on purpose",
+                ))
             }),
         );
     input_tools(b)
@@ -101,7 +104,9 @@ fn input_tools(b: ServerBuilder) -> ServerBuilder {
             };
             let yes = c.get("confirm").and_then(Value::as_bool) == Some(true);
             let done = if yes { "Deleted" } else { "Kept" };
-            Ok(Outcome::from(CallToolResult::text(format!("{done} {file}"))))
+            Ok(Outcome::from(CallToolResult::text(format!(
+                "{done} {file}"
+            ))))
         }),
     )
     .task_tool(
@@ -123,7 +128,9 @@ fn input_tools(b: ServerBuilder) -> ServerBuilder {
                     .elicit("second", q("Second name?"));
                 return Ok(Outcome::from(ir));
             };
-            Ok(Outcome::from(CallToolResult::text(format!("Got {a} and {b}"))))
+            Ok(Outcome::from(CallToolResult::text(format!(
+                "Got {a} and {b}"
+            ))))
         }),
     )
     .task_tool_with_gate(

@@ -111,7 +111,10 @@ pub fn validate_tasks_ext(def: &str, value: &Value) -> Result<(), String> {
                 let text = std::fs::read_to_string(&path)
                     .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
                 let doc: Value = serde_json::from_str(&text).expect("tasks schema JSON");
-                assert!(doc["$defs"].get(def).is_some(), "no $defs/{def} in the tasks schema");
+                assert!(
+                    doc["$defs"].get(def).is_some(),
+                    "no $defs/{def} in the tasks schema"
+                );
                 let schema = json!({
                     "$schema": "https://json-schema.org/draft/2020-12/schema",
                     "$ref": format!("#/$defs/{def}"),

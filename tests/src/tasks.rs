@@ -82,7 +82,8 @@ impl Conn {
                     .or_else(|| params.get("name"))
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                let name = name.filter(|_| mcpcore::protocol::mcp_header::name_key(method).is_some());
+                let name =
+                    name.filter(|_| mcpcore::protocol::mcp_header::name_key(method).is_some());
                 let msg = json!({"jsonrpc": "2.0", "id": 7, "method": method,
                     "params": with_envelope(params, caps)});
                 let ex = c
@@ -120,7 +121,10 @@ impl Conn {
             let r = self
                 .modern("tasks/get", json!({"taskId": task}), ext_caps())
                 .await;
-            let status = r["result"]["status"].as_str().unwrap_or_default().to_owned();
+            let status = r["result"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
             if done(&status) {
                 return r["result"].clone();
             }
@@ -133,7 +137,10 @@ impl Conn {
     pub async fn legacy_until(&mut self, task: &str, done: impl Fn(&str) -> bool) -> Value {
         for _ in 0..200 {
             let r = self.legacy("tasks/get", json!({"taskId": task})).await;
-            let status = r["result"]["status"].as_str().unwrap_or_default().to_owned();
+            let status = r["result"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
             if done(&status) {
                 return r["result"].clone();
             }

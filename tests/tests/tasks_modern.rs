@@ -13,7 +13,10 @@ async fn both() -> Vec<Conn> {
 }
 
 fn task_id(r: &Value) -> String {
-    assert_eq!(r["result"]["resultType"], "task", "not a CreateTaskResult: {r}");
+    assert_eq!(
+        r["result"]["resultType"], "task",
+        "not a CreateTaskResult: {r}"
+    );
     r["result"]["taskId"].as_str().expect("taskId").to_owned()
 }
 
@@ -23,7 +26,10 @@ fn task_id(r: &Value) -> String {
 async fn m01_m02_opt_in_decides_per_request() {
     for mut c in both().await {
         let d = c.modern("server/discover", json!({}), json!({})).await;
-        assert!(d["result"]["capabilities"]["extensions"][EXT].is_object(), "{d}");
+        assert!(
+            d["result"]["capabilities"]["extensions"][EXT].is_object(),
+            "{d}"
+        );
         assert!(d["result"]["capabilities"].get("tasks").is_none());
         let tools = c.modern("tools/list", json!({}), json!({})).await;
         let slow = tools["result"]["tools"]
@@ -41,7 +47,9 @@ async fn m01_m02_opt_in_decides_per_request() {
         assert!(task["result"]["ttlMs"].as_u64().is_some_and(|t| t > 0));
         assert!(task["result"].get("requestState").is_none());
         // Durably created: readable at once.
-        let got = c.modern("tasks/get", json!({"taskId": id}), ext_caps()).await;
+        let got = c
+            .modern("tasks/get", json!({"taskId": id}), ext_caps())
+            .await;
         assert_eq!(got["result"]["taskId"], id.as_str());
         let done = c.modern_until(&id, terminal).await;
         assert_eq!(done["status"], "completed");
@@ -90,7 +98,11 @@ async fn m03_methods_gating_and_outcomes() {
         assert_eq!(done["status"], "completed");
         assert_eq!(done["result"]["isError"], true);
         let t = c
-            .modern("tools/call", json!({"name": "protocol_error_job"}), ext_caps())
+            .modern(
+                "tools/call",
+                json!({"name": "protocol_error_job"}),
+                ext_caps(),
+            )
             .await;
         let done = c.modern_until(&task_id(&t), terminal).await;
         assert_eq!(done["status"], "failed");
@@ -114,20 +126,30 @@ async fn m03_cancel_vs_notifications_cancelled() {
             Conn::Stdio(p) => p.send(&cancelled).await,
             Conn::Http(h, _) => {
                 let ex = h
-                    .post(&modern_headers("notifications/cancelled", None), &cancelled, Era::Modern)
+                    .post(
+                        &modern_headers("notifications/cancelled", None),
+                        &cancelled,
+                        Era::Modern,
+                    )
                     .await;
                 assert_eq!(ex.status, 202);
             }
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let r = c.modern("tasks/get", json!({"taskId": id}), ext_caps()).await;
+        let r = c
+            .modern("tasks/get", json!({"taskId": id}), ext_caps())
+            .await;
         assert_eq!(r["result"]["status"], "working", "{r}");
         for _ in 0..2 {
-            let ack = c.modern("tasks/cancel", json!({"taskId": id}), ext_caps()).await;
+            let ack = c
+                .modern("tasks/cancel", json!({"taskId": id}), ext_caps())
+                .await;
             assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
             assert!(ack["result"].get("status").is_none());
         }
-        let r = c.modern("tasks/get", json!({"taskId": id}), ext_caps()).await;
+        let r = c
+            .modern("tasks/get", json!({"taskId": id}), ext_caps())
+            .await;
         assert_eq!(r["result"]["status"], "cancelled");
     }
 }
@@ -152,10 +174,13 @@ async fn m03_input_inside_a_task() {
         assert_eq!(keys.len(), 2, "{parked}");
         assert!(parked.get("requestState").is_none());
         let ans = |n: &str| json!({"action": "accept", "content": {"name": n}});
-        let upd = json!({"taskId": id, "inputResponses": {"bogus": ans("x"), keys[0].clone(): ans("A")}});
+        let upd =
+            json!({"taskId": id, "inputResponses": {"bogus": ans("x"), keys[0].clone(): ans("A")}});
         let ack = c.modern("tasks/update", upd, ext_caps()).await;
         assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
-        let r = c.modern("tasks/get", json!({"taskId": id}), ext_caps()).await;
+        let r = c
+            .modern("tasks/get", json!({"taskId": id}), ext_caps())
+            .await;
         assert_eq!(r["result"]["status"], "input_required");
         let left: Vec<&String> = r["result"]["inputRequests"]
             .as_object()
@@ -168,7 +193,9 @@ async fn m03_input_inside_a_task() {
         let done = c.modern_until(&id, terminal).await;
         assert_eq!(done["result"]["content"][0]["text"], "Got A and B");
         // request_client inside a task.
-        let t = c.modern("tools/call", json!({"name": "ask_job"}), ext_caps()).await;
+        let t = c
+            .modern("tools/call", json!({"name": "ask_job"}), ext_caps())
+            .await;
         let id = task_id(&t);
         let parked = c.modern_until(&id, |s| s == "input_required").await;
         let key = parked["inputRequests"]
@@ -217,7 +244,9 @@ async fn m03_expired_tasks_are_not_found() {
         assert_eq!(t["result"]["ttlMs"], 300);
         let id = task_id(&t);
         tokio::time::sleep(Duration::from_millis(600)).await;
-        let r = c.modern("tasks/get", json!({"taskId": id}), ext_caps()).await;
+        let r = c
+            .modern("tasks/get", json!({"taskId": id}), ext_caps())
+            .await;
         assert_eq!(r["error"]["code"], -32602, "{r}");
     }
 }
@@ -227,20 +256,27 @@ async fn m03_expired_tasks_are_not_found() {
 async fn http09_mcp_name_is_the_task_id() {
     let mut c = Conn::http(&[]).await;
     let t = c
-        .modern("tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 5}}), ext_caps())
+        .modern(
+            "tools/call",
+            json!({"name": "slow_compute", "arguments": {"seconds": 5}}),
+            ext_caps(),
+        )
         .await;
     let id = task_id(&t);
     let h = c.http_client().clone();
     for (name, want) in [(Some(id.as_str()), 200), (Some("other"), 400), (None, 400)] {
         let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params":
             mcpcore_tests::era::with_envelope(json!({"taskId": id}), ext_caps())});
-        let ex = h.post(&modern_headers("tasks/get", name), &msg, Era::Modern).await;
+        let ex = h
+            .post(&modern_headers("tasks/get", name), &msg, Era::Modern)
+            .await;
         assert_eq!(ex.status, want, "{name:?}: {:?}", ex.messages);
         if want == 400 {
             assert_eq!(ex.code(), Some(-32020));
         }
     }
-    c.modern("tasks/cancel", json!({"taskId": id}), ext_caps()).await;
+    c.modern("tasks/cancel", json!({"taskId": id}), ext_caps())
+        .await;
 }
 
 /// TASK-M04, SUB-01/SUB-04: `notifications/tasks` with the full state on a listen stream that
@@ -254,11 +290,19 @@ async fn m04_task_pushes_on_listen() {
             mcpcore_tests::era::with_envelope(json!({"notifications": {"taskIds": ids}}), caps)})
     };
     let refused = h
-        .post(&modern_headers("subscriptions/listen", None), &listen(json!({}), json!(["x"])), Era::Modern)
+        .post(
+            &modern_headers("subscriptions/listen", None),
+            &listen(json!({}), json!(["x"])),
+            Era::Modern,
+        )
         .await;
     assert_eq!(refused.code(), Some(-32021), "{:?}", refused.messages);
     let t = c
-        .modern("tools/call", json!({"name": "confirm_delete", "arguments": {"filename": "f"}}), ext_caps())
+        .modern(
+            "tools/call",
+            json!({"name": "confirm_delete", "arguments": {"filename": "f"}}),
+            ext_caps(),
+        )
         .await;
     let id = task_id(&t);
     c.modern_until(&id, |s| s == "input_required").await;
@@ -282,11 +326,19 @@ async fn m04_task_pushes_on_listen() {
         mcpcore_tests::http::check(Era::Modern, &v, None);
         assert_eq!(v["method"], "notifications/tasks");
         assert_eq!(v["params"]["taskId"], id.as_str());
-        assert_eq!(v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l1");
+        assert_eq!(
+            v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "l1"
+        );
         if v["params"]["status"] == "completed" {
             assert_eq!(v["params"]["result"]["content"][0]["text"], "Deleted f");
         }
-        statuses.push(v["params"]["status"].as_str().unwrap_or_default().to_owned());
+        statuses.push(
+            v["params"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        );
     }
     assert_eq!(statuses, ["working", "completed"]);
 }
@@ -297,10 +349,17 @@ async fn m04_task_pushes_on_listen() {
 async fn results_survive_the_creating_connection() {
     let mut c = Conn::http(&[]).await;
     let t = c
-        .modern("tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 0.3, "label": "late"}}), ext_caps())
+        .modern(
+            "tools/call",
+            json!({"name": "slow_compute", "arguments": {"seconds": 0.3, "label": "late"}}),
+            ext_caps(),
+        )
         .await;
     let id = task_id(&t);
     // Every exchange above was its own TCP connection, now closed.
     let done = c.modern_until(&id, terminal).await;
-    assert_eq!(done["result"]["content"][0]["text"], "Computed late in 0.3s");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Computed late in 0.3s"
+    );
 }

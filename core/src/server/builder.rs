@@ -533,8 +533,7 @@ impl ServerBuilder {
             .validate()
             .map_err(|e| BuildError::Option(e.to_string()))?;
         if let Some(t) = &self.options.tasks {
-            crate::options::JsonOptions::check(t)
-                .map_err(|e| BuildError::Option(e.to_string()))?;
+            crate::options::JsonOptions::check(t).map_err(|e| BuildError::Option(e.to_string()))?;
         }
         if self.options.page_size == Some(0) {
             return Err(BuildError::Option("page_size must be positive".into()));

@@ -152,7 +152,11 @@ impl Server {
                 format!("taskIds lists more than {max} ids"),
             ));
         }
-        Ok(if self.inner.tasks.is_some() { ids } else { Vec::new() })
+        Ok(if self.inner.tasks.is_some() {
+            ids
+        } else {
+            Vec::new()
+        })
     }
 }
 

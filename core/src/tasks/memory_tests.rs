@@ -11,13 +11,20 @@ async fn default_bound_is_ten_thousand_and_refuses_past_it() {
     let store = MemoryTaskStore::default();
     assert_eq!(MemoryTaskStore::DEFAULT_MAX_TASKS, 10_000);
     for i in 0..10_000 {
-        store.create(rec(&format!("t{i}"), None)).await.expect("room");
+        store
+            .create(rec(&format!("t{i}"), None))
+            .await
+            .expect("room");
     }
     let e = store.create(rec("one-too-many", None)).await.unwrap_err();
     assert_eq!(e, TaskStoreError::Full { max: 10_000 });
     let wire = e.to_error_object();
     assert_eq!(wire.code, -32603);
-    assert!(wire.message.contains("task store is full"), "{}", wire.message);
+    assert!(
+        wire.message.contains("task store is full"),
+        "{}",
+        wire.message
+    );
     assert_eq!(store.len(), 10_000);
 }
 
@@ -45,7 +52,10 @@ async fn a_full_store_reaps_expired_tasks_before_refusing() {
         store.create(r).await.expect("created");
     }
     assert_eq!(store.len(), 3);
-    store.create(rec("fresh", None)).await.expect("expired ones reaped");
+    store
+        .create(rec("fresh", None))
+        .await
+        .expect("expired ones reaped");
     assert_eq!(store.len(), 1);
 }
 
@@ -55,7 +65,10 @@ async fn reap_expired_counts_and_keeps_live_ones() {
     let mut dead = rec("dead", Some(1));
     dead.created_at_ms = 0;
     store.create(dead).await.expect("created");
-    store.create(rec("alive", Some(3_600_000))).await.expect("created");
+    store
+        .create(rec("alive", Some(3_600_000)))
+        .await
+        .expect("created");
     assert_eq!(store.reap_expired().await, 1);
     assert_eq!(store.len(), 1);
     assert!(store.get("alive").await.is_ok());

@@ -86,7 +86,10 @@ async fn main() {
                 std::process::exit(1);
             }
         };
-        eprintln!("tasks-server: listening on http://{}/mcp", listener.local_addr());
+        eprintln!(
+            "tasks-server: listening on http://{}/mcp",
+            listener.local_addr()
+        );
         std::future::pending::<()>().await;
     }
     if let Err(e) = server.serve_stdio().await {

@@ -158,7 +158,11 @@ impl ServerBuilder {
     /// # Errors
     /// [`BuildError::Option`] for a definition that does not parse; otherwise as
     /// [`Self::add_task_tool`].
-    pub fn add_tool_json(&mut self, def: Value, handler: Arc<dyn Handler>) -> Result<(), BuildError> {
+    pub fn add_tool_json(
+        &mut self,
+        def: Value,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
         let support_value = def
             .get("taskSupport")
             .or_else(|| def.pointer("/execution/taskSupport"))
@@ -174,6 +178,23 @@ impl ServerBuilder {
         let tool: Tool =
             serde_json::from_value(def).map_err(|e| BuildError::Option(format!("tool: {e}")))?;
         self.add_task_tool(tool, support, handler)
+    }
+
+    /// [`Self::add_tool_json`] with a `gate` run on the request before any task is created, as
+    /// [`Self::task_tool_with_gate`] (MRTR rounds complete before task creation, SEP-2663): the
+    /// bindings' gate functions.
+    ///
+    /// # Errors
+    /// As [`Self::add_tool_json`].
+    pub fn add_gated_tool_json(
+        &mut self,
+        def: Value,
+        gate: Arc<dyn Handler>,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
+        self.add_tool_json(def, handler)?;
+        self.set_last_tool_gate(gate);
+        Ok(())
     }
 }
 

@@ -14,7 +14,10 @@ use crate::server::methods::{self, MethodResult};
 use crate::tasks::TaskRecord;
 
 /// What the request asked for: a task (with the legacy `task.ttl`, if any) or a plain call.
-fn wants_task(ctx: &RequestContext, p: Option<&Map<String, Value>>) -> Result<Option<Option<u64>>, ErrorObject> {
+fn wants_task(
+    ctx: &RequestContext,
+    p: Option<&Map<String, Value>>,
+) -> Result<Option<Option<u64>>, ErrorObject> {
     if ctx.is_modern() {
         // A legacy `task` hint on the modern wire is tolerated and ignored (SEP-2663).
         return Ok(opted_in(ctx).then_some(None));
@@ -23,10 +26,9 @@ fn wants_task(ctx: &RequestContext, p: Option<&Map<String, Value>>) -> Result<Op
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(t)) => match t.get("ttl") {
             None | Some(Value::Null) => Ok(Some(None)),
-            Some(v) => v
-                .as_u64()
-                .map(|ttl| Some(Some(ttl)))
-                .ok_or_else(|| ErrorObject::invalid_params("task.ttl must be a non-negative integer")),
+            Some(v) => v.as_u64().map(|ttl| Some(Some(ttl))).ok_or_else(|| {
+                ErrorObject::invalid_params("task.ttl must be a non-negative integer")
+            }),
         },
         Some(_) => Err(ErrorObject::invalid_params("task must be an object")),
     }
@@ -81,7 +83,11 @@ pub(crate) async fn call_tool(ctx: RequestContext, p: Option<&Map<String, Value>
     let default = u64::try_from(opts.default_ttl.as_millis()).unwrap_or(u64::MAX);
     let ttl = requested_ttl.unwrap_or(default).clamp(1, max);
     let mut rec = TaskRecord::new(new_task_id()?, Some(ttl), !ctx.is_modern());
-    rec.poll_interval_ms = Some(u64::try_from(opts.poll_interval.as_millis()).unwrap_or(1000).max(1));
+    rec.poll_interval_ms = Some(
+        u64::try_from(opts.poll_interval.as_millis())
+            .unwrap_or(1000)
+            .max(1),
+    );
     rec.owner = owner_of(&ctx);
     let rec = engine
         .store

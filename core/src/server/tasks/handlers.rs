@@ -51,7 +51,9 @@ fn task_id(p: Option<&Map<String, Value>>) -> Result<&str, ErrorObject> {
     match p.and_then(|p| p.get("taskId")) {
         Some(Value::String(s)) => Ok(s),
         Some(_) => Err(ErrorObject::invalid_params("taskId must be a string")),
-        None => Err(ErrorObject::invalid_params("missing required parameter: taskId")),
+        None => Err(ErrorObject::invalid_params(
+            "missing required parameter: taskId",
+        )),
     }
 }
 
@@ -141,7 +143,11 @@ async fn update(
 }
 
 /// Mark the task cancelled (unless terminal) and cancel its handler's token (cooperative).
-async fn cancel(engine: &TaskEngine, ctx: &RequestContext, id: &str) -> Result<TaskRecord, ErrorObject> {
+async fn cancel(
+    engine: &TaskEngine,
+    ctx: &RequestContext,
+    id: &str,
+) -> Result<TaskRecord, ErrorObject> {
     let mut changed = false;
     let rec = modify(&*engine.store, id, |r| {
         changed = !r.status.is_terminal();
@@ -208,7 +214,11 @@ async fn legacy(
 
 /// `tasks/result`: wait until terminal (or until the request is cancelled), then the original
 /// result tagged with the task, or the task's error.
-async fn legacy_result(engine: &TaskEngine, ctx: &RequestContext, mut rec: TaskRecord) -> MethodResult {
+async fn legacy_result(
+    engine: &TaskEngine,
+    ctx: &RequestContext,
+    mut rec: TaskRecord,
+) -> MethodResult {
     while !rec.status.is_terminal() {
         rec = tokio::select! {
             () = ctx.cancelled() => return Err(ErrorObject::internal()),
@@ -229,6 +239,9 @@ async fn legacy_result(engine: &TaskEngine, ctx: &RequestContext, mut rec: TaskR
             complete(v)
         }
         TaskStatus::Failed => Err(rec.error.unwrap_or_else(ErrorObject::internal)),
-        _ => Err(ErrorObject::new(codes::INTERNAL_ERROR, "Task was cancelled")),
+        _ => Err(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            "Task was cancelled",
+        )),
     }
 }

@@ -11,9 +11,9 @@ use crate::error::{codes, ErrorObject};
 use crate::server::context::RequestContext;
 use crate::server::handler::{InputRequired, Outcome};
 use crate::server::mrtr::{self, Retry};
+use crate::server::NullOutbound;
 use crate::server::{ask, methods, Outbound, ServerChange};
 use crate::tasks::{modify, TaskRecord, TaskStatus};
-use crate::server::NullOutbound;
 
 /// Tell the client(s) about a task's new state: legacy tasks with `notifications/tasks/status`
 /// on the session that created them (TASK-L01), modern ones with `notifications/tasks` to the

@@ -20,7 +20,10 @@ fn base(rec: &TaskRecord, ttl_key: &str, poll_key: &str) -> Map<String, Value> {
         m.insert("statusMessage".into(), json!(msg));
     }
     m.insert("createdAt".into(), json!(iso8601(rec.created_at_ms)));
-    m.insert("lastUpdatedAt".into(), json!(iso8601(rec.last_updated_at_ms)));
+    m.insert(
+        "lastUpdatedAt".into(),
+        json!(iso8601(rec.last_updated_at_ms)),
+    );
     m.insert(ttl_key.into(), json!(rec.ttl_ms));
     if let Some(p) = rec.poll_interval_ms {
         m.insert(poll_key.into(), json!(p));
