@@ -81,7 +81,8 @@ for (const mode of ['legacy', 'modern']) {
     const c = await Client.connectHttp(h.url, { mode, onElicitation });
     t.after(() => c.close());
     assert.equal(c.era, mode);
-    const tools = Object.fromEntries((await c.listTools()).map((x) => [x.name, x]));
+    // The raw list: core's typed list (listTools) keeps no `execution` member.
+    const tools = Object.fromEntries((await c.request('tools/list', {})).tools.map((x) => [x.name, x]));
     assert.deepEqual(tools.slow_compute.execution, { taskSupport: 'optional' });
     assert.deepEqual(tools.failing_job.execution, { taskSupport: 'required' });
     assert.equal(tools.greet.execution, undefined);
