@@ -7,7 +7,12 @@ import { McpError, ToolError, inputRequired, rawResult } from '../../bindings/no
 
 const schema = (properties) => ({ type: 'object', properties });
 const text = (t) => rawResult({ content: [{ type: 'text', text: t }] });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Sleep `ms`, or stop when the task is cancelled (`tasks/cancel` aborts `ctx.signal`). */
+const work = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
 const elicit = (message, properties) => ({
   method: 'elicitation/create',
   params: { mode: 'form', message, requestedSchema: schema(properties) },
@@ -35,17 +40,17 @@ export function taskTools(s) {
       inputSchema: schema({ seconds: { type: 'number' }, label: { type: 'string' } }),
       taskSupport: 'optional',
     },
-    async (a) => {
+    async (a, ctx) => {
       const secs = typeof a.seconds === 'number' ? Math.min(Math.max(a.seconds, 0), 600) : 0;
-      await sleep(secs * 1000);
+      await work(secs * 1000, ctx.signal);
       // JS prints 2 for 2.0, as Rust's `{}` does in the Rust fixture's text.
       return text(`Computed ${str(a.label, 'job')} in ${secs}s`);
     },
   );
   s.tool(
     { name: 'failing_job', description: 'A task that ends in a tool error.', inputSchema: schema({}), taskSupport: 'required' },
-    async () => {
-      await sleep(1000);
+    async (_a, ctx) => {
+      await work(1000, ctx.signal);
       throw new ToolError('failing_job failed on purpose');
     },
   );
@@ -98,7 +103,7 @@ function inputTools(s) {
           : inputRequired({ user_name: elicit('What is your name?', { name: { type: 'string' } }) }),
     },
     async (_a, ctx) => {
-      await sleep(200);
+      await work(200, ctx.signal);
       return text(`Hello, ${str(answer(ctx, 'user_name')?.name, 'stranger')}!`);
     },
   );
