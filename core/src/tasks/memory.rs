@@ -175,7 +175,7 @@ impl TaskStore for MemoryTaskStore {
         legacy: bool,
         cursor: Option<String>,
         limit: usize,
-    ) -> BoxFuture<Result<(Vec<TaskRecord>, Option<String>), TaskStoreError>> {
+    ) -> BoxFuture<Result<super::TaskPage, TaskStoreError>> {
         let r = self.list_now(owner.as_deref(), legacy, cursor.as_deref(), limit);
         Box::pin(async move { Ok(r) })
     }

@@ -167,6 +167,9 @@ impl TaskStoreError {
     }
 }
 
+/// One page of [`TaskStore::list`]: the records and the cursor of the next page.
+pub type TaskPage = (Vec<TaskRecord>, Option<String>);
+
 /// Where tasks live. Implementations must be cheap to share (`Arc<dyn TaskStore>`) and never
 /// hold a lock across an await.
 pub trait TaskStore: Send + Sync + 'static {
@@ -188,7 +191,7 @@ pub trait TaskStore: Send + Sync + 'static {
         legacy: bool,
         cursor: Option<String>,
         limit: usize,
-    ) -> BoxFuture<Result<(Vec<TaskRecord>, Option<String>), TaskStoreError>>;
+    ) -> BoxFuture<Result<TaskPage, TaskStoreError>>;
     /// Resolve with the record once its version differs from `seen_version` (at once when it
     /// already does).
     ///
