@@ -2,9 +2,9 @@
 # Runs the official MCP conformance suite's server legs (../shared/conformance/run.sh, pinned
 # version, installed from npm with the Node 22 it needs) against the Node binding's fixture,
 # examples/node/conformance-server.mjs, exactly as scripts/conformance.sh does for the Rust fixture
-# (both revisions, unscored plain-protocol scenarios counted too), with the bindings' baseline
-# (conformance/expected-failures-bindings.yaml: the Rust baseline plus the tasks-* scenarios, which
-# this fixture does not serve yet): the binding must score what core scores. Needs the addon built (npm install in
+# (both revisions, unscored plain-protocol scenarios counted too; the task tools in
+# examples/node/conformance-tasks.mjs), against the same baseline (conformance/expected-failures.yaml):
+# the binding must score what core scores. Needs the addon built (npm install in
 # bindings/node). NODE names the node binary that runs the fixture (default: node on PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ root=$(pwd)
 runner="${MCP_CONFORMANCE_RUNNER:-$root/../shared/conformance/run.sh}"
 [ -f "$runner" ] || runner="$root/conformance/run.sh"
 [ -f "$runner" ] || { echo "conformance runner not found at $runner" >&2; exit 2; }
-baseline="$root/conformance/expected-failures-bindings.yaml"
+baseline="$root/conformance/expected-failures.yaml"
 node="${NODE:-$(command -v node)}"
 fixture="$root/examples/node/conformance-server.mjs"
 

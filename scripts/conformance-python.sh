@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's server legs (../shared/conformance/run.sh, as
 # scripts/conformance.sh does) against the Python binding's fixture,
-# examples/python/conformance_server.py, which mirrors the Rust fixture tool by tool; it must score
-# what the Rust fixture scores, with the bindings' baseline (conformance/expected-failures-bindings.yaml:
-# the Rust baseline plus the tasks-* scenarios, which this fixture does not serve yet).
+# examples/python/conformance_server.py, which mirrors the Rust fixture tool by tool (its task
+# tools in examples/python/conformance_tasks.py); it must score what the Rust fixture scores,
+# against the same baseline (conformance/expected-failures.yaml).
 #   MCPCORE_PY_VENV   the venv with the binding installed (scripts/test-python.sh builds it; same
 #                     default: next to CARGO_TARGET_DIR)
 set -euo pipefail
@@ -19,7 +19,7 @@ if ! "$python" -c 'import mcpcore' 2>/dev/null; then
   echo "the mcpcore binding is not installed in $venv (run scripts/test-python.sh first)" >&2
   exit 2
 fi
-baseline="$root/conformance/expected-failures-bindings.yaml"
+baseline="$root/conformance/expected-failures.yaml"
 
 echo "== conformance: Python fixture, server legs (2025-11-25, 2026-07-28)"
 bash "$runner" server \

@@ -70,6 +70,24 @@ export declare class NativeClient {
    * its acknowledgement: the subscription, or `{error}`.
    */
   listen(filter: any, timeoutMs?: number | undefined | null): Promise<NativeSubscription | { error: NativeError }>
+  /**
+   * `tools/call` asking for a task (core adds the per-request opt-in, TASK-M01/TASK-L01;
+   * `ttlMs` is the legacy `task.ttl`): `{ok: {task}}` when the server created one, `{ok:
+   * {result}}` when it answered at once, or `{error}`.
+   */
+  callToolAsTask(name: string, arguments?: any | undefined | null, ttlMs?: number | undefined | null, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
+  /**
+   * A task request by id: `"get"` (`tasks/get`), `"cancel"` (`tasks/cancel`) or `"update"`
+   * (`tasks/update` with `inputResponses`): `{ok: task}` (`{ok: null}` when the server
+   * sent no task) or `{error}`.
+   */
+  taskRequest(op: string, taskId: string, inputResponses?: any | undefined | null, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
+  /**
+   * Follow a task to its end (core's `wait_task`; `options` is `TaskWaitOptions`' JSON
+   * shape), or, with `name` set, call that tool as a task and follow it (core's
+   * `call_tool_to_completion`: `{ok: CallToolResult}`). `{ok: task}` or `{error}`.
+   */
+  waitTask(taskId?: string | undefined | null, name?: string | undefined | null, arguments?: any | undefined | null, ttlMs?: number | undefined | null, options?: any | undefined | null, cancelId?: number | undefined | null): Promise<any>
   /** Close the connection (stdio: close stdin, wait, then terminate the child). */
   close(): Promise<void>
 }
@@ -91,6 +109,8 @@ export declare class NativeContext {
   get method(): string
   /** The tool or prompt name, or the resource URI. */
   get name(): string | null
+  /** The task this call runs as (its `taskId`), or null for a plain call. */
+  get taskId(): string | null
   /** True on a 2026-07-28 (stateless) request. */
   get isModern(): boolean
   /** The request's protocol version. */

@@ -4,6 +4,7 @@
 // texts, schemas, input_required keys and states. Usage: `node conformance-server.mjs --port N`
 // (Streamable HTTP at http://127.0.0.1:N/mcp; `--port 0` picks a free port), or `--stdio`.
 import { Server, ToolError, inputRequired, rawResult } from '../../bindings/node/lib/index.js';
+import { taskTools } from './conformance-tasks.mjs';
 
 /** 1×1 transparent PNG. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -353,6 +354,7 @@ export function makeConformanceServer() {
   mrtrTools(s);
   reconnectionTool(s);
   resourcesAndPrompts(s);
+  taskTools(s);
   // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's
   // server-side custom-header checks have something to exercise.
   s.tool(

@@ -17,6 +17,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from mcpcore import Context, Server, ToolResult
 from mcpcore import _native
 
+import conformance_tasks
+
 #: 1×1 transparent PNG.
 PNG_1X1 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
@@ -574,6 +576,8 @@ def complete(argument: Dict[str, Any]) -> Dict[str, Any]:
     values = [v for v in ["paris", "park", "party"] if v.startswith(prefix)]
     return {"completion": {"values": values, "total": len(values), "hasMore": False}}
 
+
+conformance_tasks.register(server)
 
 # ---- main ----
 

@@ -4,6 +4,7 @@
 
 const native = require('./native.cjs');
 const { McpError, McpcoreError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
+const { Task } = require('./tasks.cjs');
 
 const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
 
@@ -454,6 +455,68 @@ class Client {
     return this.request('tools/call', { name, arguments: args ?? {} }, opts);
   }
 
+  // ---- tasks (core speaks the protocol of both eras) ----
+
+  /** Call a tool asking for a task: resolves to a `Task` when the server created one, else the
+   * CallToolResult it answered at once. `ttl` (ms) asks a legacy server to keep the task that
+   * long; `timeout`/`signal` bound the request itself. */
+  async callToolAsTask(name, args = {}, opts = {}) {
+    const bad = Client.#needString('callToolAsTask(name): name', name)
+      ?? (isPlainObject(args ?? {}) ? null : new TypeError(`callToolAsTask(name, args): args must be an object, not ${typeOf(args)}`));
+    if (bad) throw bad;
+    const { ttl, timeout, signal } = checkCallOptions('callToolAsTask', opts);
+    const out = await this.#withSignal(signal, (id) =>
+      this.#native.callToolAsTask(name, args ?? {}, ttl ?? null, timeout ?? null, id),
+    );
+    return out.task ? new Task(out.task) : out.result;
+  }
+
+  async #task(op, taskId, answers, opts) {
+    const bad = Client.#needString(`${op}Task(taskId): taskId`, taskId);
+    if (bad) throw bad;
+    const { timeout, signal } = checkCallOptions(`${op}Task`, opts);
+    return this.#withSignal(signal, (id) => this.#native.taskRequest(op, taskId, answers, timeout ?? null, id));
+  }
+
+  /** `tasks/get`: the task's current state. */
+  async getTask(taskId, opts = {}) {
+    return new Task(await this.#task('get', taskId, null, opts));
+  }
+
+  /** `tasks/cancel`: the task's state after the request (null when the server sent none). */
+  async cancelTask(taskId, opts = {}) {
+    const raw = await this.#task('cancel', taskId, null, opts);
+    return raw ? new Task(raw) : null;
+  }
+
+  /** `tasks/update` (2026-07-28): answer a task's `inputRequests` by key. */
+  async updateTask(taskId, inputResponses, opts = {}) {
+    if (!isPlainObject(inputResponses)) throw new TypeError('updateTask(taskId, inputResponses): inputResponses must be an object');
+    await this.#task('update', taskId, inputResponses, opts);
+  }
+
+  /** Follow a task until it ends (its `input_required` requests are answered by the registered
+   * handlers): resolves to the terminal `Task`. `timeout` (ms) bounds the wait (the task goes
+   * on), `signal` aborts it; the other options are core's TaskWaitOptions (`pollIntervalMs`,
+   * `followPushes`, …). */
+  async waitTask(taskId, opts = {}) {
+    const bad = Client.#needString('waitTask(taskId): taskId', taskId);
+    if (bad) throw bad;
+    const { signal, wait } = waitOptions('waitTask', opts);
+    return new Task(await this.#withSignal(signal, (id) => this.#native.waitTask(taskId, null, null, null, wait, id)));
+  }
+
+  /** `callToolAsTask` then `waitTask`: resolves to the CallToolResult (a failed task rejects
+   * with its error). */
+  async callToolToCompletion(name, args = {}, opts = {}) {
+    const bad = Client.#needString('callToolToCompletion(name): name', name)
+      ?? (isPlainObject(args ?? {}) ? null : new TypeError('callToolToCompletion(name, args): args must be an object'));
+    if (bad) throw bad;
+    const { ttl, ...rest } = opts ?? {};
+    const { signal, wait } = waitOptions('callToolToCompletion', rest);
+    return this.#withSignal(signal, (id) => this.#native.waitTask(null, name, args ?? {}, ttl ?? null, wait, id));
+  }
+
   getPrompt(name, args = {}, opts = {}) {
     const bad = Client.#needString('getPrompt(name): name', name)
       ?? (isPlainObject(args ?? {}) && Object.values(args ?? {}).every((v) => typeof v === 'string')
@@ -480,4 +543,12 @@ class Client {
   }
 }
 
-module.exports = { Client, Subscription };
+/** `{timeout, signal, ...TaskWaitOptions}` as the signal and core's TaskWaitOptions JSON. */
+function waitOptions(where, opts) {
+  const { timeout, signal, ...wait } = opts ?? {};
+  checkCallOptions(where, { timeout, signal });
+  if (timeout != null) wait.timeoutMs = timeout;
+  return { signal, wait };
+}
+
+module.exports = { Client, Subscription, Task };

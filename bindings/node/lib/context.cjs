@@ -101,6 +101,11 @@ class Context {
     return this.#native.isModern;
   }
 
+  /** The task this call runs as (its `taskId`), or null for a plain call. */
+  get taskId() {
+    return this.#native.taskId ?? null;
+  }
+
   get protocolVersion() {
     return this.#native.protocolVersion;
   }

@@ -3,6 +3,7 @@
 const { Server, Context, HttpHandle } = require('./server.cjs');
 const { InputRequired, inputRequired, RawResult, rawResult, ToolError } = require('./context.cjs');
 const { Client, Subscription } = require('./client.cjs');
+const { Task } = require('./tasks.cjs');
 const { McpError, McpcoreError } = require('./errors.cjs');
 
 module.exports = {
@@ -16,6 +17,7 @@ module.exports = {
   ToolError,
   Client,
   Subscription,
+  Task,
   McpError,
   McpcoreError,
 };

@@ -36,6 +36,8 @@ export declare class Context {
   readonly name: string | null;
   /** True on a 2026-07-28 (stateless) request. */
   readonly isModern: boolean;
+  /** The task this call runs as, or null for a plain call. */
+  readonly taskId: string | null;
   readonly protocolVersion: string | null;
   readonly clientCapabilities: JsonObject;
   /** Report progress; false when nothing was sent. */
@@ -131,6 +133,9 @@ export interface Implementation {
   instructions?: string;
   /** Core's ServerOptions JSON shape, e.g. `{ limits: { maxInflight: 256 } }`. */
   options?: JsonObject;
+  /** Turn tasks on with core's TaskOptions JSON shape (`defaultTtlMs`, `maxTtlMs`,
+   * `pollIntervalMs`, `maxTasks`, `listPageSize`, `maxListenTaskIds`). */
+  tasks?: JsonObject;
 }
 
 export interface ToolDefinition {
@@ -141,6 +146,11 @@ export interface ToolDefinition {
   inputSchema: JsonObject | StandardSchemaLike;
   outputSchema?: JsonObject | StandardSchemaLike;
   annotations?: JsonObject;
+  /** Task-capable: run as a task when the client asks ("optional") or only so ("required"). */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
+  /** Runs on the request before the task is created; its `inputRequired` rounds complete
+   * first (SEP-2663), its value is discarded. */
+  gate?: (args: any, ctx: Context) => Awaitable<unknown>;
   [k: string]: any;
 }
 
@@ -284,6 +294,40 @@ export interface ConnectHttpOptions extends ConnectOptions {
   onAuthorize?: (authorizationUrl: string) => string | Promise<string>;
 }
 
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** One task as the server described it; `raw` is the object as sent (either era). */
+export declare class Task {
+  readonly raw: JsonObject;
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  readonly statusMessage: string | null;
+  readonly pollIntervalMs: number | null;
+  readonly ttlMs: number | null;
+  readonly inputRequests: JsonObject | null;
+  readonly result: JsonObject | null;
+  readonly error: JsonObject | null;
+  /** True once the task ended (completed, failed or cancelled). */
+  readonly terminal: boolean;
+}
+
+export interface TaskCallOptions {
+  /** Milliseconds the (legacy) server should keep the task. */
+  ttl?: number;
+  timeout?: number;
+  signal?: AbortSignal;
+}
+
+/** `timeout` (ms) bounds the wait (the task goes on); the rest is core's TaskWaitOptions. */
+export interface TaskWaitOptions {
+  timeout?: number;
+  signal?: AbortSignal;
+  pollIntervalMs?: number;
+  minPollIntervalMs?: number;
+  maxPollIntervalMs?: number;
+  followPushes?: boolean;
+}
+
 export declare class Client {
   static connectStdio(command: string, args?: string[], opts?: ConnectOptions): Promise<Client>;
   static connectHttp(url: string, opts?: ConnectHttpOptions): Promise<Client>;
@@ -300,6 +344,16 @@ export declare class Client {
   callTool(name: string, args?: JsonObject, opts?: CallOptions): Promise<any>;
   getPrompt(name: string, args?: Record<string, string>, opts?: CallOptions): Promise<any>;
   readResource(uri: string, opts?: CallOptions): Promise<any>;
+  /** Call a tool asking for a task: a `Task` when the server created one, else the result. */
+  callToolAsTask(name: string, args?: JsonObject, opts?: TaskCallOptions): Promise<Task | JsonObject>;
+  getTask(taskId: string, opts?: CallOptions): Promise<Task>;
+  cancelTask(taskId: string, opts?: CallOptions): Promise<Task | null>;
+  /** `tasks/update` (2026-07-28): answer a task's `inputRequests` by key. */
+  updateTask(taskId: string, inputResponses: JsonObject, opts?: CallOptions): Promise<void>;
+  /** Follow a task until it ends; resolves to the terminal task. */
+  waitTask(taskId: string, opts?: TaskWaitOptions): Promise<Task>;
+  /** `callToolAsTask` then `waitTask`: the CallToolResult (a failed task rejects). */
+  callToolToCompletion(name: string, args?: JsonObject, opts?: TaskWaitOptions & { ttl?: number }): Promise<JsonObject>;
   /** One page of a list from `cursor` (the previous page's `nextCursor`). */
   listToolsPage(cursor?: string | null, opts?: CallOptions): Promise<Page<'tools', ToolDefinition>>;
   listPromptsPage(cursor?: string | null, opts?: CallOptions): Promise<Page<'prompts', PromptDefinition>>;

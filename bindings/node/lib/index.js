@@ -12,6 +12,7 @@ export const {
   ToolError,
   Client,
   Subscription,
+  Task,
   McpError,
   McpcoreError,
 } = m;

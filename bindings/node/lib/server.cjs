@@ -161,13 +161,16 @@ class Server {
     }
   }
 
-  /** @param {{name: string, version: string, instructions?: string, options?: object}} info
-   * `options` is core's ServerOptions JSON shape (e.g. `{limits: {maxInflight: 256}}`). */
-  constructor({ name, version, instructions, options } = {}) {
+  /** @param {{name: string, version: string, instructions?: string, options?: object, tasks?: object}} info
+   * `options` is core's ServerOptions JSON shape (e.g. `{limits: {maxInflight: 256}}`);
+   * `tasks` turns tasks on with core's TaskOptions (`{pollIntervalMs: 500}`). */
+  constructor({ name, version, instructions, options, tasks } = {}) {
     if (typeof name !== 'string' || typeof version !== 'string') {
       throw new TypeError('new Server({name, version}) needs a name and a version');
     }
-    this.#native = new native.NativeServer(name, version, instructions ?? null, options ?? null);
+    // `tasks`: core's TaskOptions JSON shape (defaultTtlMs, pollIntervalMs, maxTasks, …).
+    const opts = tasks === undefined ? options : { ...(options ?? {}), tasks };
+    this.#native = new native.NativeServer(name, version, instructions ?? null, opts ?? null);
   }
 
   /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structuredContent),
@@ -177,8 +180,12 @@ class Server {
    * arguments too, and `fn` gets its parsed value. */
   tool(def, fn) {
     checkDef('tool', def, 'name');
-    const { def: wire, validator } = resolveToolSchemas(def);
+    // `taskSupport` ("optional" | "required") stays in the definition: core reads it. `gate`,
+    // a function of the same arguments, runs on the request before the task is created.
+    const { gate, ...rest } = def;
+    const { def: wire, validator } = resolveToolSchemas(rest);
     this.#add('tool', wire, wrap(fn, toolResult, validator));
+    if (gate !== undefined) this.#add('gate', { name: def.name }, wrap(gate, () => ({}), validator));
     return this;
   }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcpcore::client::{
     CallOptions, Client, ClientBuilder, ClientOptions, ConnectMode, HttpClientOptions, ListKind,
-    StdioCommand,
+    StdioCommand, TaskCallOptions, TaskCallOutcome, TaskWaitOptions,
 };
 use mcpcore::protocol::Era;
 use mcpcore::ErrorKind;
@@ -423,10 +423,134 @@ impl NativeClient {
         })
     }
 
+    /// `tools/call` asking for a task (core adds the per-request opt-in, TASK-M01/TASK-L01;
+    /// `ttlMs` is the legacy `task.ttl`): `{ok: {task}}` when the server created one, `{ok:
+    /// {result}}` when it answered at once, or `{error}`.
+    #[napi]
+    pub async fn call_tool_as_task(
+        &self,
+        name: String,
+        arguments: Option<Value>,
+        ttl_ms: Option<f64>,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r =
+            match self.opts(timeout_ms, cancel_id) {
+                Ok(o) => {
+                    let opts = task_call(o, ttl_ms);
+                    let args = arguments.unwrap_or_else(|| Value::Object(Default::default()));
+                    reply::client(self.client.call_tool_as_task(&name, args, opts).await.map(
+                        |out| match out {
+                            TaskCallOutcome::Task(t) => serde_json::json!({ "task": t.raw }),
+                            TaskCallOutcome::Completed(c) => serde_json::json!({ "result": c }),
+                            _ => Value::Null,
+                        },
+                    ))
+                }
+                Err(e) => e,
+            };
+        self.cancels.end(cancel_id);
+        r
+    }
+
+    /// A task request by id: `"get"` (`tasks/get`), `"cancel"` (`tasks/cancel`) or `"update"`
+    /// (`tasks/update` with `inputResponses`): `{ok: task}` (`{ok: null}` when the server
+    /// sent no task) or `{error}`.
+    #[napi]
+    pub async fn task_request(
+        &self,
+        op: String,
+        task_id: String,
+        input_responses: Option<Value>,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = match self.opts(timeout_ms, cancel_id) {
+            Ok(o) => match (op.as_str(), input_responses) {
+                ("get", _) => {
+                    reply::client(self.client.get_task_with(&task_id, o).await.map(|t| t.raw))
+                }
+                ("cancel", _) => reply::client(
+                    self.client
+                        .cancel_task_with(&task_id, o)
+                        .await
+                        .map(|t| t.map_or(Value::Null, |t| t.raw)),
+                ),
+                ("update", Some(Value::Object(answers))) => reply::client(
+                    self.client
+                        .update_task_with(&task_id, answers, o)
+                        .await
+                        .map(|()| Value::Null),
+                ),
+                _ => reply::err(
+                    ErrorKind::InvalidArgument,
+                    format!("bad task request {op:?}"),
+                ),
+            },
+            Err(e) => e,
+        };
+        self.cancels.end(cancel_id);
+        r
+    }
+
+    /// Follow a task to its end (core's `wait_task`; `options` is `TaskWaitOptions`' JSON
+    /// shape), or, with `name` set, call that tool as a task and follow it (core's
+    /// `call_tool_to_completion`: `{ok: CallToolResult}`). `{ok: task}` or `{error}`.
+    #[napi]
+    pub async fn wait_task(
+        &self,
+        task_id: Option<String>,
+        name: Option<String>,
+        arguments: Option<Value>,
+        ttl_ms: Option<f64>,
+        options: Option<Value>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = match (
+            patched::<TaskWaitOptions>(options.as_ref()),
+            self.opts(None, cancel_id),
+        ) {
+            (Ok(w), Ok(o)) => {
+                let w = w.call(o.clone());
+                match (name, task_id) {
+                    (Some(name), _) => {
+                        let args = arguments.unwrap_or_else(|| Value::Object(Default::default()));
+                        let c = self
+                            .client
+                            .call_tool_to_completion(&name, args, task_call(o, ttl_ms), w)
+                            .await;
+                        reply::client(c.map(|c| serde_json::to_value(c).unwrap_or_default()))
+                    }
+                    (None, Some(id)) => {
+                        reply::client(self.client.wait_task(&id, w).await.map(|t| t.raw))
+                    }
+                    (None, None) => reply::err(
+                        ErrorKind::InvalidArgument,
+                        "a task id or a tool name is needed",
+                    ),
+                }
+            }
+            (Err(e), _) => reply::err(ErrorKind::InvalidArgument, e),
+            (_, Err(e)) => e,
+        };
+        self.cancels.end(cancel_id);
+        r
+    }
+
     /// Close the connection (stdio: close stdin, wait, then terminate the child).
     #[napi]
     pub async fn close(&self) {
         self.client.close().await;
+    }
+}
+
+/// A task call's options: the call's and the legacy `task.ttl` (whole milliseconds).
+fn task_call(call: CallOptions, ttl_ms: Option<f64>) -> TaskCallOptions {
+    let o = TaskCallOptions::new().call(call);
+    match ttl_ms.filter(|t| t.is_finite() && *t >= 0.0) {
+        Some(t) => o.ttl(Duration::from_millis(t as u64)),
+        None => o,
     }
 }
 

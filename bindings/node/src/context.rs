@@ -112,6 +112,14 @@ impl NativeContext {
         self.name.clone()
     }
 
+    /// The task this call runs as (its `taskId`), or null for a plain call.
+    #[napi(getter)]
+    pub fn task_id(&self) -> Option<String> {
+        self.shared
+            .ctx()
+            .and_then(|c| c.task_id().map(str::to_owned))
+    }
+
     /// True on a 2026-07-28 (stateless) request.
     #[napi(getter)]
     pub fn is_modern(&self) -> bool {

@@ -1,12 +1,13 @@
 //! `NativeServer`: a core [`Server`] built from the JavaScript registry when serving starts,
 //! and `NativeHttpHandle`, a running Streamable HTTP listener.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use mcpcore::options::{apply_json, JsonOptions};
 use mcpcore::transport::http::{HttpListener, HttpOptions};
-use mcpcore::{ErrorKind, Prompt, Resource, ResourceTemplate, Server, ServerBuilder, Tool};
+use mcpcore::{ErrorKind, Handler, Prompt, Resource, ResourceTemplate, Server, ServerBuilder};
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use serde::de::DeserializeOwned;
@@ -90,7 +91,7 @@ impl NativeServer {
         }
         if !matches!(
             kind.as_str(),
-            "tool" | "prompt" | "resource" | "resource_template" | "completion"
+            "tool" | "gate" | "prompt" | "resource" | "resource_template" | "completion"
         ) {
             return Err(invalid(format!("unknown entry kind {kind:?}")));
         }
@@ -129,17 +130,40 @@ impl NativeServer {
             }
         }
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        for e in entries.iter() {
+        // A gate (`{name}` of its tool) runs on the request before the tool's task is created.
+        let mut gates: HashMap<&str, Arc<dyn Handler>> = entries
+            .iter()
+            .filter(|e| e.kind == "gate")
+            .filter_map(|e| {
+                let h: Arc<dyn Handler> = Arc::new(JsHandler {
+                    invoke: e.invoke.clone(),
+                });
+                Some((e.definition.get("name")?.as_str()?, h))
+            })
+            .collect();
+        for e in entries.iter().filter(|e| e.kind != "gate") {
             let h = Arc::new(JsHandler {
                 invoke: e.invoke.clone(),
             });
             let def = e.definition.clone();
+            if e.kind == "tool" {
+                // The JSON definition may carry `taskSupport` (core reads it).
+                let gate = def
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .and_then(|n| gates.remove(n));
+                match gate {
+                    Some(g) => b.add_gated_tool_json(def, g, h),
+                    None => b.add_tool_json(def, h),
+                }
+                .map_err(|e| e.to_string())?;
+                continue;
+            }
             if e.kind == "completion" {
                 b = b.completion(h);
                 continue;
             }
             match e.kind.as_str() {
-                "tool" => b.add_tool(definition::<Tool>(def)?, h),
                 "prompt" => b.add_prompt(definition::<Prompt>(def)?, h),
                 "resource" => b.add_resource(definition::<Resource>(def)?, h),
                 _ => b.add_resource_template(definition::<ResourceTemplate>(def)?, h),

@@ -8,6 +8,7 @@ import {
   McpError,
   McpcoreError,
   Server,
+  Task,
   type CallOptions,
   type ConnectOptions,
   type Json,
@@ -92,4 +93,22 @@ export async function call(url: string): Promise<Json> {
     await c.close();
     await s.close();
   }
+}
+
+export async function tasks(url: string): Promise<string> {
+  const server = new Server({ name: 'jobs', version: '1.0.0', tasks: { pollIntervalMs: 100 } });
+  server.tool({ name: 'job', inputSchema: { type: 'object' }, taskSupport: 'optional' }, (_a, ctx: Context) => ctx.taskId ?? 'none');
+  // @ts-expect-error taskSupport is one of three names
+  server.tool({ name: 'bad', inputSchema: { type: 'object' }, taskSupport: 'sometimes' }, () => 'x');
+  const c = await Client.connectHttp(url);
+  const t = await c.callToolAsTask('job', {}, { ttl: 1000 });
+  if (t instanceof Task) {
+    const got: Task = await c.getTask(t.taskId);
+    const cancelled: Task | null = await c.cancelTask(got.taskId);
+    const done = await c.waitTask(t.taskId, { timeout: 1000, followPushes: true });
+    await c.updateTask(t.taskId, { k: { action: 'accept' } });
+    return `${done.status} ${cancelled?.status ?? ''}`;
+  }
+  const r = await c.callToolToCompletion('job', {}, { ttl: 10, timeout: 100 });
+  return JSON.stringify(r);
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcpcore::client::{
     CallOptions, Client, ClientBuilder, ClientOptions, ConnectMode, HttpClientOptions, ListKind,
-    StdioCommand,
+    StdioCommand, TaskCallOptions, TaskCallOutcome, TaskWaitOptions,
 };
 use mcpcore::protocol::Era;
 use mcpcore::LoggingLevel;
@@ -127,6 +127,17 @@ fn call_options(
         o = o.timeout(d);
     }
     Ok((o, token))
+}
+
+/// `TaskWaitOptions` from its JSON shape, with a cancellation token the awaitable cancels.
+fn wait_options(py: Python<'_>, patch: Option<&Bound<'_, PyAny>>) -> PyResult<TaskWaitOptions> {
+    let mut w = TaskWaitOptions::default();
+    if let Some(p) = convert::from_py_opt(patch)? {
+        mcpcore::options::apply_json(&mut w, &p)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    let (opts, _) = call_options(py, None, None, None)?;
+    Ok(w.call(opts))
 }
 
 #[pyclass(module = "mcpcore._native", frozen, weakref)]
@@ -389,6 +400,131 @@ impl NativeClient {
         bridge::awaitable(py, async move {
             let sub = client.listen_with(filter, opts).await?;
             Ok(crate::listen::NativeSubscription::new(sub))
+        })
+    }
+
+    /// `tools/call` asking for a task (core adds the per-request opt-in, TASK-M01/TASK-L01):
+    /// an awaitable of `{"result": CallToolResult}` when the server answered at once, else
+    /// `{"task": <the task as sent>}`.
+    #[pyo3(signature = (name, arguments=None, ttl_ms=None, timeout=None))]
+    fn call_tool_as_task<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        ttl_ms: Option<u64>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let args = convert::from_py_opt(arguments)?.unwrap_or_else(|| json!({}));
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let mut topts = TaskCallOptions::new().call(opts);
+        if let Some(ms) = ttl_ms {
+            topts = topts.ttl(Duration::from_millis(ms));
+        }
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            Ok(Json(
+                match client.call_tool_as_task(&name, args, topts).await? {
+                    TaskCallOutcome::Task(info) => json!({ "task": info.raw }),
+                    TaskCallOutcome::Completed(r) => json!({ "result": r }),
+                    _ => json!({}),
+                },
+            ))
+        })
+    }
+
+    /// `tasks/get`: an awaitable of the task as sent.
+    #[pyo3(signature = (task_id, timeout=None))]
+    fn get_task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: String,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            Ok(Json(client.get_task_with(&task_id, opts).await?.raw))
+        })
+    }
+
+    /// `tasks/cancel`: an awaitable of the task as sent (`None` when the server sent none).
+    #[pyo3(signature = (task_id, timeout=None))]
+    fn cancel_task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: String,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            let info = client.cancel_task_with(&task_id, opts).await?;
+            Ok(Json(info.map_or(Value::Null, |i| i.raw)))
+        })
+    }
+
+    /// `tasks/update` (modern): answer the task's `inputRequests` by key.
+    #[pyo3(signature = (task_id, input_responses, timeout=None))]
+    fn update_task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: String,
+        input_responses: &Bound<'py, PyAny>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Value::Object(answers) = convert::from_py(input_responses)? else {
+            return Err(PyValueError::new_err("input_responses must be a dict"));
+        };
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            Ok(client.update_task_with(&task_id, answers, opts).await?)
+        })
+    }
+
+    /// Follow a task to its end (core's `wait_task`; `options` is `TaskWaitOptions`' JSON
+    /// shape): an awaitable of the terminal task as sent. Cancelling the awaitable ends the
+    /// wait, not the task.
+    #[pyo3(signature = (task_id, options=None))]
+    fn wait_task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: String,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let wait = wait_options(py, options)?;
+        let token = wait.call.cancel.clone();
+        let client = self.client.clone();
+        bridge::awaitable_with(py, token, async move {
+            Ok(Json(client.wait_task(&task_id, wait).await?.raw))
+        })
+    }
+
+    /// A task call followed to its end (core's `call_tool_to_completion`): an awaitable of the
+    /// `CallToolResult`.
+    #[pyo3(signature = (name, arguments=None, ttl_ms=None, options=None))]
+    fn call_tool_to_completion<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        ttl_ms: Option<u64>,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let args = convert::from_py_opt(arguments)?.unwrap_or_else(|| json!({}));
+        let wait = wait_options(py, options)?;
+        let token = wait.call.cancel.clone();
+        let mut topts = TaskCallOptions::new().call(wait.call.clone());
+        if let Some(ms) = ttl_ms {
+            topts = topts.ttl(Duration::from_millis(ms));
+        }
+        let client = self.client.clone();
+        bridge::awaitable_with(py, token, async move {
+            let r = client
+                .call_tool_to_completion(&name, args, topts, wait)
+                .await?;
+            Ok(Json(serde_json::to_value(r).unwrap_or_default()))
         })
     }
 

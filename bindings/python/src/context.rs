@@ -27,6 +27,12 @@ impl PyContext {
         self.ctx.is_cancelled()
     }
 
+    /// The task this call runs as (its `taskId`), or `None` for a plain call.
+    #[getter]
+    fn task_id(&self) -> Option<String> {
+        self.ctx.task_id().map(str::to_owned)
+    }
+
     /// The request's protocol version (modern: from its envelope; legacy: negotiated).
     #[getter]
     fn protocol_version(&self) -> Option<String> {

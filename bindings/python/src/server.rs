@@ -1,10 +1,11 @@
 //! `NativeServer`: a core [`Server`] built from the Python registry when serving starts.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use mcpcore::transport::http::{HttpListener, HttpOptions};
-use mcpcore::{Prompt, Resource, ResourceTemplate, Server, ServerBuilder, Tool};
+use mcpcore::{Handler, Prompt, Resource, ResourceTemplate, Server, ServerBuilder};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use serde::de::DeserializeOwned;
@@ -66,6 +67,9 @@ impl NativeServer {
                 return Err(value_error(e));
             }
         }
+        let mut handlers = Vec::with_capacity(entries.len());
+        // A gate (`{"name": tool}`) runs on the request before the tool's task is created.
+        let mut gates: HashMap<String, Arc<dyn Handler>> = HashMap::new();
         for (kind, def, invoke) in entries {
             let invoke = Slot::new(invoke);
             owned.push(invoke.clone());
@@ -73,8 +77,27 @@ impl NativeServer {
                 invoke,
                 event_loop: lp.clone(),
             });
+            if kind == "gate" {
+                let name = def.get_item("name")?.extract::<String>()?;
+                gates.insert(name, h);
+            } else {
+                handlers.push((kind, def, h));
+            }
+        }
+        for (kind, def, h) in handlers {
             match kind.as_str() {
-                "tool" => b.add_tool(definition::<Tool>(&def)?, h),
+                // The JSON definition may carry `taskSupport` (core reads it).
+                "tool" => {
+                    let def = convert::from_py(&def)?;
+                    let gate = def
+                        .get("name")
+                        .and_then(|n| n.as_str())
+                        .and_then(|n| gates.remove(n));
+                    match gate {
+                        Some(g) => b.add_gated_tool_json(def, g, h),
+                        None => b.add_tool_json(def, h),
+                    }
+                }
                 "prompt" => b.add_prompt(definition::<Prompt>(&def)?, h),
                 "resource" => b.add_resource(definition::<Resource>(&def)?, h),
                 "resource_template" => {

@@ -28,6 +28,7 @@ from .server import (
     Server,
     ToolResult,
 )
+from .tasks import Task
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
 # enters a finalizing interpreter is killed by CPython, which crashes the process).
@@ -44,6 +45,7 @@ __all__ = [
     "Image",
     "Audio",
     "Client",
+    "Task",
     "McpError",
     "McpcoreError",
     "McpTimeoutError",

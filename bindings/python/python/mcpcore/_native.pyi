@@ -34,6 +34,8 @@ class NativeContext:
     @property
     def cancelled(self) -> bool: ...
     @property
+    def task_id(self) -> Optional[str]: ...
+    @property
     def protocol_version(self) -> Optional[str]: ...
     @property
     def is_modern(self) -> bool: ...
@@ -156,6 +158,32 @@ class NativeClient:
     def listen(
         self, filter: Dict[str, Any], timeout: Optional[float] = None
     ) -> Awaitable[NativeSubscription]: ...
+    def call_tool_as_task(
+        self,
+        name: str,
+        arguments: Optional[Dict[str, Any]] = None,
+        ttl_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> Awaitable[Dict[str, Any]]: ...
+    def get_task(
+        self, task_id: str, timeout: Optional[float] = None
+    ) -> Awaitable[Dict[str, Any]]: ...
+    def cancel_task(
+        self, task_id: str, timeout: Optional[float] = None
+    ) -> Awaitable[Optional[Dict[str, Any]]]: ...
+    def update_task(
+        self, task_id: str, input_responses: Dict[str, Any], timeout: Optional[float] = None
+    ) -> Awaitable[None]: ...
+    def wait_task(
+        self, task_id: str, options: Optional[Dict[str, Any]] = None
+    ) -> Awaitable[Dict[str, Any]]: ...
+    def call_tool_to_completion(
+        self,
+        name: str,
+        arguments: Optional[Dict[str, Any]] = None,
+        ttl_ms: Optional[int] = None,
+        options: Optional[Dict[str, Any]] = None,
+    ) -> Awaitable[Dict[str, Any]]: ...
     def close(self) -> Awaitable[None]: ...
 
 @final

@@ -22,6 +22,7 @@ from typing import (
 
 from . import _native
 from .errors import McpError
+from .tasks import Task
 
 logger = logging.getLogger("mcpcore")
 
@@ -513,6 +514,67 @@ class Client:
             "tools/call", params, timeout=timeout, progress=progress, log_level=log_level
         )
 
+    # ---- tasks (core speaks the protocol of both eras; see mcpcore.tasks) ----
+
+    async def call_tool_as_task(
+        self,
+        name: str,
+        arguments: Optional[Dict[str, Any]] = None,
+        *,
+        ttl: Optional[float] = None,
+        timeout: Optional[float] = None,
+    ) -> Union[Dict[str, Any], Task]:
+        """Call a tool asking for a task: a :class:`Task` when the server created one, else the
+        ``CallToolResult`` it answered at once. ``ttl`` (seconds) asks a legacy server to keep
+        the task that long; ``timeout`` bounds the request itself."""
+        ttl_ms = None if ttl is None else max(0, int(ttl * 1000))
+        out = await self._native.call_tool_as_task(name, arguments or {}, ttl_ms, timeout)
+        task = out.get("task")
+        if isinstance(task, dict):
+            return Task(task)
+        result: Dict[str, Any] = out.get("result") or {}
+        return result
+
+    async def get_task(self, task_id: str, *, timeout: Optional[float] = None) -> Task:
+        """``tasks/get``: the task's current state."""
+        return Task(await self._native.get_task(task_id, timeout))
+
+    async def cancel_task(self, task_id: str, *, timeout: Optional[float] = None) -> Optional[Task]:
+        """``tasks/cancel``: the task's state after the request (``None`` when the server sent
+        none)."""
+        raw = await self._native.cancel_task(task_id, timeout)
+        return Task(raw) if isinstance(raw, dict) else None
+
+    async def update_task(
+        self, task_id: str, input_responses: Dict[str, Any], *, timeout: Optional[float] = None
+    ) -> None:
+        """``tasks/update`` (2026-07-28): answer a task's ``input_requests`` by key."""
+        await self._native.update_task(task_id, input_responses, timeout)
+
+    async def wait_task(
+        self, task_id: str, *, timeout: Optional[float] = None, **options: Any
+    ) -> Task:
+        """Follow a task until it ends; its ``input_required`` requests are answered by the
+        registered callbacks. ``timeout`` (seconds) bounds the wait (the task goes on);
+        ``options`` are core's ``TaskWaitOptions`` keys (``pollIntervalMs``,
+        ``followPushes``, ...)."""
+        return Task(await self._native.wait_task(task_id, _wait_options(timeout, options)))
+
+    async def call_tool_to_completion(
+        self,
+        name: str,
+        arguments: Optional[Dict[str, Any]] = None,
+        *,
+        ttl: Optional[float] = None,
+        timeout: Optional[float] = None,
+        **options: Any,
+    ) -> Dict[str, Any]:
+        """:meth:`call_tool_as_task` then :meth:`wait_task`: the ``CallToolResult`` (a failed
+        task raises its error)."""
+        ttl_ms = None if ttl is None else max(0, int(ttl * 1000))
+        wait = _wait_options(timeout, options)
+        return await self._native.call_tool_to_completion(name, arguments or {}, ttl_ms, wait)
+
     async def get_prompt(
         self,
         name: str,
@@ -542,3 +604,10 @@ class Client:
             for method in self._slots:
                 self._slots[method] = None
             self._notifications.clear()
+
+
+def _wait_options(timeout: Optional[float], options: Dict[str, Any]) -> Dict[str, Any]:
+    wait = dict(options)
+    if timeout is not None:
+        wait["timeoutMs"] = max(0, int(timeout * 1000))
+    return wait

@@ -177,6 +177,11 @@ class Context:
         return bool(self._native.cancelled)
 
     @property
+    def task_id(self) -> Optional[str]:
+        """The task this call runs as (its ``taskId``), or ``None`` for a plain call."""
+        return self._native.task_id
+
+    @property
     def protocol_version(self) -> Optional[str]:
         """The protocol version of this request."""
         return self._native.protocol_version
@@ -547,10 +552,14 @@ class Server:
         *,
         instructions: Optional[str] = None,
         options: Optional[Dict[str, Any]] = None,
+        tasks: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
+        if tasks is not None:
+            # Core's TaskOptions JSON shape (defaultTtlMs, pollIntervalMs, maxTasks, ...).
+            options = {**(options or {}), "tasks": tasks}
         self.options = options
         self._entries: List[_Entry] = []
         self._serving: List[_native.NativeServer] = []
@@ -583,8 +592,16 @@ class Server:
         title: Optional[str] = None,
         annotations: Optional[Dict[str, Any]] = None,
         mime_type: Optional[str] = None,
+        task_support: Optional[str] = None,
+        gate: Optional[Callable[..., Any]] = None,
     ) -> Callable[[F], F]:
         """Register a tool. The name defaults to the function's, the description to its docstring.
+
+        ``task_support`` (``"optional"`` or ``"required"``) makes it task-capable: core runs it
+        as a task when the client asks (turning tasks on with default options unless
+        ``Server(tasks=...)`` set them) and :attr:`Context.task_id` names the task. ``gate``, a
+        function of the same parameters, runs on the request before the task is created: its
+        ``input_required`` rounds complete first (SEP-2663), its value is discarded.
 
         The input schema comes from the type hints unless ``input_schema`` is given; a
         parameter typed as a dataclass or pydantic model receives an instance. When the return
@@ -615,11 +632,17 @@ class Server:
                 d["outputSchema"] = out
             if annotations is not None:
                 d["annotations"] = annotations
+            if task_support is not None:
+                d["taskSupport"] = task_support
             types = param_types(fn, names) if input_schema is None else {}
             shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _shape_tool(
                 v, mime_type
             )
             self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
+            if gate is not None:
+                _s, gnames, gctx = self._signature(gate)
+                gd = {"name": d["name"]}
+                self._entries.append(_Entry("gate", gd, gate, gnames, gctx, lambda _v, _c: {}))
             return fn
 
         return register

@@ -179,6 +179,23 @@ impl ServerBuilder {
             serde_json::from_value(def).map_err(|e| BuildError::Option(format!("tool: {e}")))?;
         self.add_task_tool(tool, support, handler)
     }
+
+    /// [`Self::add_tool_json`] with a `gate` run on the request before any task is created, as
+    /// [`Self::task_tool_with_gate`] (MRTR rounds complete before task creation, SEP-2663): the
+    /// bindings' gate functions.
+    ///
+    /// # Errors
+    /// As [`Self::add_tool_json`].
+    pub fn add_gated_tool_json(
+        &mut self,
+        def: Value,
+        gate: Arc<dyn Handler>,
+        handler: Arc<dyn Handler>,
+    ) -> Result<(), BuildError> {
+        self.add_tool_json(def, handler)?;
+        self.set_last_tool_gate(gate);
+        Ok(())
+    }
 }
 
 impl ServerBuilder {
