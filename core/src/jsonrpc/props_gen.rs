@@ -204,6 +204,7 @@ pub fn tool() -> impl Strategy<Value = Tool> {
                 output_schema: output,
                 annotations: hint.then(|| json!({"readOnlyHint": ro})),
                 icons,
+                execution: None,
                 meta,
             },
         )
@@ -238,6 +239,7 @@ pub fn prompt() -> impl Strategy<Value = Prompt> {
                 description,
                 arguments,
                 icons,
+                execution: None,
                 meta,
             },
         )
@@ -263,6 +265,7 @@ pub fn resource() -> impl Strategy<Value = Resource> {
                 size,
                 annotations: ann,
                 icons,
+                execution: None,
                 meta,
             },
         )

@@ -60,6 +60,10 @@ pub struct Tool {
     /// Icons.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub icons: Option<Value>,
+    /// Execution properties (2025-11-25 `execution.taskSupport`, TASK-L01): kept so a client can
+    /// tell which tools may run as tasks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Value>,
     /// Free-form metadata.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
@@ -82,6 +86,7 @@ impl Tool {
             output_schema: None,
             annotations: None,
             icons: None,
+            execution: None,
             meta: None,
         }
     }
