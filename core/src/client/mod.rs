@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+mod apps;
 pub mod auth;
 mod cache;
 mod callbacks;
@@ -36,6 +37,7 @@ mod peer;
 pub(crate) mod transport;
 mod types;
 
+pub use apps::AppContent;
 pub use callbacks::{client_handler_fn, ClientHandler, NotificationFn};
 pub use error::ClientError;
 pub use listen::Subscription;
