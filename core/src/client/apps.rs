@@ -29,6 +29,17 @@ pub struct AppContent {
 }
 
 impl AppContent {
+    /// The JSON form the bindings hand out: `{"uri", "mimeType", "html", "meta"}` (`meta` is
+    /// `_meta.ui` or `null`).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "uri": self.uri,
+            "mimeType": self.mime_type,
+            "html": self.html,
+            "meta": self.meta,
+        })
+    }
+
     /// `_meta.ui` parsed into its known fields (unknown ones are ignored).
     pub fn ui_meta(&self) -> Option<AppResourceMeta> {
         serde_json::from_value(self.meta.clone()?).ok()
@@ -130,6 +141,11 @@ mod tests {
         let c = app_content("ui://a", raw).expect("app content");
         assert_eq!(c.html, "<p>hi</p>");
         assert_eq!(c.ui_meta().and_then(|m| m.prefers_border), Some(false));
+        assert_eq!(
+            c.to_json(),
+            json!({"uri": "ui://a", "mimeType": "text/html; profile=mcp-app",
+                   "html": "<p>hi</p>", "meta": {"prefersBorder": false}})
+        );
     }
 
     #[test]

@@ -219,6 +219,11 @@ impl Tool {
     }
 }
 
+/// [`Tool::ui_resource_uri`] of a tool in its `tools/list` JSON form (what the bindings hold).
+pub fn tool_ui_resource_uri(tool: &Value) -> Option<&str> {
+    ui_resource_uri(tool.get("_meta")?)
+}
+
 /// `_meta.ui.resourceUri` (or the deprecated flat key) of a tool's `_meta` object.
 pub(crate) fn ui_resource_uri(meta: &Value) -> Option<&str> {
     meta.get("ui")
@@ -259,6 +264,9 @@ mod tests {
         let legacy = Tool::new("t").meta(json!({"ui/resourceUri": "ui://old"}));
         assert_eq!(legacy.ui_resource_uri(), Some("ui://old"));
         assert_eq!(Tool::new("t").ui_resource_uri(), None);
+        let listed = serde_json::to_value(&t).expect("serializes");
+        assert_eq!(tool_ui_resource_uri(&listed), Some("ui://a/b"));
+        assert_eq!(tool_ui_resource_uri(&json!({"name": "t"})), None);
     }
 
     #[test]
