@@ -12,6 +12,8 @@ export const {
   ToolError,
   Client,
   Subscription,
+  uiResourceUri,
+  APP_MIME_TYPE,
   McpError,
   McpcoreError,
 } = m;

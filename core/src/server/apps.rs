@@ -15,7 +15,9 @@
 //!   LC-04 Δ).
 //!
 //! The extension is served through the ordinary `resources/list`, `resources/read` and
-//! `tools/list` paths; nothing here adds a method.
+//! `tools/list` paths; nothing here adds a method. Resource templates are left alone: the spec's
+//! UI resources are predeclared (a tool links to one concrete URI), so a `ui://` template is not
+//! an app resource and a tool cannot link to it.
 
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
