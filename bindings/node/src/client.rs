@@ -499,6 +499,8 @@ impl NativeClient {
 /// The UI resource URI a listed tool links to (`_meta.ui.resourceUri`; core's
 /// `tool_ui_resource_uri`), or `null`.
 #[napi]
+// Called from JavaScript only: napi registers it outside test builds, so a test build sees no use.
+#[cfg_attr(test, allow(dead_code))]
 pub fn tool_ui_resource_uri(tool: Value) -> Option<String> {
     mcpcore::protocol::apps::tool_ui_resource_uri(&tool).map(str::to_owned)
 }
