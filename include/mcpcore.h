@@ -560,7 +560,10 @@ mcp_status_t mcp_server_builder_options_json(mcp_server_builder_t *builder, cons
  *                        core's `Tool::new`). Core validates arguments against `inputSchema`
  *                        before the handler runs (arguments that fail it are answered with an
  *                        `isError` result naming the problem, TOOL-07, and the handler is not
- *                        called) and `structuredContent` against `outputSchema` after.
+ *                        called) and `structuredContent` against `outputSchema` after. MCP Apps
+ *                        (EXT-03): `"_meta": {"ui": {"resourceUri": "ui://...", "visibility":
+ *                        ["model", "app"]}}` links the tool to a UI resource, which must be
+ *                        registered (before or after) or `mcp_server_builder_build` fails.
  * @param tool_len        length of `tool_json`.
  * @param handler         the C handler; its params are the tool's `arguments` object.
  * @param user_data       passed to every call of `handler`.
@@ -607,9 +610,16 @@ mcp_status_t mcp_server_builder_add_prompt(mcp_server_builder_t *builder, const 
  *
  * @param builder         the builder.
  * @param resource_json   `{"uri": ..., "name": ..., "mimeType": ..., "description": ...}`.
+ *                        A `ui://` URI registers an MCP Apps UI resource (EXT-03): its
+ *                        `mimeType` is `text/html;profile=mcp-app` (set when absent), its
+ *                        optional `"_meta": {"ui": {"csp": ..., "permissions": ...,
+ *                        "domain": ..., "prefersBorder": ...}}` is listed and copied onto the
+ *                        read contents, and the server advertises `io.modelcontextprotocol/ui`.
  * @param resource_len    length of `resource_json`.
  * @param handler         the C handler; its params are `{}` and `mcp_request_name` is the URI.
- *                        It answers a `ReadResourceResult` (`{"contents": [...]}`).
+ *                        It answers a `ReadResourceResult` (`{"contents": [...]}`); for a
+ *                        `ui://` resource `{"contents": [{"text": "<!DOCTYPE html>..."}]}`
+ *                        suffices (core fills in the URI, MIME type and `_meta.ui`).
  * @param user_data       passed to `handler`.
  * @param free_user_data  optional finalizer, called exactly once.
  * @param error_out       optional detailed error.
@@ -619,7 +629,8 @@ mcp_status_t mcp_server_builder_add_prompt(mcp_server_builder_t *builder, const 
  * **Thread safety**: as `mcp_server_builder_add_tool`.
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
- * `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character).
+ * `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character; a
+ * `ui://` URI with another `mimeType`, or `text/html;profile=mcp-app` on another scheme).
  */
 mcp_status_t mcp_server_builder_add_resource(mcp_server_builder_t *builder, const char *resource_json, size_t resource_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
@@ -701,7 +712,7 @@ mcp_status_t mcp_server_builder_add_method(mcp_server_builder_t *builder, const 
  * **Thread safety**: the builder's thread; the server is thread-safe.
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (an out-of-range
- * option or limit).
+ * option or limit; a tool whose `_meta.ui.resourceUri` names no registered `ui://` resource).
  */
 mcp_status_t mcp_server_builder_build(mcp_server_builder_t *builder, const mcp_runtime_t *runtime, mcp_server_t **server_out, mcp_error_t **error_out);
 
@@ -1043,7 +1054,8 @@ mcp_status_t mcp_client_builder_request_timeout_ms(mcp_client_builder_t *builder
  * `probeTimeoutMs` (default 5000), `maxMessageBytes` (default 4 MiB), `maxJsonDepth`
  * (default 64), `maxMrtrRounds` (default 10), `cachedDiscovery` (an earlier
  * `server/discover` result), `cache` (default false), `validateStructuredContent` (default
- * true), `elicitationModes` (default `["form","url"]`). Inconsistent values (e.g. a modern
+ * true), `elicitationModes` (default `["form","url"]`), `apps` (advertise MCP Apps,
+ * `io.modelcontextprotocol/ui`; default false). Inconsistent values (e.g. a modern
  * version with legacy mode) are reported when connecting.
  *
  * @param builder    the builder.

@@ -24,6 +24,16 @@ export declare class NativeClient {
   get serverInfo(): any | null
   /** The raw result of the negotiation (`InitializeResult` or `DiscoverResult`). */
   get negotiated(): any | null
+  /**
+   * Whether the server advertised MCP Apps (`io.modelcontextprotocol/ui`; core's
+   * `server_supports_apps`).
+   */
+  get serverSupportsApps(): boolean
+  /**
+   * Read a `ui://` app resource with core's checks (`read_app_resource`):
+   * `{ok: {uri, mimeType, html, meta}}` or `{error}`.
+   */
+  readAppResource(uri: string, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
   /** A new cancellation token for one call: pass its id as that call's `cancelId`. */
   newCancel(): number
   /**
@@ -227,3 +237,9 @@ export interface NativeError {
   /** The JSON-RPC error data (kind `rpc`). */
   data?: any
 }
+
+/**
+ * The UI resource URI a listed tool links to (`_meta.ui.resourceUri`; core's
+ * `tool_ui_resource_uri`), or `null`.
+ */
+export declare function toolUiResourceUri(tool: any): string | null

@@ -236,7 +236,10 @@ pub extern "C" fn mcp_server_builder_options_json(
 ///                        core's `Tool::new`). Core validates arguments against `inputSchema`
 ///                        before the handler runs (arguments that fail it are answered with an
 ///                        `isError` result naming the problem, TOOL-07, and the handler is not
-///                        called) and `structuredContent` against `outputSchema` after.
+///                        called) and `structuredContent` against `outputSchema` after. MCP Apps
+///                        (EXT-03): `"_meta": {"ui": {"resourceUri": "ui://...", "visibility":
+///                        ["model", "app"]}}` links the tool to a UI resource, which must be
+///                        registered (before or after) or `mcp_server_builder_build` fails.
 /// @param tool_len        length of `tool_json`.
 /// @param handler         the C handler; its params are the tool's `arguments` object.
 /// @param user_data       passed to every call of `handler`.
@@ -326,9 +329,16 @@ pub extern "C" fn mcp_server_builder_add_prompt(
 ///
 /// @param builder         the builder.
 /// @param resource_json   `{"uri": ..., "name": ..., "mimeType": ..., "description": ...}`.
+///                        A `ui://` URI registers an MCP Apps UI resource (EXT-03): its
+///                        `mimeType` is `text/html;profile=mcp-app` (set when absent), its
+///                        optional `"_meta": {"ui": {"csp": ..., "permissions": ...,
+///                        "domain": ..., "prefersBorder": ...}}` is listed and copied onto the
+///                        read contents, and the server advertises `io.modelcontextprotocol/ui`.
 /// @param resource_len    length of `resource_json`.
 /// @param handler         the C handler; its params are `{}` and `mcp_request_name` is the URI.
-///                        It answers a `ReadResourceResult` (`{"contents": [...]}`).
+///                        It answers a `ReadResourceResult` (`{"contents": [...]}`); for a
+///                        `ui://` resource `{"contents": [{"text": "<!DOCTYPE html>..."}]}`
+///                        suffices (core fills in the URI, MIME type and `_meta.ui`).
 /// @param user_data       passed to `handler`.
 /// @param free_user_data  optional finalizer, called exactly once.
 /// @param error_out       optional detailed error.
@@ -338,7 +348,8 @@ pub extern "C" fn mcp_server_builder_add_prompt(
 /// **Thread safety**: as `mcp_server_builder_add_tool`.
 ///
 /// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
-/// `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character).
+/// `MCP_STATUS_INVALID_ARGUMENT` (a URI already registered, empty or with a control character; a
+/// `ui://` URI with another `mimeType`, or `text/html;profile=mcp-app` on another scheme).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_add_resource(
     builder: *mut mcp_server_builder_t,
@@ -498,7 +509,7 @@ pub extern "C" fn mcp_server_builder_add_method(
 /// **Thread safety**: the builder's thread; the server is thread-safe.
 ///
 /// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_ARGUMENT` (an out-of-range
-/// option or limit).
+/// option or limit; a tool whose `_meta.ui.resourceUri` names no registered `ui://` resource).
 #[no_mangle]
 pub extern "C" fn mcp_server_builder_build(
     builder: *mut mcp_server_builder_t,

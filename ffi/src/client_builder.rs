@@ -185,7 +185,8 @@ pub extern "C" fn mcp_client_builder_request_timeout_ms(
 /// `probeTimeoutMs` (default 5000), `maxMessageBytes` (default 4 MiB), `maxJsonDepth`
 /// (default 64), `maxMrtrRounds` (default 10), `cachedDiscovery` (an earlier
 /// `server/discover` result), `cache` (default false), `validateStructuredContent` (default
-/// true), `elicitationModes` (default `["form","url"]`). Inconsistent values (e.g. a modern
+/// true), `elicitationModes` (default `["form","url"]`), `apps` (advertise MCP Apps,
+/// `io.modelcontextprotocol/ui`; default false). Inconsistent values (e.g. a modern
 /// version with legacy mode) are reported when connecting.
 ///
 /// @param builder    the builder.

@@ -9,6 +9,7 @@
 //! JSON-RPC 2.0 requires; the MCP schema only allows omitting the id, so the validator accepts
 //! `null` there and nowhere else.
 
+pub mod apps;
 pub mod asking;
 pub mod auth;
 pub mod client;

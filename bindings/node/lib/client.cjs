@@ -532,6 +532,29 @@ class Client {
     return this.request('resources/read', { uri }, opts);
   }
 
+  /** Whether the server offers MCP Apps (`io.modelcontextprotocol/ui`). Connect with
+   * `options: {apps: true}` to advertise this client's support. */
+  get serverSupportsApps() {
+    return this.#native.serverSupportsApps;
+  }
+
+  /** Read an MCP Apps UI resource (a `ui://` URI, e.g. `uiResourceUri(tool)`): resolves to
+   * `{uri, mimeType, html, meta}` (`meta` is `_meta.ui` or null). Rejects with code
+   * "invalid_argument" for a URI that is not `ui://` (nothing is sent) and "protocol" for a
+   * result that is not `text/html;profile=mcp-app` HTML. */
+  readAppResource(uri, opts = {}) {
+    const bad = Client.#needString('readAppResource(uri): uri', uri);
+    if (bad) return Promise.reject(bad);
+    let checked;
+    try {
+      checked = checkCallOptions('readAppResource', opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { timeout, signal } = checked;
+    return this.#withSignal(signal, (id) => this.#native.readAppResource(uri, timeout ?? null, id));
+  }
+
   /** Close the connection (stdio: close stdin, wait, then terminate the child). */
   async close() {
     await this.#native.close();
@@ -551,4 +574,9 @@ function waitOptions(where, opts) {
   return { signal, wait };
 }
 
-module.exports = { Client, Subscription, Task };
+/** The MCP Apps UI resource a listed tool renders with (`_meta.ui.resourceUri`), or null. */
+function uiResourceUri(tool) {
+  return native.toolUiResourceUri(tool) ?? null;
+}
+
+module.exports = { Client, Subscription, Task, uiResourceUri };

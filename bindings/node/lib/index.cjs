@@ -1,8 +1,8 @@
 'use strict';
 // The public API of the `mcpcore` package (CommonJS); `index.js` is the ESM entry.
-const { Server, Context, HttpHandle } = require('./server.cjs');
+const { Server, Context, HttpHandle, APP_MIME_TYPE } = require('./server.cjs');
 const { InputRequired, inputRequired, RawResult, rawResult, ToolError } = require('./context.cjs');
-const { Client, Subscription } = require('./client.cjs');
+const { Client, Subscription, uiResourceUri } = require('./client.cjs');
 const { Task } = require('./tasks.cjs');
 const { McpError, McpcoreError } = require('./errors.cjs');
 
@@ -18,6 +18,8 @@ module.exports = {
   Client,
   Subscription,
   Task,
+  uiResourceUri,
+  APP_MIME_TYPE,
   McpError,
   McpcoreError,
 };

@@ -151,8 +151,46 @@ export interface ToolDefinition {
   /** Runs on the request before the task is created; its `inputRequired` rounds complete
    * first (SEP-2663), its value is discarded. */
   gate?: (args: any, ctx: Context) => Awaitable<unknown>;
+  /** MCP Apps: the `ui://` resource rendering this tool (`_meta.ui.resourceUri`); it must be
+   * registered with `appResource`. */
+  ui?: string;
+  /** MCP Apps: who may call the tool (`_meta.ui.visibility`; `['app']` hides it from the model). */
+  uiVisibility?: Array<'model' | 'app'>;
   [k: string]: any;
 }
+
+/** The MIME type of MCP Apps UI resources. */
+export declare const APP_MIME_TYPE: 'text/html;profile=mcp-app';
+
+/** An MCP Apps UI resource (`io.modelcontextprotocol/ui`). */
+export interface AppResourceDefinition {
+  /** A `ui://` URI. */
+  uri: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  /** The HTML, when no handler is given. */
+  html?: string;
+  /** `_meta.ui.csp` origins. */
+  csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] };
+  /** `_meta.ui.permissions` requested. */
+  permissions?: Array<'camera' | 'microphone' | 'geolocation' | 'clipboardWrite'>;
+  domain?: string;
+  prefersBorder?: boolean;
+  [k: string]: any;
+}
+
+/** A UI resource as read by `Client.readAppResource`. */
+export interface AppResource {
+  uri: string;
+  mimeType: string;
+  html: string;
+  /** `_meta.ui` of the content, or null. */
+  meta: JsonObject | null;
+}
+
+/** The UI resource a listed tool links to (`_meta.ui.resourceUri`), or null. */
+export declare function uiResourceUri(tool: JsonObject): string | null;
 
 export interface PromptDefinition {
   name: string;
@@ -206,6 +244,8 @@ export declare class Server {
   prompt(def: PromptDefinition, fn: (args: Record<string, string>, ctx: Context) => Awaitable<string | Array<string | JsonObject> | JsonObject | Special>): this;
   /** A string result is text, bytes a blob; also a whole ReadResourceResult. */
   resource(def: ResourceDefinition, fn: (vars: Record<string, string>, ctx: Context) => Awaitable<string | Uint8Array | JsonObject | Special>): this;
+  /** An MCP Apps UI resource: `def.html`, or `fn` returning the HTML (or a ReadResourceResult). */
+  appResource(def: AppResourceDefinition, fn?: (args: JsonObject, ctx: Context) => Awaitable<string | Uint8Array | JsonObject>): this;
   /** The `completion/complete` handler (both eras): the candidate values (the first 100 are
    * sent, with `total` and `hasMore`) or a whole CompleteResult. */
   completion(fn: (params: CompleteParams, ctx: Context) => Awaitable<string[] | JsonObject>): this;
@@ -354,6 +394,10 @@ export declare class Client {
   waitTask(taskId: string, opts?: TaskWaitOptions): Promise<Task>;
   /** `callToolAsTask` then `waitTask`: the CallToolResult (a failed task rejects). */
   callToolToCompletion(name: string, args?: JsonObject, opts?: TaskWaitOptions & { ttl?: number }): Promise<JsonObject>;
+  /** Whether the server offers MCP Apps (connect with `options: {apps: true}` to advertise). */
+  readonly serverSupportsApps: boolean;
+  /** Read a `ui://` UI resource (checked: `text/html;profile=mcp-app`). */
+  readAppResource(uri: string, opts?: CallOptions): Promise<AppResource>;
   /** One page of a list from `cursor` (the previous page's `nextCursor`). */
   listToolsPage(cursor?: string | null, opts?: CallOptions): Promise<Page<'tools', ToolDefinition>>;
   listPromptsPage(cursor?: string | null, opts?: CallOptions): Promise<Page<'prompts', PromptDefinition>>;

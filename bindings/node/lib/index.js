@@ -13,6 +13,8 @@ export const {
   Client,
   Subscription,
   Task,
+  uiResourceUri,
+  APP_MIME_TYPE,
   McpError,
   McpcoreError,
 } = m;

@@ -101,6 +101,19 @@ function checkDef(kind, def, key) {
   }
 }
 
+/** The MIME type of MCP Apps UI resources. */
+const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
+/** A tool definition with `ui` / `uiVisibility` moved to `_meta.ui` (MCP Apps). */
+function uiLink(def) {
+  const { ui, uiVisibility, ...rest } = def;
+  if (ui === undefined && uiVisibility === undefined) return def;
+  const link = {};
+  if (ui !== undefined) link.resourceUri = ui;
+  if (uiVisibility !== undefined) link.visibility = uiVisibility;
+  return { ...rest, _meta: { ...(rest._meta ?? {}), ui: link } };
+}
+
 /** A completion handler's return value as a CompleteResult (an array is the values). */
 function completionResult(v) {
   if (Array.isArray(v)) {
@@ -183,9 +196,41 @@ class Server {
     // `taskSupport` ("optional" | "required") stays in the definition: core reads it. `gate`,
     // a function of the same arguments, runs on the request before the task is created.
     const { gate, ...rest } = def;
-    const { def: wire, validator } = resolveToolSchemas(rest);
+    const { def: wire, validator } = resolveToolSchemas(uiLink(rest));
     this.#add('tool', wire, wrap(fn, toolResult, validator));
     if (gate !== undefined) this.#add('gate', { name: def.name }, wrap(gate, () => ({}), validator));
+    return this;
+  }
+
+  /** Register an MCP Apps UI resource (`io.modelcontextprotocol/ui`): a `ui://` URI served as
+   * `text/html;profile=mcp-app`. Give the HTML as `def.html`, or a `fn(args, ctx)` returning
+   * it; `csp`, `permissions` (names such as `'camera'`), `domain` and `prefersBorder` become
+   * `_meta.ui`. Link tools to it with `tool({..., ui: uri})`; serving fails if a link names no
+   * registered UI resource or the URI is not `ui://`. */
+  appResource(def, fn) {
+    checkDef('appResource', def, 'uri');
+    const { uri, name, html, csp, permissions, domain, prefersBorder, ...rest } = def;
+    if (fn === undefined) {
+      if (typeof html !== 'string') throw new TypeError('appResource(def): give def.html (a string) or a handler');
+      fn = () => html;
+    }
+    const ui = {};
+    if (csp !== undefined) ui.csp = csp;
+    if (permissions !== undefined) {
+      if (!Array.isArray(permissions)) throw new TypeError('appResource(def): permissions must be an array of names');
+      ui.permissions = Object.fromEntries(permissions.map((p) => [String(p), {}]));
+    }
+    if (domain !== undefined) ui.domain = domain;
+    if (prefersBorder !== undefined) ui.prefersBorder = prefersBorder;
+    const wire = { ...rest, uri, name: name ?? uri, mimeType: APP_MIME_TYPE };
+    if (Object.keys(ui).length > 0) wire._meta = { ...(rest._meta ?? {}), ui };
+    // Core completes each content item's URI, MIME type and `_meta.ui`.
+    const shape = (v) => {
+      if (isPlainObject(v)) return v;
+      if (ArrayBuffer.isView(v)) return { contents: [{ blob: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') }] };
+      return { contents: [{ text: String(v) }] };
+    };
+    this.#add('resource', wire, wrap(fn, shape));
     return this;
   }
 
@@ -276,4 +321,4 @@ class Server {
   }
 }
 
-module.exports = { Server, Context, HttpHandle, InputRequired };
+module.exports = { Server, Context, HttpHandle, InputRequired, APP_MIME_TYPE };

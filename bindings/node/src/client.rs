@@ -268,6 +268,35 @@ impl NativeClient {
         self.client.server_info_raw()
     }
 
+    /// Whether the server advertised MCP Apps (`io.modelcontextprotocol/ui`; core's
+    /// `server_supports_apps`).
+    #[napi(getter)]
+    pub fn server_supports_apps(&self) -> bool {
+        self.client.server_supports_apps()
+    }
+
+    /// Read a `ui://` app resource with core's checks (`read_app_resource`):
+    /// `{ok: {uri, mimeType, html, meta}}` or `{error}`.
+    #[napi]
+    pub async fn read_app_resource(
+        &self,
+        uri: String,
+        timeout_ms: Option<f64>,
+        cancel_id: Option<u32>,
+    ) -> Value {
+        let r = match self.opts(timeout_ms, cancel_id) {
+            Ok(o) => reply::client(
+                self.client
+                    .read_app_resource_with(&uri, o)
+                    .await
+                    .map(|a| a.to_json()),
+            ),
+            Err(e) => e,
+        };
+        self.cancels.end(cancel_id);
+        r
+    }
+
     /// A new cancellation token for one call: pass its id as that call's `cancelId`.
     #[napi]
     pub fn new_cancel(&self) -> u32 {
@@ -589,4 +618,13 @@ impl NativeClient {
         };
         reply::client(self.client.list_all_json(kind, opts).await)
     }
+}
+
+/// The UI resource URI a listed tool links to (`_meta.ui.resourceUri`; core's
+/// `tool_ui_resource_uri`), or `null`.
+#[napi]
+// Called from JavaScript only: napi registers it outside test builds, so a test build sees no use.
+#[cfg_attr(test, allow(dead_code))]
+pub fn tool_ui_resource_uri(tool: Value) -> Option<String> {
+    mcpcore::protocol::apps::tool_ui_resource_uri(&tool).map(str::to_owned)
 }

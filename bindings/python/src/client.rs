@@ -275,6 +275,37 @@ impl NativeClient {
         convert::to_py(py, &self.client.server_capabilities())
     }
 
+    /// Whether the server advertised MCP Apps (`io.modelcontextprotocol/ui`; core's
+    /// `server_supports_apps`).
+    #[getter]
+    fn server_supports_apps(&self) -> bool {
+        self.client.server_supports_apps()
+    }
+
+    /// Read a `ui://` app resource with core's checks (`read_app_resource`): an awaitable of
+    /// `{"uri", "mimeType", "html", "meta"}`.
+    #[pyo3(signature = (uri, timeout=None))]
+    fn read_app_resource<'py>(
+        &self,
+        py: Python<'py>,
+        uri: String,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (opts, token) = call_options(py, timeout, None, None)?;
+        let client = self.client.clone();
+        bridge::awaitable_with(py, Some(token), async move {
+            let app = client.read_app_resource_with(&uri, opts).await?;
+            Ok(Json(app.to_json()))
+        })
+    }
+
+    /// The UI resource URI a listed tool links to (`_meta.ui.resourceUri`), if any.
+    #[staticmethod]
+    fn tool_ui_resource_uri(tool: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let tool = convert::from_py(tool)?;
+        Ok(mcpcore::protocol::apps::tool_ui_resource_uri(&tool).map(str::to_owned))
+    }
+
     /// Any request at the JSON level: the raw result (an awaitable of `dict`).
     #[pyo3(signature = (method, params=None, timeout=None, progress=None, log_level=None))]
     fn request<'py>(

@@ -108,6 +108,16 @@ impl Callbacks {
             }
             caps.insert(k.clone(), v.clone());
         }
+        if opts.apps {
+            // EXT-03: the ext-apps specification negotiates the extension in `initialize` too,
+            // so unlike other extensions it is sent in both eras (the legacy schema has no
+            // `extensions` member but allows extra ones; LC-04 Δ).
+            let ext = caps.entry("extensions").or_insert_with(|| json!({}));
+            if let Some(e) = ext.as_object_mut() {
+                e.entry(crate::protocol::apps::UI_EXTENSION)
+                    .or_insert_with(crate::protocol::apps::extension_settings);
+            }
+        }
         Value::Object(caps)
     }
 

@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+mod apps;
 pub mod auth;
 mod cache;
 mod callbacks;
@@ -38,6 +39,7 @@ mod tasks_wait;
 pub(crate) mod transport;
 mod types;
 
+pub use apps::AppContent;
 pub use callbacks::{client_handler_fn, ClientHandler, NotificationFn};
 pub use error::ClientError;
 pub use listen::Subscription;

@@ -78,6 +78,9 @@ pub struct ClientOptions {
     pub validate_structured_content: bool,
     /// Elicitation modes declared when an elicitation handler is registered (default form+url).
     pub elicitation_modes: Vec<String>,
+    /// Advertise MCP Apps (`extensions["io.modelcontextprotocol/ui"]` with the
+    /// `text/html;profile=mcp-app` MIME type, EXT-03) in both eras; default off.
+    pub apps: bool,
 }
 
 impl Default for ClientOptions {
@@ -98,6 +101,7 @@ impl Default for ClientOptions {
             cache: false,
             validate_structured_content: true,
             elicitation_modes: vec!["form".into(), "url".into()],
+            apps: false,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! This is the bottom of the protocol layers: `server` and `client` both build on it (and on
 //! `jsonrpc`), and nothing here depends on either of them.
 
+pub mod apps;
 mod content;
 mod definition;
 pub mod envelope;

@@ -157,6 +157,10 @@ pub enum BuildError {
     /// A limit or option is out of range.
     #[error("invalid option: {0}")]
     Option(String),
+    /// An MCP Apps rule is broken (EXT-03): a `ui://` resource with another MIME type, the app
+    /// MIME type outside `ui://`, or a tool linked to a UI resource that is not registered.
+    #[error("MCP Apps: {0}")]
+    App(String),
 }
 
 /// Registered names and URIs must be non-empty and free of control characters: a NUL cuts a C
@@ -405,17 +409,19 @@ impl ServerBuilder {
     /// Register a concrete resource with a shared handler.
     ///
     /// # Errors
-    /// A URI already registered, empty or with a control character; the handler is dropped at
-    /// once.
+    /// A URI already registered, empty or with a control character; a `ui://` URI with a MIME
+    /// type other than the app one, or the app type elsewhere ([`BuildError::App`]). The handler
+    /// is dropped at once.
     pub fn add_resource(
         &mut self,
-        resource: Resource,
+        mut resource: Resource,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
         check_name("resource", &resource.uri)?;
         if self.registry.resource_index.contains_key(&resource.uri) {
             return Err(BuildError::Duplicate(format!("resource {}", resource.uri)));
         }
+        let handler = super::apps::prepare_resource(&mut resource, handler)?;
         let def = definition(&resource)?;
         self.registry
             .resource_index
@@ -539,7 +545,9 @@ impl ServerBuilder {
             return Err(BuildError::Option("page_size must be positive".into()));
         }
         let mut registry = self.registry;
-        match self.options.max_concurrency {
+        let mut options = self.options;
+        super::apps::finish(&mut options, &registry)?;
+        match options.max_concurrency {
             Some(0) => {
                 return Err(BuildError::Option(
                     "max_concurrency must be positive (None = unlimited)".into(),
@@ -548,19 +556,18 @@ impl ServerBuilder {
             Some(n) => super::concurrency::bound(&mut registry, n),
             None => {}
         }
-        let capabilities = capabilities(&self.options, &registry);
-        let tasks = self
-            .options
+        let capabilities = capabilities(&options, &registry);
+        let tasks = options
             .tasks
             .clone()
             .map(|t| Arc::new(super::tasks::TaskEngine::new(t)));
-        let sealer = mrtr::build_sealer(&self.options.request_state)
+        let sealer = mrtr::build_sealer(&options.request_state)
             .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
         let replay =
-            mrtr::build_replay_guard(&self.options.request_state).map_err(BuildError::Option)?;
+            mrtr::build_replay_guard(&options.request_state).map_err(BuildError::Option)?;
         Ok(Server {
             inner: Arc::new(ServerInner {
-                options: self.options,
+                options,
                 registry,
                 capabilities,
                 sealer,

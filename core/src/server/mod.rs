@@ -7,6 +7,7 @@
 //! `era::route_request`); they never read its internals. The server depends on `protocol`,
 //! `jsonrpc` and `schema` below it, never on `client` or a transport.
 
+mod apps;
 mod ask;
 mod builder;
 #[cfg(test)]

@@ -7,7 +7,7 @@ stdio and Streamable HTTP; all protocol behaviour lives in the Rust core.
 import atexit as _atexit
 
 from . import _native, sync
-from .client import Client
+from .client import AppResource, Client, ui_resource_uri
 from .errors import (
     InputRequired,
     McpcoreError,
@@ -18,6 +18,7 @@ from .errors import (
     ToolError,
 )
 from .server import (
+    APP_MIME_TYPE,
     Audio,
     Context,
     HttpHandle,
@@ -36,6 +37,7 @@ _atexit.register(_native.shutdown)
 
 __all__ = [
     "Server",
+    "APP_MIME_TYPE",
     "Context",
     "HttpHandle",
     "Sent",
@@ -46,6 +48,8 @@ __all__ = [
     "Audio",
     "Client",
     "Task",
+    "AppResource",
+    "ui_resource_uri",
     "McpError",
     "McpcoreError",
     "McpTimeoutError",

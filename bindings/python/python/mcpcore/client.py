@@ -6,6 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
+from dataclasses import dataclass
 from typing import (
     Any,
     Awaitable,
@@ -29,7 +30,7 @@ logger = logging.getLogger("mcpcore")
 #: A client callback: takes the request's params, returns its result (sync or async).
 Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, Any]]]]
 
-__all__ = ["Client", "Subscription"]
+__all__ = ["AppResource", "Client", "Subscription", "ui_resource_uri"]
 
 
 #: The callback slots: the short name used by ``declare=`` and the request method it answers.
@@ -238,6 +239,22 @@ def _hub(on_notification: Optional[Listener]) -> _Notifications:
     if on_notification is not None:
         hub.handlers.append(_deliverer(on_notification))
     return hub
+
+
+@dataclass(frozen=True)
+class AppResource:
+    """An MCP Apps UI resource as read by :meth:`Client.read_app_resource`."""
+
+    uri: str
+    mime_type: str
+    html: str
+    #: ``_meta.ui`` of the content (``csp``, ``permissions``, ``domain``, ``prefersBorder``).
+    meta: Optional[Dict[str, Any]]
+
+
+def ui_resource_uri(tool: Dict[str, Any]) -> Optional[str]:
+    """The MCP Apps UI resource a listed tool renders with (``_meta.ui.resourceUri``)."""
+    return _native.NativeClient.tool_ui_resource_uri(tool)
 
 
 class Client:
@@ -591,6 +608,21 @@ class Client:
     async def read_resource(self, uri: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
         """Read a resource; returns the ``ReadResourceResult``."""
         return await self._native.request("resources/read", {"uri": uri}, timeout)
+
+    @property
+    def server_supports_apps(self) -> bool:
+        """Whether the server offers MCP Apps (``io.modelcontextprotocol/ui``). Pass
+        ``options={"apps": True}`` at connect to advertise this client's support."""
+        return self._native.server_supports_apps
+
+    async def read_app_resource(self, uri: str, *, timeout: Optional[float] = None) -> AppResource:
+        """Read an MCP Apps UI resource (a ``ui://`` URI, e.g. :func:`ui_resource_uri` of a tool).
+
+        Raises ``McpcoreError`` for a URI that is not ``ui://`` (nothing is sent) or a result
+        that is not ``text/html;profile=mcp-app`` HTML.
+        """
+        r = await self._native.read_app_resource(uri, timeout)
+        return AppResource(r["uri"], r["mimeType"], r["html"], r["meta"])
 
     async def close(self) -> None:
         """Close the connection (stdio: close stdin, wait, then terminate the child).

@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _native
 from ._schema import coerce, first_paragraph, function_schema, param_types, to_json
@@ -20,6 +20,7 @@ from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 
 __all__ = [
+    "APP_MIME_TYPE",
     "Server",
     "Context",
     "HttpHandle",
@@ -31,6 +32,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("mcpcore")
+
+#: The MIME type of MCP Apps UI resources (``io.modelcontextprotocol/ui``).
+APP_MIME_TYPE = "text/html;profile=mcp-app"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -594,6 +598,8 @@ class Server:
         mime_type: Optional[str] = None,
         task_support: Optional[str] = None,
         gate: Optional[Callable[..., Any]] = None,
+        ui: Optional[str] = None,
+        ui_visibility: Optional[Sequence[str]] = None,
     ) -> Callable[[F], F]:
         """Register a tool. The name defaults to the function's, the description to its docstring.
 
@@ -612,6 +618,10 @@ class Server:
         ``mime_type=``) an image or audio block; a whole result dict (``content`` blocks,
         ``isError``, ``structuredContent``) or a ``ToolResult`` is sent as is. Raise
         ``ToolError`` for an ``isError`` result and ``McpError`` for a JSON-RPC error.
+
+        MCP Apps: ``ui="ui://…"`` links the tool to a UI resource registered with
+        :meth:`app_resource` (``_meta.ui.resourceUri``; serving fails with ``ValueError`` if it
+        is not registered); ``ui_visibility=["app"]`` hides the tool from the model.
         """
         if mime_type is not None:
             Media(b"", mime_type)  # the same check as at call time, now
@@ -634,6 +644,13 @@ class Server:
                 d["annotations"] = annotations
             if task_support is not None:
                 d["taskSupport"] = task_support
+            if ui is not None or ui_visibility is not None:
+                link: Dict[str, Any] = {}
+                if ui is not None:
+                    link["resourceUri"] = ui
+                if ui_visibility is not None:
+                    link["visibility"] = list(ui_visibility)
+                d["_meta"] = {"ui": link}
             types = param_types(fn, names) if input_schema is None else {}
             shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _shape_tool(
                 v, mime_type
@@ -725,6 +742,61 @@ class Server:
 
             kind = "resource_template" if template else "resource"
             self._entries.append(_Entry(kind, d, fn, names, ctx, shape))
+            return fn
+
+        return register
+
+    def app_resource(
+        self,
+        uri: str,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        *,
+        title: Optional[str] = None,
+        csp: Optional[Dict[str, List[str]]] = None,
+        permissions: Optional[Sequence[str]] = None,
+        domain: Optional[str] = None,
+        prefers_border: Optional[bool] = None,
+    ) -> Callable[[F], F]:
+        """Register an MCP Apps UI resource: a ``ui://`` URI whose function returns the HTML.
+
+        Served as ``text/html;profile=mcp-app`` through ``resources/list`` and
+        ``resources/read``, and the server advertises ``io.modelcontextprotocol/ui``. ``csp``
+        (``{"connectDomains": [...], "resourceDomains": [...], ...}``), ``permissions``
+        (``["camera", "clipboardWrite", ...]``), ``domain`` and ``prefers_border`` become
+        ``_meta.ui``. Link tools to it with ``@server.tool(ui=uri)``. A URI that is not
+        ``ui://`` makes serving fail with ``ValueError``.
+        """
+        meta: Dict[str, Any] = {}
+        if csp is not None:
+            meta["csp"] = dict(csp)
+        if permissions is not None:
+            meta["permissions"] = {p: {} for p in permissions}
+        if domain is not None:
+            meta["domain"] = domain
+        if prefers_border is not None:
+            meta["prefersBorder"] = prefers_border
+
+        def register(fn: F) -> F:
+            _schema, names, ctx = self._signature(fn)
+            d: Dict[str, Any] = {"uri": uri, "name": name or fn.__name__, "mimeType": APP_MIME_TYPE}
+            desc = description if description is not None else first_paragraph(fn.__doc__)
+            if desc:
+                d["description"] = desc
+            if title:
+                d["title"] = title
+            if meta:
+                d["_meta"] = {"ui": meta}
+
+            def shape(value: Any, _c: Context) -> Dict[str, Any]:
+                # Core completes the URI, MIME type and _meta.ui of each content item.
+                if isinstance(value, dict):
+                    return value
+                if isinstance(value, (bytes, bytearray)):
+                    return {"contents": [{"blob": base64.b64encode(bytes(value)).decode("ascii")}]}
+                return {"contents": [{"text": str(value)}]}
+
+            self._entries.append(_Entry("resource", d, fn, names, ctx, shape))
             return fn
 
         return register

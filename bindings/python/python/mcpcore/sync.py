@@ -254,6 +254,17 @@ class Client:
         """Read a resource; returns the ``ReadResourceResult``."""
         return self._runner.run(self._inner.read_resource(uri, timeout=timeout))
 
+    @property
+    def server_supports_apps(self) -> bool:
+        """Whether the server offers MCP Apps (``io.modelcontextprotocol/ui``)."""
+        return self._inner.server_supports_apps
+
+    def read_app_resource(
+        self, uri: str, *, timeout: Optional[float] = None
+    ) -> _client.AppResource:
+        """Read an MCP Apps ``ui://`` resource (checks as for the async client)."""
+        return self._runner.run(self._inner.read_app_resource(uri, timeout=timeout))
+
     def close(self) -> None:
         """Close the connection and stop the background loop (idempotent)."""
         if self._runner.loop.is_closed():
