@@ -239,7 +239,6 @@ pub fn prompt() -> impl Strategy<Value = Prompt> {
                 description,
                 arguments,
                 icons,
-                execution: None,
                 meta,
             },
         )
@@ -265,7 +264,6 @@ pub fn resource() -> impl Strategy<Value = Resource> {
                 size,
                 annotations: ann,
                 icons,
-                execution: None,
                 meta,
             },
         )
