@@ -205,13 +205,14 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ///   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
 ///   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
 ///   stops reading input while this much output is unread], `maxMrtrRounds` [8],
-///   `stdioIdleSpinUs` [50];
+///   `stdioIdleSpinUs` [50], `handlerTimeoutMs` [null: none; 0 too; past it the handler is
+///   cancelled and the peer gets -32603 "Request timed out", CAN-04];
 /// - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
 ///   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
 ///   `replayCacheCapacity` [100000];
-/// - `tasks` [null: off until a tool with `taskSupport` is registered] (TASK-L01, TASK-M01): `defaultTtlMs`
-///   [3600000], `maxTtlMs` [86400000], `pollIntervalMs` [1000], `maxTasks` [10000],
-///   `listPageSize` [100], `maxListenTaskIds` [1000].
+/// - `tasks` [null: off until a tool with `taskSupport` is registered] (TASK-L01, TASK-M01):
+///   `defaultTtlMs` [3600000], `maxTtlMs` [86400000], `pollIntervalMs` [1000], `maxTasks`
+///   [10000], `listPageSize` [100], `maxListenTaskIds` [1000].
 ///
 /// An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
 /// range (a bad `cacheScope`, a negative number, a `requestState` value) with
