@@ -4,7 +4,8 @@
  * JSON definition, and core running the task around the ordinary C handler:
  *   slow_echo  taskSupport "optional"; its handler hands the responder to a thread that answers
  *              "slow:<text>" after a short delay;
- *   must_task  taskSupport "required"; answers "must:done" inline.
+ *   must_task  "execution": {"taskSupport": "required"} (the listed form); answers "must:done"
+ *              inline.
  * A tool with a bad taskSupport value is refused first (MCP_STATUS_INVALID_JSON). Then serves
  * stdio; driven by ffi/tests/c_task_server_suite.rs. Exits non-zero if the refusal did not
  * happen or a user-data finalizer did not run exactly once.
@@ -114,7 +115,8 @@ static void h_must_task(void *ud, const mcp_request_t *req, mcp_responder_t *r) 
 static const char *OPTIONS = "{\"tasks\":{\"defaultTtlMs\":30000,\"maxTtlMs\":120000,\"pollIntervalMs\":50}}";
 static const char *SLOW = "{\"name\":\"slow_echo\",\"taskSupport\":\"optional\",\"inputSchema\":{\"type\":\"object\","
                           "\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}";
-static const char *MUST = "{\"name\":\"must_task\",\"taskSupport\":\"required\"}";
+/* The listed form, `execution.taskSupport`, is read too. */
+static const char *MUST = "{\"name\":\"must_task\",\"execution\":{\"taskSupport\":\"required\"}}";
 static const char *BAD = "{\"name\":\"bad\",\"taskSupport\":\"sometimes\"}";
 
 int main(void) {
