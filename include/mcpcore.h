@@ -506,7 +506,7 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
 /**
  * Set options from a JSON object: core's `ServerOptions` shape (camelCase keys, durations in
  * milliseconds as `...Ms`), applied as a patch: keys not named keep their values, and the
- * nested `limits` and `requestState` objects are patches too. Every key, with its default in
+ * nested `limits`, `requestState` and `tasks` objects are patches too. Every key, with its default in
  * brackets (as JSON):
  * - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
  *   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
@@ -525,10 +525,14 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
  *   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
  *   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
  *   stops reading input while this much output is unread], `maxMrtrRounds` [8],
- *   `stdioIdleSpinUs` [50];
+ *   `stdioIdleSpinUs` [50], `handlerTimeoutMs` [null: none; 0 too; past it the handler is
+ *   cancelled and the peer gets -32603 "Request timed out", CAN-04];
  * - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
  *   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
- *   `replayCacheCapacity` [100000].
+ *   `replayCacheCapacity` [100000];
+ * - `tasks` [null: off until a tool with `taskSupport` is registered] (TASK-L01, TASK-M01):
+ *   `defaultTtlMs` [3600000], `maxTtlMs` [86400000], `pollIntervalMs` [1000], `maxTasks`
+ *   [10000], `listPageSize` [100], `maxListenTaskIds` [1000].
  *
  * An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
  * range (a bad `cacheScope`, a negative number, a `requestState` value) with
@@ -564,6 +568,10 @@ mcp_status_t mcp_server_builder_options_json(mcp_server_builder_t *builder, cons
  *                        (EXT-03): `"_meta": {"ui": {"resourceUri": "ui://...", "visibility":
  *                        ["model", "app"]}}` links the tool to a UI resource, which must be
  *                        registered (before or after) or `mcp_server_builder_build` fails.
+ *                        Tasks (TASK-L01): `"taskSupport": "optional"` or `"required"` (or
+ *                        `"execution": {"taskSupport": ...}`) makes the tool task-capable and
+ *                        turns tasks on (options JSON `tasks` sets their limits); default
+ *                        `"forbidden"`.
  * @param tool_len        length of `tool_json`.
  * @param handler         the C handler; its params are the tool's `arguments` object.
  * @param user_data       passed to every call of `handler`.

@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-use mcpcore::{Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use mcpcore::{Prompt, Resource, ResourceTemplate, ServerBuilder, TaskSupport, Tool};
 
 use crate::error::{mcp_error_t, FfiError};
 use crate::guard::{ffi_guard, status_guard};
@@ -67,6 +67,24 @@ fn register(
 /// A definition core could not parse: the argument's JSON has the wrong shape.
 fn bad_definition(what: &'static str) -> impl Fn(mcpcore::protocol::DefinitionError) -> FfiError {
     move |e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}"))
+}
+
+/// Take the tool's task support out of its definition (TASK-L01): `taskSupport`, or the listed
+/// form `execution.taskSupport`; absent means `forbidden`. Core adds `execution` back when the
+/// tool is listed, so the definition keeps no second copy.
+fn task_support(def: &mut serde_json::Map<String, Value>) -> Result<TaskSupport, FfiError> {
+    let value = def
+        .remove("taskSupport")
+        .or_else(|| def.get("execution")?.get("taskSupport").cloned());
+    def.remove("execution");
+    value.map_or(Ok(TaskSupport::Forbidden), |v| {
+        serde_json::from_value(v).map_err(|_| {
+            FfiError::new(
+                mcp_status_t::InvalidJson,
+                "tool_json: taskSupport must be \"forbidden\", \"optional\" or \"required\"",
+            )
+        })
+    })
 }
 
 /// A registration core refused (the handler, and with it the user data, is already released).
@@ -168,7 +186,7 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 
 /// Set options from a JSON object: core's `ServerOptions` shape (camelCase keys, durations in
 /// milliseconds as `...Ms`), applied as a patch: keys not named keep their values, and the
-/// nested `limits` and `requestState` objects are patches too. Every key, with its default in
+/// nested `limits`, `requestState` and `tasks` objects are patches too. Every key, with its default in
 /// brackets (as JSON):
 /// - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
 ///   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
@@ -187,10 +205,14 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ///   flight get this long, then are cancelled], `peerRequestTimeoutMs` [600000: server to
 ///   client requests], `maxOutboundQueue` [1000: messages], `maxOutboundBytes` [8388608: stdio
 ///   stops reading input while this much output is unread], `maxMrtrRounds` [8],
-///   `stdioIdleSpinUs` [50];
+///   `stdioIdleSpinUs` [50], `handlerTimeoutMs` [null: none; 0 too; past it the handler is
+///   cancelled and the peer gets -32603 "Request timed out", CAN-04];
 /// - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
 ///   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
-///   `replayCacheCapacity` [100000].
+///   `replayCacheCapacity` [100000];
+/// - `tasks` [null: off until a tool with `taskSupport` is registered] (TASK-L01, TASK-M01):
+///   `defaultTtlMs` [3600000], `maxTtlMs` [86400000], `pollIntervalMs` [1000], `maxTasks`
+///   [10000], `listPageSize` [100], `maxListenTaskIds` [1000].
 ///
 /// An unknown key or a wrong type is refused with `MCP_STATUS_INVALID_JSON`, a value out of
 /// range (a bad `cacheScope`, a negative number, a `requestState` value) with
@@ -240,6 +262,10 @@ pub extern "C" fn mcp_server_builder_options_json(
 ///                        (EXT-03): `"_meta": {"ui": {"resourceUri": "ui://...", "visibility":
 ///                        ["model", "app"]}}` links the tool to a UI resource, which must be
 ///                        registered (before or after) or `mcp_server_builder_build` fails.
+///                        Tasks (TASK-L01): `"taskSupport": "optional"` or `"required"` (or
+///                        `"execution": {"taskSupport": ...}`) makes the tool task-capable and
+///                        turns tasks on (options JSON `tasks` sets their limits); default
+///                        `"forbidden"`.
 /// @param tool_len        length of `tool_json`.
 /// @param handler         the C handler; its params are the tool's `arguments` object.
 /// @param user_data       passed to every call of `handler`.
@@ -274,9 +300,10 @@ pub extern "C" fn mcp_server_builder_add_tool(
         error_out,
         |b, h| {
             // SAFETY: tool_json is NULL or valid for tool_len bytes (contract).
-            let def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
+            let mut def = unsafe { json_object_arg(tool_json, tool_len, "tool_json") }?;
+            let support = task_support(&mut def)?;
             let tool = Tool::from_json(Value::Object(def)).map_err(bad_definition("tool_json"))?;
-            b.inner()?.add_tool(tool, h).map_err(refused)
+            b.inner()?.add_task_tool(tool, support, h).map_err(refused)
         },
     )
 }

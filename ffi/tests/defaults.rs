@@ -94,6 +94,14 @@ fn every_option_default_is_documented_once_in_the_header() {
         server["requestState"],
         serde_json::to_value(mcpcore::server::RequestStateOptions::default()).expect("serialize")
     );
+    // Tasks are off by default (`null`); their keys are documented with TaskOptions' defaults.
+    assert_eq!(server["tasks"], Value::Null);
+    check(
+        &server_doc,
+        &object(serde_json::to_value(mcpcore::TaskOptions::default()).expect("serialize")),
+        &[],
+        &mut misses,
+    );
 
     let http =
         serde_json::to_value(mcpcore::transport::http::HttpOptions::default()).expect("serialize");
