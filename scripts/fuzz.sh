@@ -76,6 +76,11 @@ if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
   )
 fi
 
+# Short mode is a regression run inside the test command: a fixed mutation seed (FUZZ_SEED, 1)
+# makes two runs of one tree try the same inputs, so a red test command means the tree changed,
+# not that the dice did. Long mode explores with libFuzzer's random seed.
+seed=()
+if [ "$mode" = short ]; then seed=(-seed="${FUZZ_SEED:-1}"); fi
 status=0
 declare -A stats
 for t in "${targets[@]}"; do
@@ -94,7 +99,7 @@ for t in "${targets[@]}"; do
   rc=0
   # -timeout: one input may take 10 s (a hang is a bug); -rss_limit_mb: bounded memory;
   # -max_len: room for a few HTTP requests. ASan's leak check runs at exit.
-  "$bin" "$corpus" "$root/fuzz/corpus/$t" "${dict[@]}" \
+  "$bin" "$corpus" "$root/fuzz/corpus/$t" "${dict[@]}" "${seed[@]}" \
     -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || rc=$?
   took=$(( $(date +%s) - start ))

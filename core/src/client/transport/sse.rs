@@ -69,10 +69,10 @@ impl SseParser {
                 }
             }
             match b {
-                b'\n' => self.end_line(out),
+                b'\n' => self.end_line(out)?,
                 b'\r' => {
                     self.last_cr = true;
-                    self.end_line(out);
+                    self.end_line(out)?;
                 }
                 _ => {
                     self.line.push(b);
@@ -85,7 +85,10 @@ impl SseParser {
         Ok(())
     }
 
-    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
+    /// Ends one line. The cap is checked again on the joined `data`: the joining LF and the
+    /// lossy UTF-8 decoding (one invalid byte becomes a 3-byte U+FFFD) can make the decoded
+    /// event larger than the raw bytes counted in `feed`.
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let line = std::mem::take(&mut self.line);
         let line = String::from_utf8_lossy(&line);
         if line.is_empty() {
@@ -99,10 +102,10 @@ impl SseParser {
             self.has_data = false;
             self.data.clear();
             self.event.clear();
-            return;
+            return Ok(());
         }
         if line.starts_with(':') {
-            return;
+            return Ok(());
         }
         let (field, value) = match line.find(':') {
             Some(i) => {
@@ -113,6 +116,10 @@ impl SseParser {
         };
         match field {
             "data" => {
+                let sep = usize::from(self.has_data);
+                if self.data.len() + sep + value.len() > self.max {
+                    return Err(SseError::TooLarge(self.max));
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -128,6 +135,7 @@ impl SseParser {
             }
             _ => {}
         }
+        Ok(())
     }
 }
 
@@ -174,6 +182,19 @@ mod tests {
         let (ev, _) = parse(&[b"id: 1\ndata:\n\n", b"id: 2\n\n"]);
         assert_eq!(ev.len(), 1);
         assert_eq!(ev[0].data, "");
+    }
+
+    #[test]
+    fn cap_counts_decoded_bytes() {
+        // Four invalid bytes decode to four U+FFFD (12 bytes): over a cap of 8.
+        let mut p = SseParser::new(8);
+        let mut out = Vec::new();
+        assert!(p.feed(b"data:\xff\xff\xff\xff\n\n", &mut out).is_err());
+        assert!(out.is_empty());
+        // Two lines of 4 join with LF into 9 bytes: over a cap of 8.
+        let mut p = SseParser::new(8);
+        assert!(p.feed(b"data:abcd\ndata:efgh\n\n", &mut out).is_err());
+        assert!(out.is_empty());
     }
 
     #[test]
