@@ -42,6 +42,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod auth;
+pub mod backplane;
 pub mod client;
 pub mod error;
 mod error_kind;

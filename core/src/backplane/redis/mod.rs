@@ -1,0 +1,1 @@
+//! The Redis implementations of the backplane (feature `redis`).

@@ -1,0 +1,114 @@
+//! A real `redis-server` for the backplane tests, on 127.0.0.1 and a free port, without
+//! persistence. The test command installs the Debian package; a missing binary fails the test
+//! (it never skips).
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `redis-server`, killed on drop.
+pub struct RedisServer {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    l.local_addr().expect("local addr").port()
+}
+
+impl RedisServer {
+    /// Start a server and wait until it answers PING.
+    pub fn start() -> Self {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("mcpcore-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("redis dir");
+        let mut s = Self {
+            port,
+            dir,
+            child: None,
+        };
+        s.spawn();
+        s
+    }
+
+    fn spawn(&mut self) {
+        let bin = std::env::var("MCPCORE_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        let child = Command::new(&bin)
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+            ])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{bin} is required (apt-get install redis-server; scripts/test.sh does): {e}"
+                )
+            });
+        self.child = Some(child);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                let _ = c.set_read_timeout(Some(Duration::from_secs(1)));
+                let mut buf = [0u8; 16];
+                if c.write_all(b"PING\r\n").is_ok()
+                    && matches!(c.read(&mut buf), Ok(n) if buf[..n].starts_with(b"+PONG"))
+                {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!(
+            "redis-server on port {} did not answer PING within 10 s",
+            self.port
+        );
+    }
+
+    /// `redis://127.0.0.1:PORT/DB`.
+    pub fn url(&self, db: u8) -> String {
+        format!("redis://127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Kill the server (its data is gone: no persistence).
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Start it again on the same port, empty.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.spawn();
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
