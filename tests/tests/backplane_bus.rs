@@ -176,32 +176,38 @@ async fn listen_on_one_worker_hears_changes_raised_on_another() {
         let n = next(s).await;
         assert_eq!(n["method"], "notifications/tools/list_changed");
         assert_eq!(n["params"]["_meta"][SUB_KEY], sub);
-        // Not a second tools/list_changed: the next event is the resource update.
         let n = next(s).await;
         assert_eq!(n["method"], "notifications/resources/updated", "{n}");
         assert_eq!(n["params"]["uri"], "demo://doc");
     }
-    // The other direction, and an unsubscribed URI is not delivered.
+    // s1 heard both through Redis, so w2's own copies came back to w2 before what w1 raises
+    // now: had w2 delivered them again, s2's next event would be a tools/list_changed. An
+    // unsubscribed URI is not delivered.
     w1.server.notify_resource_updated("demo://elsewhere");
-    w1.server.notify_tools_list_changed();
-    assert_eq!(
-        next(&mut s2).await["method"],
-        "notifications/tools/list_changed"
-    );
-    // A worker under another prefix is another deployment: it hears nothing.
-    let other = Worker::start(redis_backplane(&redis, "bus1-other:"), release).await;
+    w1.server.notify_resource_updated("demo://doc");
+    let n = next(&mut s2).await;
+    assert_eq!(n["method"], "notifications/resources/updated", "{n}");
+    assert_eq!(n["params"]["uri"], "demo://doc");
+    // A worker under another prefix is another deployment: it hears nothing of this one.
+    let other = Worker::start(redis_backplane(&redis, "bus1-other:"), release.clone()).await;
+    let other2 = Worker::start(redis_backplane(&redis, "bus1-other:"), release).await;
     let mut s3 = listen(
         &other.client(),
         "s3",
-        json!({"toolsListChanged": true, "promptsListChanged": true}),
+        json!({"toolsListChanged": true, "resourcesListChanged": true}),
     )
     .await;
     let _ = next(&mut s3).await;
     w1.server.notify_tools_list_changed();
-    other.server.notify_prompts_list_changed();
+    // Redis handled w1's message before other2's (s2 heard it), so s3 would see it first.
+    assert_eq!(
+        next(&mut s2).await["method"],
+        "notifications/tools/list_changed"
+    );
+    other2.server.notify_resources_list_changed();
     assert_eq!(
         next(&mut s3).await["method"],
-        "notifications/prompts/list_changed"
+        "notifications/resources/list_changed"
     );
 }
 
