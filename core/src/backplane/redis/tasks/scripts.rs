@@ -38,13 +38,13 @@ end
 /// KEYS: record, all, where, list. ARGV: record prefix, now, max, id, json, expiry ('' = none),
 /// list member, sweep batch, full-store batch. Returns `ok`, `conflict` or `full`.
 const CREATE_BODY: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'conflict' end
 local max = tonumber(ARGV[3])
 reap(ARGV[1], KEYS[2], KEYS[3], ARGV[2], tonumber(ARGV[8]))
 if redis.call('ZCARD', KEYS[2]) >= max then
   reap(ARGV[1], KEYS[2], KEYS[3], ARGV[2], tonumber(ARGV[9]))
   if redis.call('ZCARD', KEYS[2]) >= max then return 'full' end
 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'conflict' end
 redis.call('HSET', KEYS[1], 'v', '1', 'j', ARGV[5])
 local score = '+inf'
 if ARGV[6] ~= '' then
