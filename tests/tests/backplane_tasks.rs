@@ -394,7 +394,13 @@ async fn redis_down_fails_fast_and_a_restart_recovers() {
     let mut o = opts(10);
     o.recheck_interval = Duration::from_millis(300);
     let s = redis_store(&r, "down:", o);
+    // A second store that re-reads only once a minute: after the restart, only its restored
+    // subscription can wake it.
+    let mut slow = opts(10);
+    slow.recheck_interval = Duration::from_secs(60);
+    let deaf = redis_store(&r, "down:", slow);
     s.create(rec("t", None)).await.expect("created");
+    deaf.get("t").await.expect("connected");
     let waiter = tokio::spawn(s.wait_for_change("t", 1));
     tokio::time::sleep(Duration::from_millis(100)).await;
     r.stop();
@@ -426,17 +432,31 @@ async fn redis_down_fails_fast_and_a_restart_recovers() {
     }
     assert_eq!(ok.expect("works again after the restart").version, 1);
     assert_eq!(s.get("t").await.unwrap_err(), TaskStoreError::NotFound);
-    // A waiter on it sees another instance's update again.
-    let other = redis_store(&r, "down:", opts(10));
-    let waiter = tokio::spawn(s.wait_for_change("after", 1));
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The other store reconnects too and is subscribed again: an update through `s` wakes it.
+    let mut back = false;
+    for _ in 0..100 {
+        if deaf.get("after").await.is_ok() {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(back, "the second store reconnects");
+    let other = s.clone();
+    let waiter = tokio::spawn(deaf.wait_for_change("after", 1));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiter.is_finished());
     modify(&other, "after", |r| {
         r.status = TaskStatus::Completed;
         true
     })
     .await
     .expect("update");
-    let w = bounded(waiter).await.expect("join").expect("woken");
+    let w = tokio::time::timeout(Duration::from_secs(10), waiter)
+        .await
+        .expect("woken by the restored subscription, not the 60 s re-read")
+        .expect("join")
+        .expect("woken");
     assert_eq!(w.status, TaskStatus::Completed);
 }
 

@@ -162,6 +162,27 @@ impl RedisTaskStore {
         let info = url
             .into_connection_info()
             .map_err(|e| TaskStoreError::Backend(format!("invalid Redis URL: {e}")))?;
+        Self::from_connection_info(info, prefix, opts)
+    }
+
+    /// A store on an already configured client (its address, database and credentials; the
+    /// store switches it to RESP3). Lazy, as [`Self::connect`].
+    ///
+    /// # Errors
+    /// As [`Self::connect`].
+    pub fn from_client(
+        client: &redis::Client,
+        prefix: &str,
+        opts: RedisTaskOptions,
+    ) -> Result<Self, TaskStoreError> {
+        Self::from_connection_info(client.get_connection_info().clone(), prefix, opts)
+    }
+
+    fn from_connection_info(
+        info: redis::ConnectionInfo,
+        prefix: &str,
+        opts: RedisTaskOptions,
+    ) -> Result<Self, TaskStoreError> {
         // RESP3: change messages arrive as pushes on the command connection, and the
         // connection manager re-subscribes after a reconnect.
         let settings = info
@@ -170,17 +191,12 @@ impl RedisTaskStore {
             .set_protocol(ProtocolVersion::RESP3);
         let client = redis::Client::open(info.set_redis_settings(settings))
             .map_err(|e| TaskStoreError::Backend(format!("invalid Redis URL: {e}")))?;
-        Ok(Self::from_client(client, prefix, opts))
-    }
-
-    /// A store on an already configured client (it must speak RESP3, see [`Self::connect`]).
-    pub fn from_client(client: redis::Client, prefix: &str, opts: RedisTaskOptions) -> Self {
         let (changes, _) = broadcast::channel(opts.change_buffer.max(1));
         let opts = RedisTaskOptions {
             max_tasks: opts.max_tasks.max(1),
             ..opts
         };
-        Self {
+        Ok(Self {
             inner: Arc::new(Inner {
                 client,
                 conn: OnceCell::new(),
@@ -192,7 +208,7 @@ impl RedisTaskStore {
                 reap: Script::new(&scripts::reap()),
                 forget: Script::new(scripts::FORGET),
             }),
-        }
+        })
     }
 
     /// The cap on live tasks across every worker.
@@ -435,5 +451,38 @@ impl TaskStore for RedisTaskStore {
                 0
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_client_is_switched_to_resp3_keeping_its_database() {
+        let c = redis::Client::open("redis://127.0.0.1:1/3").expect("url");
+        let s = RedisTaskStore::from_client(&c, "p:", RedisTaskOptions::default()).expect("ok");
+        let info = s.inner.client.get_connection_info().redis_settings();
+        assert_eq!(info.protocol(), ProtocolVersion::RESP3);
+        assert_eq!(info.db(), 3);
+        assert!(RedisTaskStore::connect("ftp://x", "p:").is_err());
+    }
+
+    #[test]
+    fn list_members_sort_as_creation_then_id_and_give_back_the_id() {
+        let mut a = TaskRecord::new("zz", None, false);
+        a.created_at_ms = 9;
+        let mut b = TaskRecord::new("aa", None, false);
+        b.created_at_ms = 10;
+        let mut c = TaskRecord::new("ab", None, false);
+        c.created_at_ms = 10;
+        let (ma, mb, mc) = (member(&a), member(&b), member(&c));
+        assert!(ma < mb && mb < mc);
+        assert_eq!(id_of_member(&mc), "ab");
+        assert_eq!(id_of_member("short"), "");
+        let k = Keys::new("p:");
+        assert_eq!(k.record("t1"), "p:tasks:t1");
+        assert_ne!(k.list(true, None), k.list(false, None));
+        assert_ne!(k.list(false, Some("-")), k.list(false, None));
     }
 }
