@@ -6,23 +6,29 @@
 
 use mcpcore::backplane::redis::{RedisTaskOptions, RedisTaskStore};
 use mcpcore::transport::http::{HttpListener, HttpOptions};
-use mcpcore::{handler_fn, CallToolResult, RequestContext, Server, TaskOptions, TaskSupport, Tool};
+use mcpcore::{
+    handler_fn, CallToolResult, HandlerError, RequestContext, Server, TaskOptions, TaskSupport,
+    Tool,
+};
 use mcpcore_tests::era::with_envelope;
 use mcpcore_tests::http::{modern_headers, McpHttp};
 use mcpcore_tests::redis::RedisServer;
 use mcpcore_tests::tasks::{ext_caps, terminal};
 use mcpcore_tests::Era;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
-/// A worker: a server whose `job` tool runs as a task and finishes when the test releases it.
+/// A worker: a server whose `job` tool runs as a task and finishes when the test releases it,
+/// or counts in `cancelled` when its cancellation token fires.
 async fn worker(
     name: &str,
     r: &RedisServer,
     recheck: Duration,
     release: Arc<Semaphore>,
+    cancelled: Arc<AtomicUsize>,
 ) -> HttpListener {
     let mut o = RedisTaskOptions::default();
     o.recheck_interval = recheck;
@@ -31,11 +37,19 @@ async fn worker(
     topts.store = Some(Arc::new(store));
     topts.poll_interval = Duration::from_millis(50);
     let job = handler_fn(move |ctx: RequestContext, _args: Value| {
-        let release = release.clone();
+        let (release, cancelled) = (release.clone(), cancelled.clone());
         async move {
-            if let Ok(p) = release.acquire().await {
-                p.forget();
+            // The runner drops a cancelled handler's future: the guard counts that.
+            let mut guard = Stopped(cancelled, true);
+            tokio::select! {
+                p = release.acquire() => {
+                    if let Ok(p) = p {
+                        p.forget();
+                    }
+                }
+                () = ctx.cancelled() => return Err(HandlerError::cancelled()),
             }
+            guard.1 = false;
             Ok(CallToolResult::text(format!(
                 "finished {}",
                 ctx.task_id().unwrap_or("-")
@@ -51,6 +65,17 @@ async fn worker(
         .serve_http("127.0.0.1:0".parse().expect("addr"), HttpOptions::default())
         .await
         .expect("serve")
+}
+
+/// Counts a handler that ends without being released (cancelled, or its future dropped).
+struct Stopped(Arc<AtomicUsize>, bool);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 }
 
 async fn modern(c: &McpHttp, method: &str, params: Value) -> Value {
@@ -70,13 +95,28 @@ async fn modern(c: &McpHttp, method: &str, params: Value) -> Value {
 }
 
 /// Modern era: created through worker 1, seen working and then completed (with its result)
-/// through worker 2; worker 2 can also cancel a task of worker 1.
+/// through worker 2; a `tasks/cancel` served by worker 2 stops the handler running on worker 1.
 #[tokio::test]
 async fn modern_task_created_on_one_worker_is_read_on_the_other() {
     let r = RedisServer::start();
     let release = Arc::new(Semaphore::new(0));
-    let w1 = worker("w1", &r, Duration::from_secs(5), release.clone()).await;
-    let w2 = worker("w2", &r, Duration::from_secs(5), release.clone()).await;
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let w1 = worker(
+        "w1",
+        &r,
+        Duration::from_secs(5),
+        release.clone(),
+        stopped.clone(),
+    )
+    .await;
+    let w2 = worker(
+        "w2",
+        &r,
+        Duration::from_secs(5),
+        release.clone(),
+        stopped.clone(),
+    )
+    .await;
     let (c1, c2) = (McpHttp::new(w1.local_addr()), McpHttp::new(w2.local_addr()));
     let created = modern(&c1, "tools/call", json!({"name": "job"})).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
@@ -113,7 +153,19 @@ async fn modern_task_created_on_one_worker_is_read_on_the_other() {
     assert!(c.get("result").is_some(), "{c}");
     let g = modern(&c1, "tasks/get", json!({"taskId": oid})).await;
     assert_eq!(g["result"]["status"], "cancelled", "{g}");
-    release.add_permits(1);
+    for _ in 0..400 {
+        if stopped.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(
+        stopped.load(Ordering::SeqCst),
+        1,
+        "worker 1's handler saw the cancellation"
+    );
+    let g = modern(&c2, "tasks/get", json!({"taskId": oid})).await;
+    assert_eq!(g["result"]["status"], "cancelled", "{g}");
     w1.shutdown().await;
     w2.shutdown().await;
 }
@@ -125,8 +177,23 @@ async fn modern_task_created_on_one_worker_is_read_on_the_other() {
 async fn legacy_task_result_is_served_by_the_other_worker() {
     let r = RedisServer::start();
     let release = Arc::new(Semaphore::new(0));
-    let w1 = worker("w1", &r, Duration::from_secs(5), release.clone()).await;
-    let w2 = worker("w2", &r, Duration::from_secs(60), release.clone()).await;
+    let none = Arc::new(AtomicUsize::new(0));
+    let w1 = worker(
+        "w1",
+        &r,
+        Duration::from_secs(5),
+        release.clone(),
+        none.clone(),
+    )
+    .await;
+    let w2 = worker(
+        "w2",
+        &r,
+        Duration::from_secs(60),
+        release.clone(),
+        none.clone(),
+    )
+    .await;
     let mut c1 = McpHttp::new(w1.local_addr());
     let mut c2 = McpHttp::new(w2.local_addr());
     c1.initialize().await;

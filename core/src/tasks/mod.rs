@@ -204,6 +204,12 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> BoxFuture<Result<TaskRecord, TaskStoreError>>;
     /// Drop every expired record; returns how many were dropped.
     fn reap_expired(&self) -> BoxFuture<usize>;
+    /// True when other processes may write the records (a store shared by several workers):
+    /// the server then watches each task it runs, so a `tasks/cancel` served by another worker
+    /// still stops the handler here (TASK-M03, TASK-L01). In-process stores answer `false`.
+    fn is_shared(&self) -> bool {
+        false
+    }
 }
 
 /// Read-modify-write with retries on [`TaskStoreError::Conflict`]. `f` returns `false` to leave

@@ -443,6 +443,9 @@ impl TaskStore for RedisTaskStore {
         let id = task_id.to_owned();
         Box::pin(async move { i.wait_for_change(&id, seen_version).await })
     }
+    fn is_shared(&self) -> bool {
+        true
+    }
     fn reap_expired(&self) -> BoxFuture<usize> {
         let i = self.inner.clone();
         Box::pin(async move {

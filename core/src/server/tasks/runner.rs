@@ -63,10 +63,51 @@ pub(crate) fn spawn(
         legacy: rec.legacy,
         params,
     };
+    let done = tokio_util::sync::CancellationToken::new();
+    if runner.engine.store.is_shared() {
+        tokio::spawn(watch_remote_cancel(
+            runner.engine.clone(),
+            rec.clone(),
+            tctx.cancellation_token().clone(),
+            done.clone(),
+        ));
+    }
     tokio::spawn(async move {
         runner.run(tctx).await;
+        done.cancel();
         runner.engine.unregister(&runner.task_id);
     });
+}
+
+/// With a store shared by several workers, `tasks/cancel` may be served by another one: follow
+/// the record and cancel the local handler when it turns `cancelled` (TASK-M03, TASK-L01).
+/// Ends with the handler (`done`), or when the task ends or is gone. A failing store is retried
+/// after a pause rather than giving up on the task.
+async fn watch_remote_cancel(
+    engine: Arc<TaskEngine>,
+    rec: TaskRecord,
+    token: tokio_util::sync::CancellationToken,
+    done: tokio_util::sync::CancellationToken,
+) {
+    let mut seen = rec.version;
+    loop {
+        let changed = tokio::select! {
+            () = done.cancelled() => return,
+            r = engine.store.wait_for_change(&rec.task_id, seen) => r,
+        };
+        match changed {
+            Ok(r) if r.status == TaskStatus::Cancelled => return token.cancel(),
+            Ok(r) if r.status.is_terminal() => return,
+            Ok(r) => seen = r.version,
+            Err(crate::tasks::TaskStoreError::NotFound) => return,
+            Err(_) => {
+                tokio::select! {
+                    () = done.cancelled() => return,
+                    () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    }
 }
 
 struct Runner {
