@@ -10,3 +10,6 @@
 
 #[cfg(feature = "redis")]
 pub mod redis;
+
+pub mod sessions;
+pub use sessions::{LocalSessionStore, SessionRecord, SessionStore, StoreUnavailable};
