@@ -3,31 +3,26 @@
 //! each on its own 127.0.0.1 port, share one real `redis-server`; the client sends each request
 //! to the next worker. Every message is validated against the 2025-11-25 schema.
 
-use mcpcore::backplane::redis::{RedisConn, RedisSessionStore};
-use mcpcore::transport::http::{HttpOptions, LegacyStores};
+use mcpcore::backplane::Backplane;
+use mcpcore::transport::http::HttpOptions;
 use mcpcore::Limits;
 use mcpcore_tests::fixture::Fixture;
 use mcpcore_tests::http::{McpHttp, WAIT};
 use mcpcore_tests::redis::RedisServer;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
-
-fn stores(url: &str, prefix: &str) -> LegacyStores {
-    let conn = RedisConn::open(url).expect("redis url");
-    let mut s = LegacyStores::new(Arc::new(RedisSessionStore::new(conn, prefix)));
-    s.sweep = Duration::from_millis(100);
-    s
-}
 
 /// `n` workers sharing `url` under `prefix`.
 async fn workers(n: usize, url: &str, prefix: &str, max_sessions: usize) -> Vec<Fixture> {
     let mut out = Vec::new();
     for _ in 0..n {
         let mut opts = HttpOptions::default();
-        opts.legacy_stores = stores(url, prefix);
+        opts.legacy_stores.sweep = Duration::from_millis(100);
         opts.max_sessions = max_sessions;
-        out.push(Fixture::with(Limits::default(), opts).await);
+        let bp = Backplane::redis(url)
+            .expect("redis url")
+            .with_prefix(prefix);
+        out.push(Fixture::with_server_options(Limits::default(), opts, |o| o.backplane = bp).await);
     }
     out
 }

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::builder::{CacheHints, ServerOptions};
 use super::mrtr::RequestStateOptions;
+use crate::backplane::Backplane;
 use crate::limits::Limits;
 use crate::options::{JsonOptions, OptionsError};
 use crate::protocol::Implementation;
@@ -55,6 +56,10 @@ struct Shape {
     request_state: RequestStateOptions,
     /// `null`: tasks off.
     tasks: Option<super::tasks::TaskOptions>,
+    /// `null`: no backplane (in-process only); else the Redis URL.
+    redis: Option<String>,
+    /// Key prefix of the Redis backplane.
+    redis_prefix: String,
 }
 
 impl From<&ServerOptions> for Shape {
@@ -84,6 +89,12 @@ impl From<&ServerOptions> for Shape {
             limits: o.limits.clone(),
             request_state: o.request_state.clone(),
             tasks: o.tasks.clone(),
+            redis: o.backplane.redis_url().map(str::to_owned),
+            redis_prefix: o
+                .backplane
+                .prefix()
+                .unwrap_or(DEFAULT_REDIS_PREFIX)
+                .to_owned(),
         }
     }
 }
@@ -126,7 +137,31 @@ impl TryFrom<Shape> for ServerOptions {
         o.limits = j.limits;
         o.request_state = j.request_state;
         o.tasks = j.tasks;
+        o.backplane = backplane(j.redis.as_deref(), &j.redis_prefix)?;
         Ok(o)
+    }
+}
+
+/// The default `redisPrefix` (also without the `redis` feature, so the shape is the same).
+const DEFAULT_REDIS_PREFIX: &str = "mcp:";
+
+#[cfg(feature = "redis")]
+fn backplane(url: Option<&str>, prefix: &str) -> Result<Backplane, String> {
+    match url {
+        None => Ok(Backplane::local()),
+        Some(url) => Backplane::redis(url)
+            .map(|b| b.with_prefix(prefix))
+            .map_err(|e| format!("redis: {e}")),
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+fn backplane(url: Option<&str>, _prefix: &str) -> Result<Backplane, String> {
+    match url {
+        None => Ok(Backplane::local()),
+        Some(_) => {
+            Err("redis: this build of mcpcore has no Redis support (feature `redis`)".into())
+        }
     }
 }
 
@@ -152,6 +187,11 @@ impl JsonOptions for ServerOptions {
     }
     fn keep_unrepresented(&mut self, from: &Self) {
         self.request_state.keep_unrepresented(&from.request_state);
+        // A patch that leaves `redis`/`redisPrefix` alone keeps the very backplane (a local one
+        // shares its bus only with its clones; a Redis one keeps its connection).
+        if self.backplane.same_config(&from.backplane) {
+            self.backplane = from.backplane.clone();
+        }
         if let (Some(t), Some(f)) = (self.tasks.as_mut(), from.tasks.as_ref()) {
             t.keep_unrepresented(f);
         }
@@ -238,5 +278,86 @@ mod tests {
         apply_json(&mut o, &json!({"requestState": {"singleUse": false}})).expect("applies");
         assert!(o.request_state.keys.is_some());
         assert!(!o.request_state.single_use);
+    }
+
+    fn b64(byte: u8) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode([byte; 32])
+    }
+
+    /// `requestState.keys`: current key first, the rest only open; never serialized back out;
+    /// refusals name the entry, never the key text.
+    #[test]
+    fn request_state_keys_from_json() {
+        let mut o = defaults();
+        let keys = json!([{"id": "k2", "key": b64(2)}, {"id": "k1", "key": b64(1)}]);
+        apply_json(&mut o, &json!({"requestState": {"keys": keys}})).expect("applies");
+        let ring = o.request_state.keys.clone().expect("a ring");
+        assert_eq!(ring.current().id(), "k2");
+        assert_eq!(ring.ids().collect::<Vec<_>>(), ["k2", "k1"]);
+        let out = serde_json::to_string(&o).expect("serialize");
+        assert!(!out.contains(&b64(2)) && !out.contains("\"k2\""), "{out}");
+        apply_json(&mut o, &json!({"requestState": {"ttlMs": 5000}})).expect("applies");
+        assert_eq!(
+            o.request_state
+                .keys
+                .as_ref()
+                .map(|r| r.current().id().to_owned()),
+            Some("k2".into()),
+            "a patch without keys keeps the ring"
+        );
+        for (bad, says) in [
+            (json!([]), "at least one key"),
+            (json!([{"id": "k", "key": "c2hvcnQ="}]), "keys[0]"),
+            (
+                json!([{"id": "a", "key": b64(1)}, {"id": "b", "key": "bm9wZQ"}]),
+                "keys[1]",
+            ),
+            (json!([{"id": "", "key": b64(1)}]), "keys[0]"),
+            (json!([{"id": "a"}]), "key"),
+            (json!("k"), "invalid type"),
+        ] {
+            let e =
+                apply_json(&mut o, &json!({"requestState": {"keys": bad}})).expect_err("refused");
+            assert!(e.to_string().contains(says), "{e}");
+            assert!(!e.to_string().contains("bm9wZQ"), "{e}");
+        }
+        assert_eq!(o.request_state.keys.map(|r| r.ids().count()), Some(2));
+    }
+
+    /// `redis` and `redisPrefix` build a Redis backplane (connected lazily); a patch that does
+    /// not change them keeps the very instance; `null` goes back to the local one.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn redis_backplane_from_json() {
+        let mut o = defaults();
+        assert!(!o.backplane.is_redis());
+        apply_json(
+            &mut o,
+            &json!({"redis": "redis://127.0.0.1:1/3", "redisPrefix": "app:"}),
+        )
+        .expect("applies");
+        assert!(o.backplane.is_redis());
+        assert_eq!(o.backplane.prefix(), Some("app:"));
+        assert_eq!(o.backplane.redis_url(), Some("redis://127.0.0.1:1/3"));
+        let bus = o.backplane.bus();
+        apply_json(&mut o, &json!({"pageSize": 2})).expect("applies");
+        assert!(
+            std::sync::Arc::ptr_eq(&bus, &o.backplane.bus()),
+            "the instance is kept"
+        );
+        let e = apply_json(&mut o, &json!({"redis": "http://x"})).expect_err("refused");
+        assert!(e.to_string().contains("redis"), "{e}");
+        assert_eq!(o.backplane.prefix(), Some("app:"), "unchanged");
+        apply_json(&mut o, &json!({"redis": null})).expect("applies");
+        assert!(!o.backplane.is_redis());
+    }
+
+    #[cfg(not(feature = "redis"))]
+    #[test]
+    fn redis_needs_the_feature() {
+        let mut o = defaults();
+        let e = apply_json(&mut o, &json!({"redis": "redis://127.0.0.1/0"})).expect_err("refused");
+        assert!(e.to_string().contains("feature"), "{e}");
     }
 }

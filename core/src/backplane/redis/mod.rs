@@ -1,4 +1,7 @@
 //! The Redis implementations of the backplane (feature `redis`).
 
-pub mod sessions;
-pub use sessions::{RedisConn, RedisSessionStore};
+pub(crate) mod bus;
+pub mod conn;
+pub(crate) mod keys;
+pub(crate) mod replay;
+pub(crate) mod sessions;

@@ -3,70 +3,31 @@
 //! last use, ms) that counts live sessions across workers for the cap (LHTTP-09). Each call is
 //! one Lua script, so check-and-write steps are atomic on the server.
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
-use crate::backplane::sessions::{Created, SessionRecord, SessionStore, StoreUnavailable};
+use super::conn::RedisConn;
+use crate::backplane::sessions::{
+    unix_ms as now_ms, Created, SessionRecord, SessionStore, StoreUnavailable,
+};
 use crate::future::BoxFuture;
 
-/// A lazily connected, self-reconnecting Redis connection shared by the legacy stores.
-/// Commands fail fast while Redis is unreachable (the transport answers 503), and the manager
-/// reconnects with backoff in the background.
-#[derive(Clone)]
-pub struct RedisConn {
-    client: redis::Client,
-    cm: Arc<OnceLock<ConnectionManager>>,
+/// `EVAL script` with `keys` and `args`, through the shared connection (bounded by its timeout;
+/// a failure is logged there and marks the backplane down).
+pub(crate) async fn eval<T: redis::FromRedisValue>(
+    conn: &RedisConn,
+    script: &str,
+    keys: &[String],
+    args: Vec<String>,
+) -> Result<T, StoreUnavailable> {
+    let mut cmd = redis::cmd("EVAL");
+    cmd.arg(script).arg(keys.len()).arg(keys).arg(args);
+    conn.run(&cmd).await.map_err(|_| StoreUnavailable)
 }
-
-impl std::fmt::Debug for RedisConn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisConn").finish_non_exhaustive()
-    }
-}
-
-impl RedisConn {
-    /// Validate `url` (`redis://host:port/db`); nothing connects until the first command.
-    ///
-    /// # Errors
-    /// A malformed URL.
-    pub fn open(url: &str) -> Result<Self, redis::RedisError> {
-        Ok(Self {
-            client: redis::Client::open(url)?,
-            cm: Arc::new(OnceLock::new()),
-        })
-    }
-
-    /// The connection (created on first use, on the caller's tokio runtime).
-    pub(crate) fn get(&self) -> Result<ConnectionManager, StoreUnavailable> {
-        if let Some(c) = self.cm.get() {
-            return Ok(c.clone());
-        }
-        let cfg = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_millis(500)))
-            .set_response_timeout(Some(Duration::from_secs(2)))
-            .set_number_of_retries(3)
-            .set_max_delay(Duration::from_secs(2));
-        match ConnectionManager::new_lazy_with_config(self.client.clone(), cfg) {
-            Ok(c) => Ok(self.cm.get_or_init(|| c).clone()),
-            Err(e) => Err(down(&e)),
-        }
-    }
-}
-
-/// Log a Redis failure (never sent to peers) and map it to [`StoreUnavailable`].
-pub(crate) fn down(e: &redis::RedisError) -> StoreUnavailable {
-    tracing::warn!(error = %e, "redis backplane unavailable");
-    StoreUnavailable
-}
-
-use crate::backplane::sessions::unix_ms as now_ms;
 
 /// Sessions on Redis.
 #[derive(Debug, Clone)]
 pub struct RedisSessionStore {
-    conn: RedisConn,
-    prefix: Arc<str>,
+    conn: Arc<RedisConn>,
 }
 
 // KEYS[1] = index, KEYS[2] = hash; ARGV = now, ttl, max, sid, field, value, ...
@@ -96,21 +57,30 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
 return 1";
 
 impl RedisSessionStore {
-    /// Sessions under `prefix` (e.g. `mcp:`) on `conn`.
-    pub fn new(conn: RedisConn, prefix: &str) -> Self {
-        Self {
-            conn,
-            prefix: Arc::from(prefix),
-        }
+    /// Sessions under the connection's key prefix.
+    pub(crate) fn new(conn: Arc<RedisConn>) -> Self {
+        Self { conn }
     }
 
-    fn keys(&self, sid: &str) -> (String, String) {
-        (
-            format!("{}sessions", self.prefix),
-            format!("{}sess:{sid}", self.prefix),
-        )
+    fn keys(&self, sid: &str) -> Vec<String> {
+        vec![
+            self.conn.key("sessions"),
+            self.conn.key(&format!("sess:{sid}")),
+        ]
     }
 }
+
+// KEYS[1] = index, KEYS[2] = hash; ARGV = sid
+const DELETE: &str = r"
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1";
+
+// KEYS = hashes; returns 1/0 per key
+const EXISTING: &str = r"
+local out = {}
+for i, k in ipairs(KEYS) do out[i] = redis.call('EXISTS', k) end
+return out";
 
 impl SessionStore for RedisSessionStore {
     fn is_shared(&self) -> bool {
@@ -124,17 +94,20 @@ impl SessionStore for RedisSessionStore {
         max: usize,
         ttl_ms: u64,
     ) -> BoxFuture<Result<Created, StoreUnavailable>> {
-        let (idx, key) = self.keys(&sid);
+        let keys = self.keys(&sid);
         let conn = self.conn.clone();
         Box::pin(async move {
-            let mut c = conn.get()?;
-            let script = redis::Script::new(CREATE);
-            let mut inv = script.key(idx);
-            inv.key(key).arg(now_ms()).arg(ttl_ms).arg(max).arg(&*sid);
+            let mut args = vec![
+                now_ms().to_string(),
+                ttl_ms.to_string(),
+                max.to_string(),
+                sid.to_string(),
+            ];
             for (k, v) in rec.fields() {
-                inv.arg(k).arg(v);
+                args.push(k.to_owned());
+                args.push(v);
             }
-            let ok: i64 = inv.invoke_async(&mut c).await.map_err(|e| down(&e))?;
+            let ok: i64 = eval(&conn, CREATE, &keys, args).await?;
             Ok(if ok == 1 { Created::Yes } else { Created::Full })
         })
     }
@@ -144,19 +117,11 @@ impl SessionStore for RedisSessionStore {
         sid: Arc<str>,
         ttl_ms: u64,
     ) -> BoxFuture<Result<Option<SessionRecord>, StoreUnavailable>> {
-        let (idx, key) = self.keys(&sid);
+        let keys = self.keys(&sid);
         let conn = self.conn.clone();
         Box::pin(async move {
-            let mut c = conn.get()?;
-            let got: Option<Vec<(String, String)>> = redis::Script::new(LOAD)
-                .key(idx)
-                .key(key)
-                .arg(now_ms())
-                .arg(ttl_ms)
-                .arg(&*sid)
-                .invoke_async(&mut c)
-                .await
-                .map_err(|e| down(&e))?;
+            let args = vec![now_ms().to_string(), ttl_ms.to_string(), sid.to_string()];
+            let got: Option<Vec<(String, String)>> = eval(&conn, LOAD, &keys, args).await?;
             Ok(got.map(|f| SessionRecord::from_fields(f.iter().map(|(k, v)| (&**k, &**v)))))
         })
     }
@@ -167,53 +132,37 @@ impl SessionStore for RedisSessionStore {
         changes: Vec<(&'static str, String)>,
         ttl_ms: u64,
     ) -> BoxFuture<Result<bool, StoreUnavailable>> {
-        let (idx, key) = self.keys(&sid);
+        let keys = self.keys(&sid);
         let conn = self.conn.clone();
         Box::pin(async move {
-            let mut c = conn.get()?;
-            let script = redis::Script::new(UPDATE);
-            let mut inv = script.key(idx);
-            inv.key(key).arg(now_ms()).arg(ttl_ms).arg(&*sid);
+            let mut args = vec![now_ms().to_string(), ttl_ms.to_string(), sid.to_string()];
             for (k, v) in changes {
-                inv.arg(k).arg(v);
+                args.push(k.to_owned());
+                args.push(v);
             }
-            let ok: i64 = inv.invoke_async(&mut c).await.map_err(|e| down(&e))?;
+            let ok: i64 = eval(&conn, UPDATE, &keys, args).await?;
             Ok(ok == 1)
         })
     }
 
     fn delete(&self, sid: Arc<str>) -> BoxFuture<Result<(), StoreUnavailable>> {
-        let (idx, key) = self.keys(&sid);
+        let keys = self.keys(&sid);
         let conn = self.conn.clone();
         Box::pin(async move {
-            let mut c = conn.get()?;
-            redis::pipe()
-                .atomic()
-                .del(key)
-                .ignore()
-                .zrem(idx, &*sid)
-                .ignore()
-                .query_async::<()>(&mut c)
-                .await
-                .map_err(|e| down(&e))
+            let _: i64 = eval(&conn, DELETE, &keys, vec![sid.to_string()]).await?;
+            Ok(())
         })
     }
 
     fn existing(&self, sids: Vec<Arc<str>>) -> BoxFuture<Result<Vec<bool>, StoreUnavailable>> {
-        let keys: Vec<String> = sids.iter().map(|s| self.keys(s).1).collect();
+        let keys: Vec<String> = sids.iter().map(|s| self.keys(s).swap_remove(1)).collect();
         let conn = self.conn.clone();
         Box::pin(async move {
             if keys.is_empty() {
                 return Ok(Vec::new());
             }
-            let mut c = conn.get()?;
-            let mut p = redis::pipe();
-            for k in &keys {
-                p.exists(k);
-            }
-            p.query_async::<Vec<bool>>(&mut c)
-                .await
-                .map_err(|e| down(&e))
+            let got: Vec<i64> = eval(&conn, EXISTING, &keys, Vec::new()).await?;
+            Ok(got.into_iter().map(|n| n == 1).collect())
         })
     }
 }

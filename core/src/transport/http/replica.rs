@@ -7,34 +7,25 @@
 //! ended: its replica is dropped and its streams close. With the in-process default store none
 //! of this runs.
 
-use http::{HeaderValue, StatusCode};
+use http::StatusCode;
 use std::sync::Arc;
 
 use super::body::{self, Resp};
 use super::server::Shared;
 use super::sessions::{self, Entry};
 use crate::backplane::{SessionRecord, StoreUnavailable};
-use crate::error::{codes, ErrorObject};
 use crate::jsonrpc::Id;
 use crate::protocol::Era;
 use crate::server::{lock, SessionKind};
 
-/// Seconds a client should wait before retrying while the store is unreachable.
-const RETRY_AFTER_SECS: &str = "1";
-
 /// 503 + `Retry-After` (and a JSON-RPC error naming no internals): the store cannot answer,
 /// and serving from process-local state would split the session.
 pub(crate) fn unavailable(id: Option<&Id>) -> Resp {
-    let mut r = body::rpc_error(
+    body::retry_after(body::rpc_error(
         StatusCode::SERVICE_UNAVAILABLE,
         id,
-        &ErrorObject::new(codes::INTERNAL_ERROR, "Service temporarily unavailable"),
-    );
-    r.headers_mut().insert(
-        http::header::RETRY_AFTER,
-        HeaderValue::from_static(RETRY_AFTER_SECS),
-    );
-    r
+        &crate::backplane::unavailable(),
+    ))
 }
 
 pub(crate) fn is_shared(shared: &Shared) -> bool {

@@ -114,9 +114,14 @@ impl HttpService {
 
     fn build(
         server: Server,
-        opts: HttpOptions,
+        mut opts: HttpOptions,
         bound: Option<SocketAddr>,
     ) -> Result<Self, crate::limits::LimitError> {
+        // Legacy sessions are shared through the server's backplane unless the options name
+        // stores of their own.
+        if !opts.legacy_stores.sessions.is_shared() {
+            opts.legacy_stores.sessions = server.backplane().session_store();
+        }
         let (origins, hosts) = check_options(&opts, bound)?;
         let auth = match &opts.auth {
             None => None,
@@ -132,6 +137,8 @@ impl HttpService {
         let weak: std::sync::Weak<dyn crate::server::ChangeSink> =
             Arc::downgrade(&listens) as std::sync::Weak<dyn crate::server::ChangeSink>;
         server.add_change_sink(weak);
+        // Hear the other workers from the start (a backplane subscription needs the runtime).
+        server.start_bus();
         Ok(Self {
             shared: Arc::new(Shared {
                 server,
