@@ -7,8 +7,9 @@ use mcpcore::backplane::Backplane;
 use mcpcore::transport::http::HttpOptions;
 use mcpcore::Limits;
 use mcpcore_tests::fixture::Fixture;
-use mcpcore_tests::http::{McpHttp, WAIT};
+use mcpcore_tests::http::{check, McpHttp, WAIT};
 use mcpcore_tests::redis::RedisServer;
+use mcpcore_tests::Era;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -130,11 +131,11 @@ async fn lhttp09_the_cap_counts_every_worker() {
         .into_iter()
         .filter(|(k, _)| k != "MCP-Protocol-Version")
         .collect();
-    let ex = c.post(&h, &msg, mcpcore_tests::Era::Legacy).await;
+    let ex = c.post(&h, &msg, Era::Legacy).await;
     assert_eq!(ex.status, 503, "{:?}", ex.messages);
     // Ending one (on another worker than the one that made it) frees a slot.
     assert_eq!(on(&a, &w[2]).delete().await, 200);
-    let ex = c.post(&h, &msg, mcpcore_tests::Era::Legacy).await;
+    let ex = c.post(&h, &msg, Era::Legacy).await;
     assert_eq!(ex.status, 200, "{:?}", ex.messages);
 }
 
@@ -165,7 +166,7 @@ async fn redis_down_is_503_then_recovery() {
         .into_iter()
         .filter(|(k, _)| k != "MCP-Protocol-Version")
         .collect();
-    let ex = fresh.post(&h, &msg, mcpcore_tests::Era::Legacy).await;
+    let ex = fresh.post(&h, &msg, Era::Legacy).await;
     assert_eq!(ex.status, 503, "{:?}", ex.messages);
     assert!(ex.header("retry-after").is_some());
 
@@ -184,4 +185,74 @@ async fn redis_down_is_503_then_recovery() {
     fresh.initialize().await;
     let ex = on(&fresh, &w[0]).legacy(4, "ping", json!({})).await;
     assert_eq!(ex.status, 200, "{:?}", ex.messages);
+}
+
+/// LHTTP-04 + LHTTP-06 across workers: a client that lost A's POST stream mid-call resumes it
+/// with `Last-Event-ID` on B and receives the rest, including the response; streams of one
+/// session opened on different workers never share event ids.
+#[tokio::test]
+async fn lhttp04_resume_a_stream_on_another_worker() {
+    let redis = RedisServer::start();
+    let w = workers(3, &redis.url(0), "t4:", 100).await;
+    let mut a = w[0].client();
+    a.initialize().await;
+    let b = on(&a, &w[1]);
+    let call = json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"ms": 400}, "_meta": {"progressToken": "p"}}});
+    let mut r = a
+        .post_raw(&a.legacy_headers(), call.to_string().as_bytes())
+        .await;
+    assert!(r.content_type().starts_with("text/event-stream"));
+    let first = r.next_data_event().await.expect("a progress event");
+    let eid = first.id.clone().expect("legacy events carry ids");
+    let v: Value = serde_json::from_str(&first.data).expect("JSON");
+    check(Era::Legacy, &v, Some("tools/call"));
+    assert_eq!(v["method"], "notifications/progress");
+    r.close();
+
+    let mut g = b.get(Some(&eid)).await;
+    assert_eq!(g.status, 200);
+    let mut seen = vec![eid.clone()];
+    let mut last = Value::Null;
+    while let Some(e) = g.next_data_event().await {
+        let v: Value = serde_json::from_str(&e.data).expect("JSON");
+        check(Era::Legacy, &v, Some("tools/call"));
+        seen.push(e.id.clone().expect("id"));
+        last = v;
+    }
+    assert_eq!(last["id"], 42, "the response arrives on B: {seen:?}");
+    assert_eq!(last["result"]["content"][0]["text"], "slept 400 ms");
+    assert!(
+        seen.len() >= 3,
+        "the rest of the progress, then the response: {seen:?}"
+    );
+    let mut uniq = seen.clone();
+    uniq.dedup();
+    assert_eq!(uniq, seen, "no event twice");
+
+    // A finished stream resumes on a third worker from its priming id: everything again.
+    let prime = format!("{}_0", eid.split('_').next().expect("stream part"));
+    let mut g = on(&a, &w[2]).get(Some(&prime)).await;
+    assert_eq!(g.status, 200);
+    let mut n = 0;
+    while let Some(e) = g.next_data_event().await {
+        let v: Value = serde_json::from_str(&e.data).expect("JSON");
+        check(Era::Legacy, &v, Some("tools/call"));
+        n += 1;
+    }
+    assert_eq!(n, seen.len());
+
+    // Two workers' streams of one session: distinct stream numbers, hence distinct ids.
+    let mut ids = Vec::new();
+    for (i, x) in [&a, &b].into_iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": 50 + i, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"ms": 40}, "_meta": {"progressToken": "q"}}});
+        let mut r = x
+            .post_raw(&x.legacy_headers(), call.to_string().as_bytes())
+            .await;
+        let e = r.next_data_event().await.expect("an event");
+        ids.push(e.id.expect("id").split('_').next().map(str::to_owned));
+        while r.next_data_event().await.is_some() {}
+    }
+    assert_ne!(ids[0], ids[1]);
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod bus;
 pub mod conn;
+pub(crate) mod events;
 pub(crate) mod keys;
 pub(crate) mod replay;
 pub(crate) mod sessions;

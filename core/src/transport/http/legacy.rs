@@ -211,6 +211,7 @@ async fn initialize(
     let owner = session.principal().map(|p| p.binding_key());
     let entry = Entry::new(sid.clone(), session, standalone, shared.now_ms());
     if replica::is_shared(shared) {
+        replica::share_events(shared, &entry);
         match replica::create(shared, &entry, owner).await {
             Ok(true) => {}
             Ok(false) => {
@@ -339,9 +340,16 @@ pub(crate) async fn get(
     let cap = shared.opts.replay_buffer + 8;
     let (tx, rx) = mpsc::channel(cap);
     let reader = tx.downgrade();
-    let resume = get_str(h, LAST_EVENT_ID)
-        .and_then(sse::parse_event_id)
-        .and_then(|(s, seq)| entry.find_stream(s).map(|st| (st, seq)));
+    let asked = get_str(h, LAST_EVENT_ID).and_then(sse::parse_event_id);
+    if let Some((s, seq)) = asked {
+        // LHTTP-04 across workers: a POST stream this worker does not hold may be another's.
+        if s != 0 && entry.find_stream(s).is_none() {
+            if let Some(r) = replica::resume_shared(shared, &entry, s, seq).await {
+                return r;
+            }
+        }
+    }
+    let resume = asked.and_then(|(s, seq)| entry.find_stream(s).map(|st| (st, seq)));
     let (stream, after) = match resume {
         Some((stream, seq)) => (stream, Some(seq)),
         None => (entry.standalone().clone(), None),

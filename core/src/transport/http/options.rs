@@ -196,6 +196,11 @@ pub struct HttpOptions {
 pub struct LegacyStores {
     /// The session records.
     pub sessions: std::sync::Arc<dyn crate::backplane::SessionStore>,
+    /// The SSE events of POST streams, for `Last-Event-ID` on any worker (LHTTP-04).
+    pub events: std::sync::Arc<dyn crate::backplane::EventStore>,
+    /// How often a stream resumed on a worker other than the one running its request reads
+    /// the store for new events (default 100 ms).
+    pub poll: Duration,
     /// How often a worker checks that the sessions it holds replicas of still exist, so a
     /// DELETE on another worker closes this worker's streams too (default 1 s).
     pub sweep: Duration,
@@ -215,7 +220,9 @@ impl Default for LegacyStores {
     fn default() -> Self {
         Self {
             sessions: std::sync::Arc::new(crate::backplane::LocalSessionStore),
+            events: std::sync::Arc::new(crate::backplane::LocalEventStore),
             sweep: Duration::from_secs(1),
+            poll: Duration::from_millis(100),
         }
     }
 }
@@ -224,7 +231,9 @@ impl std::fmt::Debug for LegacyStores {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LegacyStores")
             .field("shared", &self.sessions.is_shared())
+            .field("events_shared", &self.events.is_shared())
             .field("sweep", &self.sweep)
+            .field("poll", &self.poll)
             .finish_non_exhaustive()
     }
 }

@@ -74,6 +74,18 @@ fn apply(entry: &Entry, rec: SessionRecord) {
     *lock(&entry.baseline) = rec;
 }
 
+/// Mirror `entry`'s POST streams to the shared event store, when there is one.
+pub(crate) fn share_events(shared: &Shared, entry: &Entry) {
+    let store = &shared.opts.legacy_stores.events;
+    if store.is_shared() {
+        let limits = crate::backplane::EventLimits {
+            cap: shared.opts.replay_buffer,
+            ttl_ms: ttl_ms(shared),
+        };
+        entry.share_events(store.clone(), limits);
+    }
+}
+
 /// Record a session `initialize` just created on this worker. `Ok(false)`: the cap on
 /// sessions, counted across workers, is reached.
 pub(crate) async fn create(
@@ -121,6 +133,7 @@ pub(crate) async fn resolve(
     session.mark_initialized();
     session.lock_era(Era::Legacy);
     let entry = Entry::new(Arc::from(sid), session, standalone, shared.now_ms());
+    share_events(shared, &entry);
     apply(&entry, rec);
     if !shared
         .sessions
@@ -203,4 +216,60 @@ pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
             }
         }
     });
+}
+
+/// Resume stream `stream` of `entry`'s session after `after` from the shared event store
+/// (LHTTP-04 on a worker other than the one running the request): the stored events, then
+/// new ones as they are stored, until the stream finishes or the client goes. `None`: the
+/// store does not know the stream (the caller answers as for an unknown stream).
+pub(crate) async fn resume_shared(
+    shared: &Arc<Shared>,
+    entry: &Entry,
+    stream: u64,
+    after: u64,
+) -> Option<Resp> {
+    let store = shared.opts.legacy_stores.events.clone();
+    if !store.is_shared() {
+        return None;
+    }
+    let key = crate::backplane::StreamKey {
+        session: Arc::from(entry.sid()),
+        stream,
+    };
+    let first = match store.replay(key.clone(), after).await {
+        Ok(r) if r.known => r,
+        Ok(_) => return None,
+        Err(StoreUnavailable) => return Some(unavailable(None)),
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel(shared.opts.replay_buffer + 8);
+    let every = shared.opts.legacy_stores.poll;
+    let stop = shared.stopping.clone();
+    let idle = shared.opts.session_idle_timeout;
+    tokio::spawn(async move {
+        let mut last = after;
+        let mut batch = first;
+        let deadline = tokio::time::Instant::now() + idle;
+        loop {
+            for (seq, ev) in batch.events {
+                if tx.send(ev).await.is_err() {
+                    return;
+                }
+                last = seq;
+            }
+            if batch.finished || tokio::time::Instant::now() > deadline {
+                return;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = tx.closed() => return,
+                () = stop.cancelled() => return,
+            }
+            batch = match store.replay(key.clone(), last).await {
+                Ok(r) => r,
+                // The client resumes again later; logged by the store.
+                Err(StoreUnavailable) => return,
+            };
+        }
+    });
+    Some(body::sse(rx))
 }

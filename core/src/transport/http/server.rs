@@ -122,6 +122,9 @@ impl HttpService {
         if !opts.legacy_stores.sessions.is_shared() {
             opts.legacy_stores.sessions = server.backplane().session_store();
         }
+        if !opts.legacy_stores.events.is_shared() {
+            opts.legacy_stores.events = server.backplane().event_store();
+        }
         let (origins, hosts) = check_options(&opts, bound)?;
         let auth = match &opts.auth {
             None => None,

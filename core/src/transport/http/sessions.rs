@@ -49,6 +49,11 @@ pub(crate) struct Entry {
     /// The shared record as this worker last read or wrote it (shared stores only): a request
     /// writes back only the fields it changed.
     pub(crate) baseline: Mutex<crate::backplane::SessionRecord>,
+    /// The shared event store POST streams are mirrored to (shared stores only).
+    events: std::sync::OnceLock<(
+        Arc<dyn crate::backplane::EventStore>,
+        crate::backplane::EventLimits,
+    )>,
 }
 
 #[derive(Default)]
@@ -74,7 +79,26 @@ impl Entry {
             last_seen: AtomicU64::new(now),
             created: now,
             baseline: Mutex::new(crate::backplane::SessionRecord::default()),
+            events: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Mirror this replica's POST streams to `store`, numbering them from a random base so
+    /// event ids stay unique across the workers serving the session (LHTTP-06).
+    pub(crate) fn share_events(
+        &self,
+        store: Arc<dyn crate::backplane::EventStore>,
+        limits: crate::backplane::EventLimits,
+    ) {
+        let mut b = [0u8; 4];
+        if getrandom::fill(&mut b).is_err() {
+            // Without randomness two workers could mint the same stream ids: keep local only.
+            tracing::error!("the system random number generator failed; streams stay local");
+            return;
+        }
+        // Below 2^53: JavaScript clients parse the ids' numbers exactly.
+        lock(&self.streams).next = u64::from(u32::from_be_bytes(b) >> 1) << 20;
+        let _ = self.events.set((store, limits));
     }
 
     /// A client notification on this session. The one that completes the handshake (LC-01)
@@ -109,7 +133,21 @@ impl Entry {
     ) -> (Arc<Stream>, mpsc::Receiver<Bytes>) {
         let mut t = lock(&self.streams);
         t.next += 1;
-        let stream = Arc::new(Stream::new(t.next, cap));
+        let stream = Arc::new(match self.events.get() {
+            Some((store, limits)) => Stream::mirrored(
+                t.next,
+                cap,
+                super::stream::Mirror {
+                    store: store.clone(),
+                    key: crate::backplane::StreamKey {
+                        session: self.sid.clone(),
+                        stream: t.next,
+                    },
+                    limits: *limits,
+                },
+            ),
+            None => Stream::new(t.next, cap),
+        });
         // Forget streams that finished long ago; keep the newest few for resumption.
         let done: Vec<u64> = t
             .open
