@@ -19,6 +19,7 @@ async fn workers(n: usize, url: &str, prefix: &str, max_sessions: usize) -> Vec<
     for _ in 0..n {
         let mut opts = HttpOptions::default();
         opts.legacy_stores.sweep = Duration::from_millis(100);
+        opts.legacy_stores.poll = Duration::from_millis(20);
         opts.max_sessions = max_sessions;
         let bp = Backplane::redis(url)
             .expect("redis url")
@@ -255,4 +256,40 @@ async fn lhttp04_resume_a_stream_on_another_worker() {
         while r.next_data_event().await.is_some() {}
     }
     assert_ne!(ids[0], ids[1]);
+}
+
+/// LHTTP-08 across workers: a handler on A asks the client (`sampling/createMessage` on A's
+/// POST stream); the client POSTs its response to C, and the handler on A receives it.
+#[tokio::test]
+async fn lhttp08_a_response_posted_to_another_worker_reaches_the_handler() {
+    let redis = RedisServer::start();
+    let w = workers(3, &redis.url(0), "t5:", 100).await;
+    let mut a = w[0].client();
+    a.initialize().await;
+    let c = on(&a, &w[2]);
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {"prompt": "hi", "timeout_ms": 5000}}});
+    let mut r = a
+        .post_raw(&a.legacy_headers(), call.to_string().as_bytes())
+        .await;
+    assert!(r.content_type().starts_with("text/event-stream"));
+    let ask = r.next_data_event().await.expect("the sampling request");
+    let req: Value = serde_json::from_str(&ask.data).expect("JSON");
+    check(Era::Legacy, &req, None);
+    assert_eq!(req["method"], "sampling/createMessage");
+    let rid = req["id"].as_i64().expect("numeric id");
+    assert!(rid >= 1 << 20, "a worker-tagged id: {rid}");
+    let answer = json!({"jsonrpc": "2.0", "id": rid, "result": {
+        "role": "assistant", "content": {"type": "text", "text": "pong"}, "model": "m"}});
+    check(Era::Legacy, &answer, Some("sampling/createMessage"));
+    let posted = c.post(&c.legacy_headers(), &answer, Era::Legacy).await;
+    assert_eq!(posted.status, 202);
+    let mut last = Value::Null;
+    while let Some(e) = r.next_data_event().await {
+        let v: Value = serde_json::from_str(&e.data).expect("JSON");
+        check(Era::Legacy, &v, Some("tools/call"));
+        last = v;
+    }
+    assert_eq!(last["id"], 7);
+    assert_eq!(last["result"]["content"][0]["text"], "pong", "{last}");
 }

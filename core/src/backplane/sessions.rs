@@ -154,6 +154,29 @@ pub trait SessionStore: Send + Sync + 'static {
     /// Which of `sids` still exist: workers drop replicas (and close their streams) of
     /// sessions ended elsewhere.
     fn existing(&self, sids: Vec<Arc<str>>) -> BoxFuture<Result<Vec<bool>, StoreUnavailable>>;
+
+    /// Route a client's message (a JSON-RPC response to a server→client request) to the
+    /// replica tagged `tag` of session `sid`, which runs the waiting handler (LHTTP-08).
+    fn route(
+        &self,
+        sid: Arc<str>,
+        tag: u64,
+        msg: String,
+        ttl_ms: u64,
+    ) -> BoxFuture<Result<(), StoreUnavailable>> {
+        let _ = (sid, tag, msg, ttl_ms);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Take the messages routed to the replica tagged `tag` of session `sid`.
+    fn take_routed(
+        &self,
+        sid: Arc<str>,
+        tag: u64,
+    ) -> BoxFuture<Result<Vec<String>, StoreUnavailable>> {
+        let _ = (sid, tag);
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }
 
 /// The in-process default: nothing is shared (one process serves each session).

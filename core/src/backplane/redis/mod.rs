@@ -5,4 +5,5 @@ pub mod conn;
 pub(crate) mod events;
 pub(crate) mod keys;
 pub(crate) mod replay;
+pub(crate) mod route;
 pub(crate) mod sessions;

@@ -165,4 +165,28 @@ impl SessionStore for RedisSessionStore {
             Ok(got.into_iter().map(|n| n == 1).collect())
         })
     }
+
+    fn route(
+        &self,
+        sid: Arc<str>,
+        tag: u64,
+        msg: String,
+        ttl_ms: u64,
+    ) -> BoxFuture<Result<(), StoreUnavailable>> {
+        Box::pin(super::route::route(
+            self.conn.clone(),
+            sid,
+            tag,
+            msg,
+            ttl_ms,
+        ))
+    }
+
+    fn take_routed(
+        &self,
+        sid: Arc<str>,
+        tag: u64,
+    ) -> BoxFuture<Result<Vec<String>, StoreUnavailable>> {
+        Box::pin(super::route::take(self.conn.clone(), sid, tag))
+    }
 }

@@ -314,7 +314,16 @@ pub(crate) async fn response(
     }
     match lookup(shared, h, None, principal).await {
         Ok(e) => {
-            e.session.deliver_response(id, outcome);
+            if let Some(outcome) = e.session.deliver_response_or_return(id, outcome) {
+                // Not waited for here: the handler may run on another worker (its tag is in
+                // the id, see `Entry::share_events`).
+                if replica::route_response(shared, &e, id, outcome)
+                    .await
+                    .is_err()
+                {
+                    return replica::unavailable(None);
+                }
+            }
             body::status(StatusCode::ACCEPTED)
         }
         Err(r) => *r,

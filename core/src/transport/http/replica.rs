@@ -273,3 +273,75 @@ pub(crate) async fn resume_shared(
     });
     Some(body::sse(rx))
 }
+
+/// Route a client's response that no request on this worker waits for to the worker whose tag
+/// its id carries (LHTTP-08 across workers). Ids outside every shared range are ignored, as
+/// unknown ids are on one worker.
+pub(crate) async fn route_response(
+    shared: &Shared,
+    entry: &Entry,
+    id: &Id,
+    outcome: Result<serde_json::Value, crate::error::ErrorObject>,
+) -> Result<(), StoreUnavailable> {
+    let Id::Num(n) = id else {
+        return Ok(());
+    };
+    let tag = u64::try_from(*n).unwrap_or(0) >> 20;
+    if !is_shared(shared) || tag == 0 || entry.tag.get() == Some(&tag) {
+        tracing::debug!(%id, "ignoring a response to an unknown or finished request");
+        return Ok(());
+    }
+    let msg = match outcome {
+        Ok(v) => crate::jsonrpc::encode_result(id, &v),
+        Err(e) => crate::jsonrpc::encode_error(Some(id), &e),
+    };
+    let msg = String::from_utf8_lossy(&msg).into_owned();
+    let store = &shared.opts.legacy_stores.sessions;
+    store
+        .route(Arc::from(entry.sid()), tag, msg, ttl_ms(shared))
+        .await
+}
+
+/// Deliver responses other workers routed to this worker's waiting handlers, every
+/// [`super::LegacyStores::poll`], for replicas with server→client requests pending.
+pub(crate) fn spawn_router(shared: &Arc<Shared>) {
+    let weak = Arc::downgrade(shared);
+    let every = shared.opts.legacy_stores.poll;
+    let stop = shared.stopping.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = stop.cancelled() => return,
+            }
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            for sid in shared.sessions.sids() {
+                let Some(e) = shared.sessions.get(&sid) else {
+                    continue;
+                };
+                let Some(tag) = e.tag.get().copied() else {
+                    continue;
+                };
+                if e.session.pending_count() == 0 {
+                    continue;
+                }
+                let store = &shared.opts.legacy_stores.sessions;
+                let Ok(msgs) = store.take_routed(sid.clone(), tag).await else {
+                    continue;
+                };
+                for m in msgs {
+                    let Ok(v) = serde_json::from_str(&m) else {
+                        continue;
+                    };
+                    if let crate::jsonrpc::Incoming::Response { id, outcome } =
+                        crate::jsonrpc::classify(v)
+                    {
+                        e.session.deliver_response(&id, outcome);
+                    }
+                }
+            }
+        }
+    });
+}

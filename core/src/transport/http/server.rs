@@ -70,6 +70,7 @@ impl Shared {
             sessions::spawn_reaper(self);
             if super::replica::is_shared(self) {
                 super::replica::spawn_sweeper(self);
+                super::replica::spawn_router(self);
             }
         }
     }

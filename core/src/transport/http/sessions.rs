@@ -49,6 +49,9 @@ pub(crate) struct Entry {
     /// The shared record as this worker last read or wrote it (shared stores only): a request
     /// writes back only the fields it changed.
     pub(crate) baseline: Mutex<crate::backplane::SessionRecord>,
+    /// This replica's worker tag (shared stores only): its stream numbers and server→client
+    /// request ids are `tag << 20` onwards.
+    pub(crate) tag: std::sync::OnceLock<u64>,
     /// The shared event store POST streams are mirrored to (shared stores only).
     events: std::sync::OnceLock<(
         Arc<dyn crate::backplane::EventStore>,
@@ -80,6 +83,7 @@ impl Entry {
             created: now,
             baseline: Mutex::new(crate::backplane::SessionRecord::default()),
             events: std::sync::OnceLock::new(),
+            tag: std::sync::OnceLock::new(),
         })
     }
 
@@ -96,8 +100,14 @@ impl Entry {
             tracing::error!("the system random number generator failed; streams stay local");
             return;
         }
-        // Below 2^53: JavaScript clients parse the ids' numbers exactly.
-        lock(&self.streams).next = u64::from(u32::from_be_bytes(b) >> 1) << 20;
+        // Below 2^53: JavaScript clients parse the ids' numbers exactly. The same tag numbers
+        // this replica's server→client requests, so a response POSTed to another worker is
+        // routed back here by its id (`id >> 20`).
+        let tag = u64::from(u32::from_be_bytes(b) >> 1);
+        lock(&self.streams).next = tag << 20;
+        self.session
+            .set_peer_id_base(i64::from(u32::from_be_bytes(b) >> 1) << 20);
+        let _ = self.tag.set(tag);
         let _ = self.events.set((store, limits));
     }
 
