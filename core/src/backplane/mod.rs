@@ -56,6 +56,8 @@ struct RedisParts {
     conn: Arc<redis::conn::RedisConn>,
     bus: Arc<redis::bus::RedisBus>,
     replay: Arc<redis::replay::RedisReplayGuard>,
+    /// One per backplane: its writer queue keeps each stream's events in order.
+    events: Arc<redis::events::RedisEventStore>,
 }
 
 #[cfg(feature = "redis")]
@@ -65,6 +67,7 @@ impl RedisParts {
         Self {
             bus: Arc::new(redis::bus::RedisBus::new(conn.clone(), redis::bus::QUEUE)),
             replay: Arc::new(redis::replay::RedisReplayGuard::new(conn.clone())),
+            events: Arc::new(redis::events::RedisEventStore::new(conn.clone())),
             conn,
         }
     }
@@ -202,6 +205,26 @@ impl Backplane {
         }
     }
 
+    /// Where legacy Streamable HTTP sessions are shared ([`LocalSessionStore`] for a local
+    /// backplane: nothing is shared).
+    pub fn session_store(&self) -> Arc<dyn SessionStore> {
+        match &self.kind {
+            Kind::Local(_) => Arc::new(LocalSessionStore),
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => Arc::new(redis::sessions::RedisSessionStore::new(p.conn.clone())),
+        }
+    }
+
+    /// Where legacy SSE events are shared for resumption on any worker ([`LocalEventStore`]
+    /// for a local backplane).
+    pub fn event_store(&self) -> Arc<dyn EventStore> {
+        match &self.kind {
+            Kind::Local(_) => Arc::new(LocalEventStore),
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => p.events.clone(),
+        }
+    }
+
     /// The request-state key shared through Redis (`None` for a local backplane).
     pub(crate) fn shared_key(&self, ttl: std::time::Duration) -> Option<Arc<SharedKey>> {
         match &self.kind {
@@ -232,3 +255,7 @@ impl SharedKey {
         match *self {}
     }
 }
+pub mod events;
+pub mod sessions;
+pub use events::{EventLimits, EventStore, LocalEventStore, Replayed, StreamKey};
+pub use sessions::{LocalSessionStore, SessionRecord, SessionStore, StoreUnavailable};

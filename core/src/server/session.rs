@@ -255,12 +255,40 @@ impl Session {
         Id::Num(self.next_peer_id.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// Number this session's server→client requests from `base` (a worker-specific range, so
+    /// ids stay unique across the workers serving one shared legacy session).
+    pub(crate) fn set_peer_id_base(&self, base: i64) {
+        self.next_peer_id.store(base, Ordering::Relaxed);
+    }
+
+    /// Server→client requests awaiting the client's answer.
+    pub(crate) fn pending_count(&self) -> usize {
+        lock(&self.pending).len()
+    }
+
     pub(crate) fn add_pending(&self, id: Id, tx: PendingTx) {
         lock(&self.pending).insert(id, tx);
     }
 
     pub(crate) fn remove_pending(&self, id: &Id) -> bool {
         lock(&self.pending).remove(id).is_some()
+    }
+
+    /// Deliver the peer's response to a server→client request waiting here, or hand the
+    /// outcome back (`Some`) when no request with this id waits on this session.
+    pub(crate) fn deliver_response_or_return(
+        &self,
+        id: &Id,
+        outcome: Result<Value, ErrorObject>,
+    ) -> Option<Result<Value, ErrorObject>> {
+        let tx = lock(&self.pending).remove(id);
+        match tx {
+            Some(tx) => {
+                let _ = tx.send(outcome);
+                None
+            }
+            None => Some(outcome),
+        }
     }
 
     /// Deliver the peer's response to a server→client request; unknown or late ids are ignored.
@@ -291,6 +319,20 @@ impl Session {
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
+    }
+
+    /// The subscribed URIs, sorted (the shareable form, see [`crate::backplane::SessionRecord`]).
+    pub(crate) fn subscription_list(&self) -> Vec<String> {
+        let mut v: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Replace the subscriptions with those another worker recorded.
+    pub(crate) fn replace_subscriptions(&self, uris: &[String]) {
+        let mut s = lock(&self.subscriptions);
+        s.clear();
+        s.extend(uris.iter().cloned());
     }
 
     /// True when the session subscribed to `uri`.

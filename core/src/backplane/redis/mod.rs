@@ -2,8 +2,11 @@
 
 pub(crate) mod bus;
 pub mod conn;
+pub(crate) mod events;
 pub(crate) mod keys;
 pub(crate) mod replay;
+pub(crate) mod route;
+pub(crate) mod sessions;
 pub mod tasks;
 
 pub use tasks::{RedisTaskOptions, RedisTaskStore};

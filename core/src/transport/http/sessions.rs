@@ -46,6 +46,17 @@ pub(crate) struct Entry {
     last_seen: AtomicU64,
     /// When `initialize` created the session (ms on the service clock).
     created: u64,
+    /// The shared record as this worker last read or wrote it (shared stores only): a request
+    /// writes back only the fields it changed.
+    pub(crate) baseline: Mutex<crate::backplane::SessionRecord>,
+    /// This replica's worker tag (shared stores only): its stream numbers and server→client
+    /// request ids are `tag << 20` onwards.
+    pub(crate) tag: std::sync::OnceLock<u64>,
+    /// The shared event store POST streams are mirrored to (shared stores only).
+    events: std::sync::OnceLock<(
+        Arc<dyn crate::backplane::EventStore>,
+        crate::backplane::EventLimits,
+    )>,
 }
 
 #[derive(Default)]
@@ -70,7 +81,34 @@ impl Entry {
             streams: Mutex::new(StreamTable::default()),
             last_seen: AtomicU64::new(now),
             created: now,
+            baseline: Mutex::new(crate::backplane::SessionRecord::default()),
+            events: std::sync::OnceLock::new(),
+            tag: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Mirror this replica's POST streams to `store`, numbering them from a random base so
+    /// event ids stay unique across the workers serving the session (LHTTP-06).
+    pub(crate) fn share_events(
+        &self,
+        store: Arc<dyn crate::backplane::EventStore>,
+        limits: crate::backplane::EventLimits,
+    ) {
+        let mut b = [0u8; 4];
+        if getrandom::fill(&mut b).is_err() {
+            // Without randomness two workers could mint the same stream ids: keep local only.
+            tracing::error!("the system random number generator failed; streams stay local");
+            return;
+        }
+        // Below 2^53: JavaScript clients parse the ids' numbers exactly. The same tag numbers
+        // this replica's server→client requests, so a response POSTed to another worker is
+        // routed back here by its id (`id >> 20`).
+        let tag = u64::from(u32::from_be_bytes(b) >> 1);
+        lock(&self.streams).next = tag << 20;
+        self.session
+            .set_peer_id_base(i64::from(u32::from_be_bytes(b) >> 1) << 20);
+        let _ = self.tag.set(tag);
+        let _ = self.events.set((store, limits));
     }
 
     /// A client notification on this session. The one that completes the handshake (LC-01)
@@ -105,7 +143,21 @@ impl Entry {
     ) -> (Arc<Stream>, mpsc::Receiver<Bytes>) {
         let mut t = lock(&self.streams);
         t.next += 1;
-        let stream = Arc::new(Stream::new(t.next, cap));
+        let stream = Arc::new(match self.events.get() {
+            Some((store, limits)) => Stream::mirrored(
+                t.next,
+                cap,
+                super::stream::Mirror {
+                    store: store.clone(),
+                    key: crate::backplane::StreamKey {
+                        session: self.sid.clone(),
+                        stream: t.next,
+                    },
+                    limits: *limits,
+                },
+            ),
+            None => Stream::new(t.next, cap),
+        });
         // Forget streams that finished long ago; keep the newest few for resumption.
         let done: Vec<u64> = t
             .open
@@ -162,6 +214,11 @@ impl Sessions {
         lock(&self.map).get(sid).cloned()
     }
 
+    /// The ids of every local session (replicas included).
+    pub(crate) fn sids(&self) -> Vec<Arc<str>> {
+        lock(&self.map).keys().cloned().collect()
+    }
+
     pub(crate) fn remove(&self, sid: &str) -> Option<Arc<Entry>> {
         lock(&self.map).remove(sid)
     }
@@ -187,7 +244,9 @@ impl Sessions {
     /// Remove sessions idle (and not busy) for longer than `idle_ms`, and sessions still
     /// without `notifications/initialized` `init_ms` after `initialize`, busy or not: a
     /// half-open session has no business holding streams or work that long.
-    fn reap(&self, now: u64, idle_ms: u64, init_ms: u64) -> usize {
+    /// Returns the ids of the never-initialized ones: with shared stores their records go too
+    /// (an idle replica only leaves this worker; the record expires by its own TTL).
+    fn reap(&self, now: u64, idle_ms: u64, init_ms: u64) -> Vec<Arc<str>> {
         let stale: Vec<Arc<Entry>> = {
             let mut map = lock(&self.map);
             let keys: Vec<Arc<str>> = map
@@ -201,11 +260,15 @@ impl Sessions {
                 .collect();
             keys.iter().filter_map(|k| map.remove(k)).collect()
         };
+        let mut overdue = Vec::new();
         for e in &stale {
             tracing::debug!(session = %e.sid, "reaping an idle or never-initialized legacy session");
+            if e.handshake_overdue(now, init_ms) {
+                overdue.push(e.sid.clone());
+            }
             e.close();
         }
-        stale.len()
+        overdue
     }
 }
 
@@ -227,7 +290,10 @@ pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
             let Some(shared) = weak.upgrade() else {
                 return;
             };
-            shared.sessions.reap(shared.now_ms(), ms(idle), ms(init));
+            for sid in shared.sessions.reap(shared.now_ms(), ms(idle), ms(init)) {
+                // Logged by the store when it fails; the record then expires by its TTL.
+                let _ = super::replica::delete(&shared, &sid).await;
+            }
         }
     });
 }

@@ -16,6 +16,15 @@ pub(crate) struct Stream {
     id: u64,
     cap: usize,
     inner: Mutex<StreamInner>,
+    /// A shared event store mirroring this stream (LHTTP-04 on any worker).
+    mirror: Option<Mirror>,
+}
+
+/// Where a stream's events are mirrored for other workers.
+pub(crate) struct Mirror {
+    pub store: std::sync::Arc<dyn crate::backplane::EventStore>,
+    pub key: crate::backplane::StreamKey,
+    pub limits: crate::backplane::EventLimits,
 }
 
 struct StreamInner {
@@ -36,6 +45,16 @@ impl Stream {
                 live: None,
                 finished: false,
             }),
+            mirror: None,
+        }
+    }
+
+    /// A stream whose events are also written to a shared store.
+    pub(crate) fn mirrored(id: u64, cap: usize, mirror: Mirror) -> Self {
+        mirror.store.open(&mirror.key, mirror.limits);
+        Self {
+            mirror: Some(mirror),
+            ..Self::new(id, cap)
         }
     }
 
@@ -55,6 +74,10 @@ impl Stream {
             st.buf.pop_front();
         }
         st.buf.push_back((seq, ev.clone()));
+        if let Some(m) = &self.mirror {
+            // Under the lock, so the store sees the stream's events in order.
+            m.store.append(&m.key, seq, ev.clone(), m.limits);
+        }
         match &st.live {
             Some(tx) => {
                 if tx.try_send(ev).is_ok() {
@@ -101,6 +124,11 @@ impl Stream {
     /// The stream is complete: close the live reader once it has drained.
     pub(crate) fn finish(&self) {
         let mut st = lock(&self.inner);
+        if !st.finished {
+            if let Some(m) = &self.mirror {
+                m.store.finish(&m.key, m.limits);
+            }
+        }
         st.finished = true;
         st.live = None;
     }

@@ -1,0 +1,347 @@
+//! Legacy sessions shared between workers (REQUIREMENTS LHTTP-02, LHTTP-09, LC-01) through a
+//! [`SessionStore`](crate::backplane::SessionStore), without sticky routing: a request naming a
+//! session this worker does not hold, but the store does, makes a local replica (a core
+//! `Session` initialized from the record) and is served. State a request changes (log level,
+//! subscriptions, the handshake flag) is written back before its answer is released, so the
+//! client's next request, on whichever worker, sees it. A session missing from the store has
+//! ended: its replica is dropped and its streams close. With the in-process default store none
+//! of this runs.
+
+use http::StatusCode;
+use std::sync::Arc;
+
+use super::body::{self, Resp};
+use super::server::Shared;
+use super::sessions::{self, Entry};
+use crate::backplane::{SessionRecord, StoreUnavailable};
+use crate::jsonrpc::Id;
+use crate::protocol::Era;
+use crate::server::{lock, SessionKind};
+
+/// 503 + `Retry-After` (and a JSON-RPC error naming no internals): the store cannot answer,
+/// and serving from process-local state would split the session.
+pub(crate) fn unavailable(id: Option<&Id>) -> Resp {
+    body::retry_after(body::rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        &crate::backplane::unavailable(),
+    ))
+}
+
+pub(crate) fn is_shared(shared: &Shared) -> bool {
+    shared.opts.legacy_stores.sessions.is_shared()
+}
+
+fn ttl_ms(shared: &Shared) -> u64 {
+    shared
+        .opts
+        .session_idle_timeout
+        .as_millis()
+        .try_into()
+        .unwrap_or(u64::MAX)
+}
+
+/// The shareable state of `entry`'s session as this worker sees it now.
+pub(crate) fn snapshot(entry: &Entry) -> SessionRecord {
+    let s = &entry.session;
+    let base = lock(&entry.baseline).clone();
+    let st = lock(&s.legacy).clone();
+    SessionRecord {
+        protocol_version: st.protocol_version,
+        client_info: st.client_info,
+        client_capabilities: st.client_capabilities,
+        initialized: s.is_handshake_complete(),
+        log_level: st.log_level,
+        subscriptions: s.subscription_list(),
+        ..base
+    }
+}
+
+/// Bring `entry`'s session to `rec` (another worker may have changed it).
+fn apply(entry: &Entry, rec: SessionRecord) {
+    let s = &entry.session;
+    {
+        let mut st = lock(&s.legacy);
+        st.protocol_version.clone_from(&rec.protocol_version);
+        st.client_info.clone_from(&rec.client_info);
+        st.client_capabilities.clone_from(&rec.client_capabilities);
+        st.log_level = rec.log_level;
+    }
+    s.replace_subscriptions(&rec.subscriptions);
+    if rec.initialized {
+        s.mark_handshake_complete();
+    }
+    *lock(&entry.baseline) = rec;
+}
+
+/// Mirror `entry`'s POST streams to the shared event store, when there is one.
+pub(crate) fn share_events(shared: &Shared, entry: &Entry) {
+    let store = &shared.opts.legacy_stores.events;
+    if store.is_shared() {
+        let limits = crate::backplane::EventLimits {
+            cap: shared.opts.replay_buffer,
+            ttl_ms: ttl_ms(shared),
+        };
+        entry.share_events(store.clone(), limits);
+    }
+}
+
+/// Record a session `initialize` just created on this worker. `Ok(false)`: the cap on
+/// sessions, counted across workers, is reached.
+pub(crate) async fn create(
+    shared: &Shared,
+    entry: &Entry,
+    owner: Option<String>,
+) -> Result<bool, StoreUnavailable> {
+    let mut rec = snapshot(entry);
+    rec.owner = owner;
+    rec.created_ms = crate::backplane::sessions::unix_ms();
+    let store = &shared.opts.legacy_stores.sessions;
+    let sid: Arc<str> = Arc::from(entry.sid());
+    let made = store
+        .create(sid, rec.clone(), shared.opts.max_sessions, ttl_ms(shared))
+        .await?;
+    *lock(&entry.baseline) = rec;
+    Ok(made == crate::backplane::sessions::Created::Yes)
+}
+
+/// The session `sid` for a request presented by `principal`: the local entry refreshed from
+/// the store, or a new replica. `Ok(None)`: unknown everywhere (or ended), 404.
+pub(crate) async fn resolve(
+    shared: &Arc<Shared>,
+    sid: &str,
+    principal: Option<&crate::auth::Principal>,
+) -> Result<Option<Arc<Entry>>, StoreUnavailable> {
+    let store = &shared.opts.legacy_stores.sessions;
+    let Some(rec) = store.load(Arc::from(sid), ttl_ms(shared)).await? else {
+        if let Some(e) = shared.sessions.remove(sid) {
+            e.close();
+        }
+        return Ok(None);
+    };
+    if let Some(e) = shared.sessions.get(sid) {
+        apply(&e, rec);
+        return Ok(Some(e));
+    }
+    // AUTH-06: a session is bound to the principal that created it, on every worker.
+    if rec.owner != principal.map(crate::auth::Principal::binding_key) {
+        tracing::warn!("a shared legacy session id was presented by another principal");
+        return Ok(None);
+    }
+    let (standalone, sink) = sessions::standalone(shared.opts.replay_buffer);
+    let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
+    session.mark_initialized();
+    session.lock_era(Era::Legacy);
+    let entry = Entry::new(Arc::from(sid), session, standalone, shared.now_ms());
+    share_events(shared, &entry);
+    apply(&entry, rec);
+    if !shared
+        .sessions
+        .insert(entry.clone(), shared.opts.max_sessions)
+    {
+        // Another request made the replica first, or this worker is full.
+        return Ok(shared.sessions.get(sid));
+    }
+    shared.ensure_reaper();
+    Ok(Some(entry))
+}
+
+/// Write back what this worker changed in the session since it last read the record. A
+/// session that ended meanwhile loses its replica.
+pub(crate) async fn sync(shared: &Shared, entry: &Entry) {
+    if !is_shared(shared) {
+        return;
+    }
+    let now = snapshot(entry);
+    let changes = now.changes(&lock(&entry.baseline));
+    if changes.is_empty() {
+        return;
+    }
+    let store = &shared.opts.legacy_stores.sessions;
+    match store
+        .update(Arc::from(entry.sid()), changes, ttl_ms(shared))
+        .await
+    {
+        Ok(true) => *lock(&entry.baseline) = now,
+        Ok(false) => {
+            if let Some(e) = shared.sessions.remove(entry.sid()) {
+                e.close();
+            }
+        }
+        // Logged by the store; the next request on any worker reads the record again.
+        Err(StoreUnavailable) => {}
+    }
+}
+
+/// End `sid` for every worker.
+pub(crate) async fn delete(shared: &Shared, sid: &str) -> Result<(), StoreUnavailable> {
+    if !is_shared(shared) {
+        return Ok(());
+    }
+    shared
+        .opts
+        .legacy_stores
+        .sessions
+        .delete(Arc::from(sid))
+        .await
+}
+
+/// Drop replicas of sessions that ended elsewhere (DELETE on another worker, or expiry), so
+/// their streams close here too; runs every [`super::LegacyStores::sweep`].
+pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
+    let weak = Arc::downgrade(shared);
+    let every = shared.opts.legacy_stores.sweep;
+    let stop = shared.stopping.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = stop.cancelled() => return,
+            }
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            let sids = shared.sessions.sids();
+            let store = shared.opts.legacy_stores.sessions.clone();
+            let Ok(alive) = store.existing(sids.clone()).await else {
+                continue;
+            };
+            for (sid, alive) in sids.iter().zip(alive) {
+                if !alive {
+                    if let Some(e) = shared.sessions.remove(sid) {
+                        tracing::debug!(session = %sid, "a shared legacy session ended elsewhere");
+                        e.close();
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Resume stream `stream` of `entry`'s session after `after` from the shared event store
+/// (LHTTP-04 on a worker other than the one running the request): the stored events, then
+/// new ones as they are stored, until the stream finishes or the client goes. `None`: the
+/// store does not know the stream (the caller answers as for an unknown stream).
+pub(crate) async fn resume_shared(
+    shared: &Arc<Shared>,
+    entry: &Entry,
+    stream: u64,
+    after: u64,
+) -> Option<Resp> {
+    let store = shared.opts.legacy_stores.events.clone();
+    if !store.is_shared() {
+        return None;
+    }
+    let key = crate::backplane::StreamKey {
+        session: Arc::from(entry.sid()),
+        stream,
+    };
+    let first = match store.replay(key.clone(), after).await {
+        Ok(r) if r.known => r,
+        Ok(_) => return None,
+        Err(StoreUnavailable) => return Some(unavailable(None)),
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel(shared.opts.replay_buffer + 8);
+    let every = shared.opts.legacy_stores.poll;
+    let stop = shared.stopping.clone();
+    let idle = shared.opts.session_idle_timeout;
+    tokio::spawn(async move {
+        let mut last = after;
+        let mut batch = first;
+        let deadline = tokio::time::Instant::now() + idle;
+        loop {
+            for (seq, ev) in batch.events {
+                if tx.send(ev).await.is_err() {
+                    return;
+                }
+                last = seq;
+            }
+            if batch.finished || tokio::time::Instant::now() > deadline {
+                return;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = tx.closed() => return,
+                () = stop.cancelled() => return,
+            }
+            batch = match store.replay(key.clone(), last).await {
+                Ok(r) => r,
+                // The client resumes again later; logged by the store.
+                Err(StoreUnavailable) => return,
+            };
+        }
+    });
+    Some(body::sse(rx))
+}
+
+/// Route a client's response that no request on this worker waits for to the worker whose tag
+/// its id carries (LHTTP-08 across workers). Ids outside every shared range are ignored, as
+/// unknown ids are on one worker.
+pub(crate) async fn route_response(
+    shared: &Shared,
+    entry: &Entry,
+    id: &Id,
+    outcome: Result<serde_json::Value, crate::error::ErrorObject>,
+) -> Result<(), StoreUnavailable> {
+    let Id::Num(n) = id else {
+        return Ok(());
+    };
+    let tag = u64::try_from(*n).unwrap_or(0) >> 20;
+    if !is_shared(shared) || tag == 0 || entry.tag.get() == Some(&tag) {
+        tracing::debug!(%id, "ignoring a response to an unknown or finished request");
+        return Ok(());
+    }
+    let msg = match outcome {
+        Ok(v) => crate::jsonrpc::encode_result(id, &v),
+        Err(e) => crate::jsonrpc::encode_error(Some(id), &e),
+    };
+    let msg = String::from_utf8_lossy(&msg).into_owned();
+    let store = &shared.opts.legacy_stores.sessions;
+    store
+        .route(Arc::from(entry.sid()), tag, msg, ttl_ms(shared))
+        .await
+}
+
+/// Deliver responses other workers routed to this worker's waiting handlers, every
+/// [`super::LegacyStores::poll`], for replicas with server→client requests pending.
+pub(crate) fn spawn_router(shared: &Arc<Shared>) {
+    let weak = Arc::downgrade(shared);
+    let every = shared.opts.legacy_stores.poll;
+    let stop = shared.stopping.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = stop.cancelled() => return,
+            }
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            for sid in shared.sessions.sids() {
+                let Some(e) = shared.sessions.get(&sid) else {
+                    continue;
+                };
+                let Some(tag) = e.tag.get().copied() else {
+                    continue;
+                };
+                if e.session.pending_count() == 0 {
+                    continue;
+                }
+                let store = &shared.opts.legacy_stores.sessions;
+                let Ok(msgs) = store.take_routed(sid.clone(), tag).await else {
+                    continue;
+                };
+                for m in msgs {
+                    let Ok(v) = serde_json::from_str(&m) else {
+                        continue;
+                    };
+                    if let crate::jsonrpc::Incoming::Response { id, outcome } =
+                        crate::jsonrpc::classify(v)
+                    {
+                        e.session.deliver_response(&id, outcome);
+                    }
+                }
+            }
+        }
+    });
+}
