@@ -190,11 +190,17 @@ export declare class NativeServer {
    * Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
    * `"resource_template"` with its wire definition, or the `"completion"` handler
    * (`completion/complete`, both eras; the definition is ignored, a later one replaces it).
-   * Registrations after serving started are refused.
+   * Registrations after serving started are refused. `direct`, the same wrapper returning
+   * its reply synchronously when the handler did (else a Promise of it), is what stdio
+   * served from the JavaScript thread calls (`openStdio`).
    */
-  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>): void
-  /** Serve stdin/stdout until EOF: resolves to `{ok: null}` or `{error}`. */
-  serveStdio(): Promise<any>
+  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any): void
+  /**
+   * Serve stdio from the JavaScript thread: `lib/` feeds stdin's bytes to the returned
+   * pump and writes its output; `wake()` is called when output is waiting outside `feed`.
+   * A refused registration or option is `{error}`.
+   */
+  openStdio(wake: () => void): NativeStdioPump | { error: NativeError }
   /**
    * Bind `host:port` (port 0 picks a free port) and serve Streamable HTTP at `/mcp`;
    * `options` is core's `HttpOptions` JSON shape. Resolves to the running listener or to
@@ -212,6 +218,30 @@ export declare class NativeServer {
    * `subscriptions/listen`) that it changed; returns how many were told.
    */
   notifyResourceUpdated(uri: string): number
+}
+
+/** One stdio connection served from the JavaScript thread (private: `lib/` drives it). */
+export declare class NativeStdioPump {
+  /** Handle bytes read from stdin; returns what to write to stdout now, or null. */
+  feed(chunk: Uint8Array): Buffer | null
+  /** Stdin ended: a last frame without a newline is handled; returns what to write, or null. */
+  end(): Buffer | null
+  /**
+   * Poll stdin for the next request for up to the server's `stdioIdleSpinUs`, blocking this
+   * thread that long at most (core's `StdioPump::spin`): what to write when input arrived
+   * and was handled (possibly empty), null when none did.
+   */
+  spin(): Buffer | null
+  /** Output queued since the last call (after `wake`), or null. */
+  take(): Buffer | null
+  /** True once the connection must end (a frame crossed the size cap). */
+  get stopped(): boolean
+  /**
+   * Let the requests in flight finish (then they are cancelled; at once when `stdoutGone`).
+   * Resolves to `{ok: null}`, or `{error}` when a frame over the cap ended the connection.
+   * Take the remaining output afterwards.
+   */
+  drain(stdoutGone: boolean): Promise<any>
 }
 
 /** An open subscription (private: `lib/` wraps it). */

@@ -3,7 +3,7 @@
 // cancellation, MRTR) is core's; a handler becomes core's Handler through the native addon.
 
 const native = require('./native.cjs');
-const { McpError, McpcoreError, unwrap, unwrapObject } = require('./errors.cjs');
+const { McpError, McpcoreError, fromNative, unwrapObject } = require('./errors.cjs');
 const { Context, InputRequired, RawResult, ToolError } = require('./context.cjs');
 const { resolveToolSchemas, validate } = require('./schema.cjs');
 
@@ -50,39 +50,128 @@ function resourceResult(def) {
   };
 }
 
-/** `fn` as the native `invoke(ctx, params)`: always a Promise, never rejecting. A returned
- * `InputRequired` (`ctx.inputRequired(...)`) is core's `input_required` outcome; `validator`
- * (a tool's Standard Schema) checks the arguments first and hands `fn` its parsed value. */
+/** A handler's throw as the native reply (see `wrap`). */
+function failure(e, shape, nativeCtx) {
+  if (e instanceof ToolError && shape === toolResult) return { result: { content: [text(e.message)], isError: true } };
+  if (e instanceof McpError) {
+    const error = { code: e.code, message: e.message };
+    if (e.data !== undefined) error.data = e.data;
+    return { error };
+  }
+  // A 2026-07-28 `requestClient` the client has not answered yet: core answers the request
+  // `input_required` and the handler runs again with the answers. Not a failure to log.
+  if (e instanceof McpcoreError && e.code === 'input_required') return { failed: e.message };
+  // Never sent: the peer sees a generic -32603.
+  console.error(`mcpcore: ${nativeCtx.method} ${nativeCtx.name ?? ''} failed:`, e?.stack ?? e);
+  return { failed: String(e?.message ?? e) };
+}
+
+function isThenable(v) {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+}
+
+/** `fn` as the native pair `{invoke, direct}`. `direct(ctx, params)` answers the native reply
+ * synchronously when `fn` does (stdio served from this thread then needs no hand-off), else a
+ * Promise of it; `invoke` is the same as an always-Promise function (the threadsafe path). Both
+ * never reject. A returned `InputRequired` (`ctx.inputRequired(...)`) is core's
+ * `input_required` outcome; `validator` (a tool's Standard Schema) checks the arguments first
+ * and hands `fn` its parsed value. */
 function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
-  return async (nativeCtx, params) => {
+  const settle = (v, ctx) => {
+    if (v instanceof InputRequired) return { inputRequired: v.toWire() };
+    if (v instanceof RawResult) return { result: v.value };
+    return { result: shape(v, ctx) };
+  };
+  const run = (args, ctx, nativeCtx) => {
+    const v = fn(args, ctx);
+    if (!isThenable(v)) return settle(v, ctx);
+    return Promise.resolve(v)
+      .then((r) => settle(r, ctx))
+      .catch((e) => failure(e, shape, nativeCtx));
+  };
+  const direct = (nativeCtx, params) => {
     const ctx = new Context(nativeCtx);
     try {
-      let args = params ?? {};
-      if (validator) {
-        const checked = await validate(validator, args);
-        if (checked.invalid !== undefined) return { invalid: checked.invalid };
-        args = checked.value;
-      }
-      const v = await fn(args, ctx);
-      if (v instanceof InputRequired) return { inputRequired: v.toWire() };
-      if (v instanceof RawResult) return { result: v.value };
-      return { result: shape(v, ctx) };
+      const args = params ?? {};
+      if (!validator) return run(args, ctx, nativeCtx);
+      return validate(validator, args)
+        .then((checked) => (checked.invalid !== undefined ? { invalid: checked.invalid } : run(checked.value, ctx, nativeCtx)))
+        .catch((e) => failure(e, shape, nativeCtx));
     } catch (e) {
-      if (e instanceof ToolError && shape === toolResult) return { result: { content: [text(e.message)], isError: true } };
-      if (e instanceof McpError) {
-        const error = { code: e.code, message: e.message };
-        if (e.data !== undefined) error.data = e.data;
-        return { error };
-      }
-      // A 2026-07-28 `requestClient` the client has not answered yet: core answers the request
-      // `input_required` and the handler runs again with the answers. Not a failure to log.
-      if (e instanceof McpcoreError && e.code === 'input_required') return { failed: e.message };
-      // Never sent: the peer sees a generic -32603.
-      console.error(`mcpcore: ${nativeCtx.method} ${nativeCtx.name ?? ''} failed:`, e?.stack ?? e);
-      return { failed: String(e?.message ?? e) };
+      return failure(e, shape, nativeCtx);
     }
   };
+  const invoke = async (nativeCtx, params) => direct(nativeCtx, params);
+  return { invoke, direct };
+}
+
+/** Requests handled by polling stdin (`NativeStdioPump.spin`) before the event loop runs again. */
+const SPIN_TURNS = 64;
+
+/** Drive `native.openStdio` with `input` / `output` until `input` ends (or the output is gone,
+ * or a frame crossed the size cap: then the promise rejects). */
+function serveStdioOn(native, input, output) {
+  return new Promise((resolve, reject) => {
+    let gone = false;
+    let stopping = false;
+    const write = (buf) => {
+      if (buf === null || gone) return;
+      // Backpressure (STDIO-01): where stdout writes are asynchronous (not Linux pipes),
+      // stop reading while the written bytes wait.
+      if (!output.write(buf) && !stopping) {
+        input.pause();
+        output.once('drain', () => stopping || input.resume());
+      }
+    };
+    // `pump` is assigned before any wake can run (wakes are queued to this thread).
+    let pump = null;
+    const opened = native.openStdio(() => pump && write(pump.take()));
+    if (opened.error) {
+      reject(fromNative(opened.error));
+      return;
+    }
+    pump = opened;
+    const onData = (chunk) => {
+      write(pump.feed(chunk));
+      // Poll for the next request a little before going back to the event loop (a client
+      // that talks in turns sends it microseconds after reading our answer; waking from the
+      // loop's sleep costs more). Bounded: at most SPIN_TURNS requests per turn of the loop.
+      // Never while the stream holds bytes it read itself (they come first) or is paused.
+      for (let i = 0; i < SPIN_TURNS && !pump.stopped && input.readableLength === 0 && !input.isPaused(); i++) {
+        const out = pump.spin();
+        if (out === null) break;
+        write(out);
+      }
+      if (pump.stopped) stop(false);
+    };
+    const onEnd = () => {
+      write(pump.end());
+      stop(false);
+    };
+    const onOutputError = () => {
+      gone = true;
+      stop(true);
+    };
+    const stop = (stdoutGone) => {
+      if (stopping) return;
+      stopping = true;
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.off('error', onOutputError);
+      input.pause();
+      pump.drain(stdoutGone || gone).then((r) => {
+        write(pump.take());
+        output.off('error', onOutputError);
+        if (r.error) reject(fromNative(r.error));
+        else resolve();
+      }, reject);
+    };
+    input.on('data', onData);
+    input.on('end', onEnd);
+    input.on('error', onOutputError);
+    output.on('error', onOutputError);
+  });
 }
 
 const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
@@ -166,9 +255,9 @@ class Server {
   #native;
   #listeners = new Set();
 
-  #add(kind, def, invoke) {
+  #add(kind, def, { invoke, direct }) {
     try {
-      this.#native.add(kind, def, invoke);
+      this.#native.add(kind, def, invoke, direct);
     } catch (e) {
       throw new McpcoreError('invalid_argument', e.message);
     }
@@ -264,9 +353,11 @@ class Server {
     return this;
   }
 
-  /** Serve stdin/stdout until EOF. */
-  async serveStdio() {
-    unwrap(await this.#native.serveStdio());
+  /** Serve stdin/stdout until EOF. The bytes are read and written on this thread
+   * (`process.stdin` / `process.stdout`) and core frames and dispatches them; a synchronous
+   * handler is answered within the same turn of the event loop. */
+  serveStdio() {
+    return serveStdioOn(this.#native, process.stdin, process.stdout);
   }
 
   /** Serve Streamable HTTP at `/mcp` on `host:port` (port 0 picks a free port). */

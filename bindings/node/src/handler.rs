@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::context::{NativeContext, Shared};
+use crate::stdio::{call_direct, Direct, DirectFn};
 
 /// `invoke(ctx, params) → Promise<Reply>` of a server handler.
 pub type InvokeFn = ThreadsafeFunction<
@@ -90,14 +91,41 @@ fn decode(v: Value, tool: Option<&str>) -> Result<Outcome, HandlerError> {
     }
 }
 
-/// One registered JavaScript function.
+/// One registered JavaScript function: `invoke` from any thread (a threadsafe call, awaited),
+/// `direct` on the JavaScript thread while it serves stdio (see [`crate::stdio`]).
 pub struct JsHandler {
     pub invoke: Arc<InvokeFn>,
+    pub direct: Option<Arc<DirectFn>>,
+}
+
+/// Start the JavaScript call: directly when this thread is inside a stdio `feed` (no hand-off;
+/// a synchronous handler's reply is ready at once), else through the threadsafe function.
+async fn start(
+    invoke: &InvokeFn,
+    direct: Option<&DirectFn>,
+    native: NativeContext,
+    params: Value,
+) -> Result<Direct, HandlerError> {
+    let (native, params) = match direct {
+        Some(d) => match call_direct(d, native, params) {
+            Ok(r) => {
+                return r.map_err(|e| HandlerError::internal(format!("calling the handler: {e}")))
+            }
+            Err(args) => args,
+        },
+        None => (native, params),
+    };
+    invoke
+        .call_async(FnArgs::from((native, params)))
+        .await
+        .map(Direct::Later)
+        .map_err(|e| HandlerError::internal(format!("calling the handler: {e}")))
 }
 
 impl Handler for JsHandler {
     fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
         let invoke = self.invoke.clone();
+        let direct = self.direct.clone();
         Box::pin(async move {
             let shared = Shared::new(ctx.clone());
             // Core may also end a request by dropping this future (a modern HTTP client that
@@ -108,13 +136,12 @@ impl Handler for JsHandler {
             };
             let native = NativeContext::new(&ctx, shared.clone());
             let run = async {
-                let promise = invoke
-                    .call_async(FnArgs::from((native, params)))
-                    .await
-                    .map_err(|e| HandlerError::internal(format!("calling the handler: {e}")))?;
-                let v = promise
-                    .await
-                    .map_err(|e| HandlerError::internal(format!("the handler rejected: {e}")))?;
+                let v = match start(&invoke, direct.as_deref(), native, params).await? {
+                    Direct::Ready(v) => v,
+                    Direct::Later(promise) => promise.await.map_err(|e| {
+                        HandlerError::internal(format!("the handler rejected: {e}"))
+                    })?,
+                };
                 decode(v, ctx.name())
             };
             let r = tokio::select! {

@@ -16,3 +16,4 @@ mod handler;
 mod listen;
 mod reply;
 mod server;
+mod stdio;

@@ -8,13 +8,14 @@ use std::sync::{Arc, Mutex};
 use mcpcore::options::{apply_json, JsonOptions};
 use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::{ErrorKind, Handler, Prompt, Resource, ResourceTemplate, Server, ServerBuilder};
-use napi::bindgen_prelude::Either;
+use napi::bindgen_prelude::{Either, Function};
 use napi_derive::napi;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::handler::{InvokeFn, JsHandler};
 use crate::reply;
+use crate::stdio::{DirectFn, NativeStdioPump};
 
 /// A refused registration (thrown by `add`; `lib/` rethrows it as `McpcoreError` with code
 /// `invalid_argument`).
@@ -39,6 +40,7 @@ struct Entry {
     kind: String,
     definition: Value,
     invoke: Arc<InvokeFn>,
+    direct: Option<Arc<DirectFn>>,
 }
 
 /// The server registry and, once serving started, the built core server (private: `lib/`
@@ -76,11 +78,19 @@ impl NativeServer {
     /// Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
     /// `"resource_template"` with its wire definition, or the `"completion"` handler
     /// (`completion/complete`, both eras; the definition is ignored, a later one replaces it).
-    /// Registrations after serving started are refused.
+    /// Registrations after serving started are refused. `direct`, the same wrapper returning
+    /// its reply synchronously when the handler did (else a Promise of it), is what stdio
+    /// served from the JavaScript thread calls (`openStdio`).
     #[napi(
-        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>"
+        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any"
     )]
-    pub fn add(&self, kind: String, definition: Value, invoke: InvokeFn) -> napi::Result<()> {
+    pub fn add(
+        &self,
+        kind: String,
+        definition: Value,
+        invoke: InvokeFn,
+        direct: Option<DirectFn>,
+    ) -> napi::Result<()> {
         if self
             .built
             .lock()
@@ -102,6 +112,7 @@ impl NativeServer {
                 kind,
                 definition,
                 invoke: Arc::new(invoke),
+                direct: direct.map(Arc::new),
             });
         Ok(())
     }
@@ -137,6 +148,7 @@ impl NativeServer {
             .filter_map(|e| {
                 let h: Arc<dyn Handler> = Arc::new(JsHandler {
                     invoke: e.invoke.clone(),
+                    direct: e.direct.clone(),
                 });
                 Some((e.definition.get("name")?.as_str()?, h))
             })
@@ -144,6 +156,7 @@ impl NativeServer {
         for e in entries.iter().filter(|e| e.kind != "gate") {
             let h = Arc::new(JsHandler {
                 invoke: e.invoke.clone(),
+                direct: e.direct.clone(),
             });
             let def = e.definition.clone();
             if e.kind == "tool" {
@@ -175,17 +188,19 @@ impl NativeServer {
         Ok(s)
     }
 
-    /// Serve stdin/stdout until EOF: resolves to `{ok: null}` or `{error}`.
-    #[napi]
-    pub async fn serve_stdio(&self) -> napi::Result<Value> {
+    /// Serve stdio from the JavaScript thread: `lib/` feeds stdin's bytes to the returned
+    /// pump and writes its output; `wake()` is called when output is waiting outside `feed`.
+    /// A refused registration or option is `{error}`.
+    #[napi(ts_return_type = "NativeStdioPump | { error: NativeError }")]
+    pub fn open_stdio(&self, wake: Function<(), ()>) -> Either<NativeStdioPump, Value> {
         let server = match self.server() {
             Ok(s) => s,
-            Err(e) => return Ok(e),
+            Err(e) => return Either::B(e),
         };
-        Ok(match server.serve_stdio().await {
-            Ok(()) => reply::ok(Value::Null),
-            Err(e) => reply::err(e.kind(), e),
-        })
+        match NativeStdioPump::open(&server, wake) {
+            Ok(p) => Either::A(p),
+            Err(e) => Either::B(e),
+        }
     }
 
     /// Bind `host:port` (port 0 picks a free port) and serve Streamable HTTP at `/mcp`;

@@ -9,6 +9,7 @@ mod outq;
 mod serve;
 mod spin;
 pub mod stdio;
+pub mod stdio_pump;
 pub mod tls;
 
 // The outbound seam is the server's (sessions write to it); transports implement it.

@@ -220,7 +220,7 @@ where
 
 /// Let the requests in flight finish (STDIO-04: within `shutdown_grace`, then cancelled). When
 /// stdout is gone no answer can be delivered any more, so they are cancelled at once instead.
-async fn drain(
+pub(super) async fn drain(
     tracker: &TaskTracker,
     session: &Session,
     limits: &crate::Limits,
@@ -329,84 +329,114 @@ impl Conn {
     /// JSON-RPC batches (JR-06): answered per element only where the negotiated version allows
     /// them (2025-03-26); otherwise the whole array is one -32600.
     async fn on_batch(&self, items: Vec<Value>, max_batch: usize) {
-        if items.is_empty() {
-            return self
-                .send(encode_error(
-                    None,
-                    &ErrorObject::invalid_request("empty batch"),
-                ))
-                .await;
-        }
-        if !self.session.allows_batch() {
-            let e = ErrorObject::invalid_request(
-                "batches are not supported by the negotiated protocol version",
-            );
-            return self.send(encode_error(None, &e)).await;
-        }
-        if items.len() > max_batch {
-            let e = ErrorObject::invalid_request(format!("batch exceeds {max_batch} messages"));
-            return self.send(encode_error(None, &e)).await;
-        }
-        let mut answers: Vec<Answer> = Vec::with_capacity(items.len());
-        for item in items {
-            match classify(item) {
-                Incoming::Request { id, method, params } => {
-                    match self
-                        .session
-                        .start_request(id.clone(), method, params, self.sink.clone())
-                    {
-                        Ok(fut) => answers.push(Answer::Pending(id, self.tracker.spawn(fut))),
-                        Err(reply) => answers.push(Answer::Ready(encode_reply(&id, &reply))),
+        match start_batch(&self.session, &self.sink, &self.tracker, items, max_batch) {
+            Batch::Nothing => {}
+            Batch::Refused(frame) => self.send(frame).await,
+            Batch::Started(answers) => {
+                let tx = self.tx.clone();
+                let answering = Answering::new(&self.answering);
+                self.tracker.spawn(async move {
+                    let _answering = answering;
+                    if let Some(frame) = finish_batch(answers).await {
+                        tx.send(frame).await;
                     }
-                }
-                Incoming::Notification { method, params } => {
-                    self.session.handle_notification(&method, params.as_ref());
-                }
-                Incoming::Response { id, outcome } => {
-                    self.session.deliver_response(&id, outcome);
-                }
-                Incoming::Invalid { id, error } => {
-                    answers.push(Answer::Ready(encode_error(id.as_ref(), &error)))
-                }
+                });
             }
         }
-        if answers.is_empty() {
-            return;
-        }
-        let tx = self.tx.clone();
-        let answering = Answering::new(&self.answering);
-        self.tracker.spawn(async move {
-            let _answering = answering;
-            let mut out = Vec::with_capacity(answers.len());
-            for a in answers {
-                match a {
-                    Answer::Ready(b) => out.push(b),
-                    Answer::Pending(id, h) => {
-                        if let Ok(Some(reply)) = h.await {
-                            out.push(encode_reply(&id, &reply));
-                        }
-                    }
-                }
-            }
-            if out.is_empty() {
-                return;
-            }
-            let mut frame =
-                Vec::with_capacity(out.iter().map(Vec::len).sum::<usize>() + out.len() + 1);
-            frame.push(b'[');
-            for (i, b) in out.iter().enumerate() {
-                if i > 0 {
-                    frame.push(b',');
-                }
-                frame.extend_from_slice(b);
-            }
-            frame.push(b']');
-            tx.send(frame).await;
-        });
     }
 }
 
-enum Answer {
+/// A batch once its synchronous part ran (see [`start_batch`]).
+pub(super) enum Batch {
+    /// Notifications and responses only: nothing to answer.
+    Nothing,
+    /// The whole array is refused with this error frame.
+    Refused(Vec<u8>),
+    /// Each element's answer, ready or running; [`finish_batch`] joins them.
+    Started(Vec<Answer>),
+}
+
+/// The synchronous part of a batch (JR-06): checks, then each element started in order
+/// (requests spawned on `tracker`, notifications and responses handled now).
+pub(super) fn start_batch(
+    session: &Arc<Session>,
+    sink: &Arc<dyn Outbound>,
+    tracker: &TaskTracker,
+    items: Vec<Value>,
+    max_batch: usize,
+) -> Batch {
+    if items.is_empty() {
+        return Batch::Refused(encode_error(
+            None,
+            &ErrorObject::invalid_request("empty batch"),
+        ));
+    }
+    if !session.allows_batch() {
+        let e = ErrorObject::invalid_request(
+            "batches are not supported by the negotiated protocol version",
+        );
+        return Batch::Refused(encode_error(None, &e));
+    }
+    if items.len() > max_batch {
+        let e = ErrorObject::invalid_request(format!("batch exceeds {max_batch} messages"));
+        return Batch::Refused(encode_error(None, &e));
+    }
+    let mut answers: Vec<Answer> = Vec::with_capacity(items.len());
+    for item in items {
+        match classify(item) {
+            Incoming::Request { id, method, params } => {
+                match session.start_request(id.clone(), method, params, sink.clone()) {
+                    Ok(fut) => answers.push(Answer::Pending(id, tracker.spawn(fut))),
+                    Err(reply) => answers.push(Answer::Ready(encode_reply(&id, &reply))),
+                }
+            }
+            Incoming::Notification { method, params } => {
+                session.handle_notification(&method, params.as_ref());
+            }
+            Incoming::Response { id, outcome } => {
+                session.deliver_response(&id, outcome);
+            }
+            Incoming::Invalid { id, error } => {
+                answers.push(Answer::Ready(encode_error(id.as_ref(), &error)))
+            }
+        }
+    }
+    if answers.is_empty() {
+        Batch::Nothing
+    } else {
+        Batch::Started(answers)
+    }
+}
+
+/// The batch's answer array once every element answered; `None` when all were cancelled.
+pub(super) async fn finish_batch(answers: Vec<Answer>) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(answers.len());
+    for a in answers {
+        match a {
+            Answer::Ready(b) => out.push(b),
+            Answer::Pending(id, h) => {
+                if let Ok(Some(reply)) = h.await {
+                    out.push(encode_reply(&id, &reply));
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    let mut frame = Vec::with_capacity(out.iter().map(Vec::len).sum::<usize>() + out.len() + 1);
+    frame.push(b'[');
+    for (i, b) in out.iter().enumerate() {
+        if i > 0 {
+            frame.push(b',');
+        }
+        frame.extend_from_slice(b);
+    }
+    frame.push(b']');
+    Some(frame)
+}
+
+pub(super) enum Answer {
     Ready(Vec<u8>),
     Pending(
         crate::jsonrpc::Id,
