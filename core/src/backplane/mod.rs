@@ -202,6 +202,30 @@ impl Backplane {
         }
     }
 
+    /// The task store of a Redis backplane, bounded like the in-process one would be (`None`
+    /// for a local backplane: the in-process store applies).
+    pub(crate) fn task_store(
+        &self,
+        opts: &crate::server::TaskOptions,
+    ) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
+        match &self.kind {
+            Kind::Local(_) => {
+                let _ = opts;
+                Ok(None)
+            }
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => {
+                let limits = redis::RedisTaskOptions {
+                    max_tasks: opts.max_tasks,
+                    ..redis::RedisTaskOptions::default()
+                };
+                redis::RedisTaskStore::from_client(&p.conn.client, &p.conn.prefix, limits)
+                    .map(|s| Some(Arc::new(s) as Arc<dyn crate::tasks::TaskStore>))
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+
     /// The request-state key shared through Redis (`None` for a local backplane).
     pub(crate) fn shared_key(&self, ttl: std::time::Duration) -> Option<Arc<SharedKey>> {
         match &self.kind {

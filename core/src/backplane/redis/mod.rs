@@ -4,3 +4,6 @@ pub(crate) mod bus;
 pub mod conn;
 pub(crate) mod keys;
 pub(crate) mod replay;
+pub mod tasks;
+
+pub use tasks::{RedisTaskOptions, RedisTaskStore};
