@@ -399,3 +399,41 @@ async fn redis_down_is_503_with_retry_after_then_recovers() {
         "notifications/tools/list_changed"
     );
 }
+
+/// While Redis is down the outbound queue stays bounded: changes past it are dropped and
+/// counted, not stored; once Redis is back the same worker publishes again.
+#[tokio::test]
+async fn outbound_queue_is_bounded_while_redis_is_down() {
+    let mut redis = RedisServer::start();
+    let release = Arc::new(Notify::new());
+    let w1 = Worker::start(
+        redis_backplane(&redis, "q:").with_bus_queue(4),
+        release.clone(),
+    )
+    .await;
+    let w2 = Worker::start(redis_backplane(&redis, "q:"), release).await;
+    redis.stop();
+    w1.wait_available(false).await;
+    for _ in 0..20 {
+        w1.server.notify_tools_list_changed();
+    }
+    // 4 queued, at most one more in the publisher's hands, the rest dropped.
+    let dropped = w1.server.backplane().dropped_notifications();
+    assert!((15..=16).contains(&dropped), "dropped {dropped}");
+
+    redis.restart();
+    w1.wait_available(true).await;
+    w2.wait_available(true).await;
+    let mut s = listen(
+        &w2.client(),
+        "q",
+        json!({"resourceSubscriptions": ["demo://doc"]}),
+    )
+    .await;
+    assert_eq!(s.status, 200);
+    let _ = next(&mut s).await;
+    w1.server.notify_resource_updated("demo://doc");
+    let n = next(&mut s).await;
+    assert_eq!(n["method"], "notifications/resources/updated", "{n}");
+    assert_eq!(w1.server.backplane().dropped_notifications(), dropped);
+}

@@ -31,6 +31,9 @@ use crate::error::{codes, ErrorObject};
 /// over HTTP the status is 503 with `Retry-After`). On stdio it is the only signal.
 pub const UNAVAILABLE_MESSAGE: &str = "Service temporarily unavailable; retry later";
 
+/// Default bound on changes waiting to be published while Redis is unreachable.
+pub const DEFAULT_BUS_QUEUE: usize = 1024;
+
 /// Seconds a client should wait before retrying work refused while the backplane is down.
 pub const RETRY_AFTER_SECS: u64 = 1;
 
@@ -54,6 +57,7 @@ enum Kind {
 #[cfg(feature = "redis")]
 struct RedisParts {
     conn: Arc<redis::conn::RedisConn>,
+    queue: usize,
     bus: Arc<redis::bus::RedisBus>,
     replay: Arc<redis::replay::RedisReplayGuard>,
     /// One per backplane: its writer queue keeps each stream's events in order.
@@ -62,10 +66,11 @@ struct RedisParts {
 
 #[cfg(feature = "redis")]
 impl RedisParts {
-    fn new(conn: redis::conn::RedisConn) -> Self {
+    fn new(conn: redis::conn::RedisConn, queue: usize) -> Self {
         let conn = Arc::new(conn);
         Self {
-            bus: Arc::new(redis::bus::RedisBus::new(conn.clone(), redis::bus::QUEUE)),
+            queue,
+            bus: Arc::new(redis::bus::RedisBus::new(conn.clone(), queue)),
             replay: Arc::new(redis::replay::RedisReplayGuard::new(conn.clone())),
             events: Arc::new(redis::events::RedisEventStore::new(conn.clone())),
             conn,
@@ -121,7 +126,7 @@ impl Backplane {
     pub fn redis(url: &str) -> Result<Self, BackplaneError> {
         let conn = redis::conn::RedisConn::new(url, DEFAULT_PREFIX)?;
         Ok(Self {
-            kind: Kind::Redis(Arc::new(RedisParts::new(conn))),
+            kind: Kind::Redis(Arc::new(RedisParts::new(conn, DEFAULT_BUS_QUEUE))),
         })
     }
 
@@ -136,7 +141,30 @@ impl Backplane {
             }
             #[cfg(feature = "redis")]
             Kind::Redis(p) => Self {
-                kind: Kind::Redis(Arc::new(RedisParts::new(p.conn.with_prefix(prefix)))),
+                kind: Kind::Redis(Arc::new(RedisParts::new(
+                    p.conn.with_prefix(prefix),
+                    p.queue,
+                ))),
+            },
+        }
+    }
+
+    /// Bound the changes waiting to be published while Redis is unreachable (default
+    /// [`DEFAULT_BUS_QUEUE`]; at least 1). Past it new changes are dropped, counted
+    /// ([`Self::dropped_notifications`]) and logged; the queue never grows.
+    #[must_use]
+    pub fn with_bus_queue(self, max_queued: usize) -> Self {
+        match &self.kind {
+            Kind::Local(_) => {
+                let _ = max_queued;
+                self
+            }
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => Self {
+                kind: Kind::Redis(Arc::new(RedisParts::new(
+                    p.conn.with_prefix(&p.conn.prefix),
+                    max_queued.max(1),
+                ))),
             },
         }
     }
@@ -222,6 +250,30 @@ impl Backplane {
             Kind::Local(_) => Arc::new(LocalEventStore),
             #[cfg(feature = "redis")]
             Kind::Redis(p) => p.events.clone(),
+        }
+    }
+
+    /// The task store of a Redis backplane, bounded like the in-process one would be (`None`
+    /// for a local backplane: the in-process store applies).
+    pub(crate) fn task_store(
+        &self,
+        opts: &crate::server::TaskOptions,
+    ) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
+        match &self.kind {
+            Kind::Local(_) => {
+                let _ = opts;
+                Ok(None)
+            }
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => {
+                let limits = redis::RedisTaskOptions {
+                    max_tasks: opts.max_tasks,
+                    ..redis::RedisTaskOptions::default()
+                };
+                redis::RedisTaskStore::from_client(&p.conn.client, &p.conn.prefix, limits)
+                    .map(|s| Some(Arc::new(s) as Arc<dyn crate::tasks::TaskStore>))
+                    .map_err(|e| e.to_string())
+            }
         }
     }
 

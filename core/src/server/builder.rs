@@ -582,6 +582,13 @@ impl ServerBuilder {
             None => {}
         }
         let capabilities = capabilities(&options, &registry);
+        if let Some(t) = options.tasks.as_mut().filter(|t| t.store.is_none()) {
+            // Tasks on a shared backplane live in its store, so any worker serves any task.
+            t.store = options
+                .backplane
+                .task_store(t)
+                .map_err(|e| BuildError::Option(format!("tasks: {e}")))?;
+        }
         let tasks = options
             .tasks
             .clone()

@@ -116,3 +116,113 @@ impl Server {
         &self.inner.options.backplane
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::SystemTime;
+
+    use crate::backplane::Backplane;
+    use crate::future::BoxFuture;
+    use crate::security::replay::{Claim, ReplayGuard};
+    use crate::security::sealing::NONCE_LEN;
+    use crate::server::test_support::request;
+    use crate::server::{handler_fn, InputRequired, NullOutbound, Outbound, SessionKind};
+    use crate::{CallToolResult, HandlerError, Outcome, Server, Tool};
+
+    /// A shared replay store that can be switched off, as Redis going down.
+    #[derive(Debug, Default)]
+    struct Switchable {
+        down: AtomicBool,
+    }
+    impl ReplayGuard for Switchable {
+        fn claim(&self, _n: [u8; NONCE_LEN], _e: SystemTime) -> BoxFuture<Claim> {
+            let c = if self.down.load(Ordering::SeqCst) {
+                Claim::StoreUnreachable
+            } else {
+                Claim::First
+            };
+            Box::pin(async move { c })
+        }
+    }
+
+    fn modern(params: Value) -> Value {
+        let mut p = params;
+        p["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        });
+        p
+    }
+
+    /// Without HTTP (stdio) the refusal while the shared store is down is the JSON-RPC error
+    /// alone: -32603 with the "retry later" message, the state not consumed.
+    #[tokio::test]
+    async fn store_down_is_a_retry_later_error_without_http() {
+        let guard = Arc::new(Switchable::default());
+        let server = Server::builder("s", "1")
+            .tool(
+                Tool::new("gate").input_schema(json!({"type": "object"})),
+                handler_fn(|ctx, _args: Value| async move {
+                    Ok::<Outcome, HandlerError>(match ctx.request_state() {
+                        Some(s) => CallToolResult::text(s).into(),
+                        None => InputRequired::new().state("resume").into(),
+                    })
+                }),
+            )
+            .request_state_replay_guard(guard.clone())
+            .build()
+            .expect("server");
+        let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
+        let session = server.new_session(SessionKind::Stdio, sink);
+        let first = request(&session, 1, "tools/call", modern(json!({"name": "gate"}))).await;
+        let state = first.expect("round 1")["requestState"].clone();
+        let retry = modern(json!({"name": "gate", "requestState": state}));
+        guard.down.store(true, Ordering::SeqCst);
+        let e = request(&session, 2, "tools/call", retry.clone())
+            .await
+            .expect_err("refused");
+        assert_eq!(e.code, crate::error::codes::INTERNAL_ERROR);
+        assert_eq!(e.message, crate::backplane::UNAVAILABLE_MESSAGE);
+        guard.down.store(false, Ordering::SeqCst);
+        let ok = request(&session, 3, "tools/call", retry).await.expect("ok");
+        assert_eq!(ok["content"][0]["text"], "resume");
+    }
+
+    /// Servers built with clones of one local backplane hear each other's changes; a server's
+    /// own change is delivered once.
+    #[tokio::test]
+    async fn local_backplane_clones_share_the_bus() {
+        let bp = Backplane::local();
+        let a = Server::builder("a", "1")
+            .backplane(bp.clone())
+            .build()
+            .expect("a");
+        let b = Server::builder("b", "1").backplane(bp).build().expect("b");
+        let lone = Server::builder("c", "1").build().expect("c");
+        let counts: Vec<Arc<Count>> = [&a, &b, &lone]
+            .iter()
+            .map(|s| {
+                let c = Arc::new(Count::default());
+                let weak = Arc::downgrade(&c) as std::sync::Weak<dyn crate::server::ChangeSink>;
+                s.add_change_sink(weak);
+                c
+            })
+            .collect();
+        a.notify_resource_updated("x://1");
+        let seen: Vec<usize> = counts.iter().map(|c| c.0.load(Ordering::SeqCst)).collect();
+        assert_eq!(seen, [1, 1, 0]);
+    }
+
+    #[derive(Default)]
+    struct Count(std::sync::atomic::AtomicUsize);
+    impl crate::server::ChangeSink for Count {
+        fn on_change(&self, _c: crate::server::ServerChange<'_>) -> usize {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            1
+        }
+    }
+}

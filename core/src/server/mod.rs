@@ -27,6 +27,7 @@ mod outbound;
 mod pagination;
 mod peer;
 mod registry;
+mod request_state;
 mod session;
 mod tasks;
 #[cfg(test)]

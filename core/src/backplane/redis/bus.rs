@@ -19,8 +19,6 @@ use tokio_util::sync::CancellationToken;
 use super::conn::RedisConn;
 use crate::backplane::bus::{BusMessage, BusReceiver, NotificationBus, Receivers};
 
-/// Default bound on messages waiting to be published.
-pub(crate) const QUEUE: usize = 1024;
 const BACKOFF_MIN: Duration = Duration::from_millis(50);
 const BACKOFF_MAX: Duration = Duration::from_secs(2);
 
