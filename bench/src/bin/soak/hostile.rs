@@ -284,9 +284,12 @@ pub async fn flood(addr: SocketAddr, n: usize, t: Arc<Tally>) {
             Err(_) => t.add(G, "connect-error"),
         }
     }
-    let waits = held.into_iter().map(|mut s| {
+    // A JoinSet, so the end of the soak (which drops this future) closes the flood's sockets
+    // instead of leaving them to their 60 s wait.
+    let mut waits = tokio::task::JoinSet::new();
+    for mut s in held {
         let t = t.clone();
-        tokio::spawn(async move {
+        waits.spawn(async move {
             let outcome = read_status(&mut s, Duration::from_secs(60)).await;
             if outcome != "no-answer" {
                 t.closed_after(G, start.elapsed());
@@ -299,11 +302,9 @@ pub async fn flood(addr: SocketAddr, n: usize, t: Arc<Tally>) {
                     outcome
                 },
             );
-        })
-    });
-    for w in waits.collect::<Vec<_>>() {
-        let _ = w.await;
+        });
     }
+    while waits.join_next().await.is_some() {}
     tokio::time::sleep(Duration::from_secs(15)).await;
 }
 
