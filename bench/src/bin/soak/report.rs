@@ -126,6 +126,16 @@ impl Run {
             if drift.abs() <= 10.0 { "flat, within 10 %" } else { "NOT flat" },
             mb(max_rss)
         );
+        self.table(&mut s, &end);
+        if let Some(t) = &self.tally {
+            self.outcomes(&mut s, t);
+        }
+        s
+    }
+
+    /// The server's samples: idle, after set-up, one per tenth of the load, end, after.
+    fn table(&self, s: &mut String, end: &Sample) {
+        let mb = |kb: u64| kb as f64 / 1024.0;
         let _ = writeln!(s, "| when | t (s) | RSS MB | threads | fds | tokio tasks | sessions | listen streams | connections |");
         let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
         let row = |s: &mut String, name: &str, x: &Sample| {
@@ -143,10 +153,10 @@ impl Run {
             );
         };
         if let Some(x) = &self.idle {
-            row(&mut s, "idle", x);
+            row(s, "idle", x);
         }
         if let Some(x) = &self.after_setup {
-            row(&mut s, "after set-up", x);
+            row(s, "after set-up", x);
         }
         let step = (self.secs as f64 / 10.0).max(2.0);
         let mut next = self.load_start;
@@ -156,18 +166,14 @@ impl Run {
             .filter(|x| x.t >= self.load_start && x.t <= self.load_end)
         {
             if x.t >= next {
-                row(&mut s, "load", x);
+                row(s, "load", x);
                 next += step;
             }
         }
-        row(&mut s, "end of load", &end);
+        row(s, "end of load", end);
         if let Some(x) = &self.after_load {
-            row(&mut s, "15 s after the load", x);
+            row(s, "15 s after the load", x);
         }
-        if let Some(t) = &self.tally {
-            self.outcomes(&mut s, t);
-        }
-        s
     }
 
     fn outcomes(&self, s: &mut String, t: &Tally) {
@@ -176,12 +182,6 @@ impl Run {
         for ((g, k), n) in &counts {
             by.entry(g).or_default().push((k, *n));
         }
-        let fmt = |v: &[(&str, u64)]| {
-            v.iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let _ = writeln!(s, "\n## Well-behaved clients\n");
         let _ = writeln!(
             s,
@@ -220,36 +220,50 @@ impl Run {
         if let Some(v) = by.get("legacy-caller-session") {
             let _ = writeln!(s, "Legacy callers' own session opening failed: {}.", fmt(v));
         }
-        let _ = writeln!(s, "\n## Hostile clients: what the server did to them\n");
-        let _ = writeln!(
-            s,
-            "| attack | outcomes | closed after (s): n / min / median / max |"
-        );
-        let _ = writeln!(s, "|---|---|---|");
-        for g in [
-            "slowloris-head",
-            "slowloris-body",
-            "nonreader-answers",
-            "nonreader-listen",
-            "oversize-length",
-            "oversize-chunked",
-            "garbage-bytes",
-            "garbage-body",
-            "deep-json",
-            "flood",
-            "halfopen-init",
-            "halfopen-probe",
-        ] {
-            let v = by.get(g).cloned().unwrap_or_default();
-            let c = t.closing(g).map_or("–".to_owned(), |(n, a, m, b)| {
-                format!("{n} / {a:.1} / {m:.1} / {b:.1}")
-            });
-            let _ = writeln!(s, "| {g} | {} | {c} |", fmt(&v));
-        }
-        let _ = writeln!(
-            s,
-            "\nBytes the never-reading listen consumers found buffered at the end: {}.",
-            t.get("nonreader-listen-bytes", "buffered")
-        );
+        hostile(s, &by, t);
     }
+}
+
+type ByGroup<'a> = BTreeMap<&'a str, Vec<(&'a str, u64)>>;
+
+fn fmt(v: &[(&str, u64)]) -> String {
+    v.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What each hostile client got from the server.
+fn hostile(s: &mut String, by: &ByGroup<'_>, t: &Tally) {
+    let _ = writeln!(s, "\n## Hostile clients: what the server did to them\n");
+    let _ = writeln!(
+        s,
+        "| attack | outcomes | closed after (s): n / min / median / max |"
+    );
+    let _ = writeln!(s, "|---|---|---|");
+    for g in [
+        "slowloris-head",
+        "slowloris-body",
+        "nonreader-answers",
+        "nonreader-listen",
+        "oversize-length",
+        "oversize-chunked",
+        "garbage-bytes",
+        "garbage-body",
+        "deep-json",
+        "flood",
+        "halfopen-init",
+        "halfopen-probe",
+    ] {
+        let v = by.get(g).cloned().unwrap_or_default();
+        let c = t.closing(g).map_or("–".to_owned(), |(n, a, m, b)| {
+            format!("{n} / {a:.1} / {m:.1} / {b:.1}")
+        });
+        let _ = writeln!(s, "| {g} | {} | {c} |", fmt(&v));
+    }
+    let _ = writeln!(
+        s,
+        "\nBytes the never-reading listen consumers found buffered at the end: {}.",
+        t.get("nonreader-listen-bytes", "buffered")
+    );
 }
