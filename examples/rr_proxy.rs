@@ -33,6 +33,13 @@ use std::time::Duration;
 
 type ProxyBody = Either<Incoming, Full<Bytes>>;
 
+/// A log line on stderr that never panics (`eprintln!` does when stderr is closed, say by a
+/// test that read only the address line).
+fn log(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "rr-proxy: {args}");
+}
+
 struct Upstream {
     /// `host:port` to connect to.
     authority: String,
@@ -188,11 +195,11 @@ impl Proxy {
         let stream = match tokio::time::timeout(self.connect_timeout, connect).await {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => {
-                eprintln!("rr-proxy: upstream {} unreachable: {e}", up.authority);
+                log(format_args!("upstream {} unreachable: {e}", up.authority));
                 return None;
             }
             Err(_) => {
-                eprintln!("rr-proxy: upstream {} connect timed out", up.authority);
+                log(format_args!("upstream {} connect timed out", up.authority));
                 return None;
             }
         };
@@ -295,10 +302,10 @@ impl Proxy {
                 }
                 Err(Failure::NotSent(back)) => req = back,
                 Err(Failure::Sent(e)) => {
-                    eprintln!(
-                        "rr-proxy: upstream {} failed mid-request: {e}",
+                    log(format_args!(
+                        "upstream {} failed mid-request: {e}",
                         self.upstreams[idx].authority
-                    );
+                    ));
                     return Ok(error_response(StatusCode::BAD_GATEWAY, "bad gateway\n"));
                 }
             }
@@ -338,7 +345,7 @@ async fn main() {
             Ok(c) => c,
             Err(e) => {
                 // Out of file descriptors and the like: back off instead of spinning.
-                eprintln!("rr-proxy: accept: {e}");
+                log(format_args!("accept: {e}"));
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
