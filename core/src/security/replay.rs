@@ -42,6 +42,10 @@ pub enum Claim {
     /// The store cannot record the claim (full, or a shared store unreachable). The engine fails
     /// closed: the state is refused but not consumed, so it may be presented again later.
     Unavailable,
+    /// A shared store is unreachable right now: the state is refused but not consumed, and the
+    /// peer is told to retry later (HTTP 503 with `Retry-After`) rather than that the state is
+    /// bad.
+    StoreUnreachable,
 }
 
 /// Remembers which sealed states were used, until each one expires.

@@ -11,6 +11,7 @@ use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolE
 use super::session::{lock, Session};
 use super::uri_template::UriTemplate;
 use super::Server;
+use crate::backplane::{Backplane, SharedKey};
 use crate::limits::Limits;
 use crate::protocol::{mcp_header, Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema;
@@ -85,6 +86,9 @@ pub struct ServerOptions {
     /// Tasks (both eras; TASK-L01, TASK-M01…M04); `None`: off. Registering a task-capable tool
     /// turns them on with the defaults.
     pub tasks: Option<super::tasks::TaskOptions>,
+    /// What this server shares with the other workers of its deployment (default: nothing,
+    /// [`Backplane::local`]). JSON: `redis` (URL or `null`) and `redisPrefix`.
+    pub backplane: Backplane,
 }
 
 impl ServerOptions {
@@ -108,6 +112,7 @@ impl ServerOptions {
             stamp_server_info: true,
             max_concurrency: None,
             tasks: None,
+            backplane: Backplane::local(),
         }
     }
 }
@@ -199,6 +204,15 @@ pub(crate) struct ServerInner {
     pub registry: Registry,
     pub capabilities: Value,
     pub sealer: Option<Sealer>,
+    /// The request-state key shared through the backplane, when sealing is on with a Redis
+    /// backplane and no configured key ring (then `sealer` is `None`).
+    pub shared_key: Option<Arc<SharedKey>>,
+    /// The notification bus of the backplane and this server's place on it.
+    pub bus: Arc<dyn crate::backplane::NotificationBus>,
+    /// This server's origin id on the bus (its own messages come back and are skipped).
+    pub origin: String,
+    /// What the bus holds (weakly) to reach this server.
+    pub bus_receiver: Arc<dyn crate::backplane::BusReceiver>,
     /// Claims each opened state once (MRTR-06); `None` when states are unsealed or reusable.
     pub replay: Option<Arc<dyn ReplayGuard>>,
     sessions: Mutex<HashMap<u64, Weak<Session>>>,
@@ -288,6 +302,17 @@ impl ServerBuilder {
     #[must_use]
     pub fn request_state_replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
         self.options.request_state.replay_guard = Some(guard);
+        self
+    }
+
+    /// Share state with the other workers of a deployment through `backplane` (default:
+    /// [`Backplane::local`], nothing shared). With a Redis backplane, changes reach every
+    /// worker's listen streams and sessions, a sealed `requestState` is accepted once across
+    /// all workers and, unless [`Self::request_state_keys`] is set, the workers share one
+    /// generated key stored in Redis (configure keys in production, so they can be rotated).
+    #[must_use]
+    pub fn backplane(mut self, backplane: Backplane) -> Self {
+        self.options.backplane = backplane;
         self
     }
 
@@ -561,23 +586,37 @@ impl ServerBuilder {
             .tasks
             .clone()
             .map(|t| Arc::new(super::tasks::TaskEngine::new(t)));
-        let sealer = mrtr::build_sealer(&options.request_state)
-            .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
+        let (sealer, shared_key) =
+            mrtr::build_sealer(&options.request_state, &options.backplane)
+                .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
+        if options.request_state.replay_guard.is_none() {
+            // MRTR-06 across workers: with a shared backplane the claim must be shared too.
+            options.request_state.replay_guard = options.backplane.replay_guard();
+        }
         let replay =
             mrtr::build_replay_guard(&options.request_state).map_err(BuildError::Option)?;
-        Ok(Server {
-            inner: Arc::new(ServerInner {
-                options,
-                registry,
-                capabilities,
-                sealer,
-                replay,
-                sessions: Mutex::new(HashMap::new()),
-                next_key: AtomicU64::new(1),
-                change_sinks: Mutex::new(Vec::new()),
-                tasks,
+        let bus = options.backplane.bus();
+        let origin = super::bus::origin_id();
+        let inner = Arc::new_cyclic(|weak: &Weak<ServerInner>| ServerInner {
+            bus_receiver: Arc::new(super::bus::Receiver {
+                inner: weak.clone(),
+                origin: origin.clone(),
             }),
-        })
+            bus: bus.clone(),
+            origin,
+            options,
+            registry,
+            capabilities,
+            sealer,
+            shared_key,
+            replay,
+            sessions: Mutex::new(HashMap::new()),
+            next_key: AtomicU64::new(1),
+            change_sinks: Mutex::new(Vec::new()),
+            tasks,
+        });
+        bus.subscribe(Arc::downgrade(&inner.bus_receiver));
+        Ok(Server { inner })
     }
 }
 

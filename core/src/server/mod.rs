@@ -12,6 +12,7 @@ mod ask;
 mod builder;
 #[cfg(test)]
 mod builder_tests;
+mod bus;
 mod concurrency;
 mod context;
 mod dispatch;
@@ -69,6 +70,9 @@ pub(crate) enum ServerChange<'a> {
 pub(crate) trait ChangeSink: Send + Sync + 'static {
     /// Deliver one change; returns how many peers it was queued for.
     fn on_change(&self, change: ServerChange<'_>) -> usize;
+    /// Changes may have been lost on the way from other workers (the backplane's subscription
+    /// broke): streams that promise every change end, so their clients listen again.
+    fn on_gap(&self) {}
 }
 
 /// A built server: immutable registry plus configuration. Cheap to clone; share it across
@@ -89,6 +93,7 @@ impl Server {
     }
     /// Open a new connection-scoped session whose unrelated messages go to `sink`.
     pub fn new_session(&self, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Session> {
+        self.start_bus();
         Session::new(self.clone(), kind, sink)
     }
     /// The `x-mcp-header` declarations of tool `name`, checked at registration (HTTP-14); `None`
@@ -111,66 +116,37 @@ impl Server {
     }
     /// Fan a change out to the registered sinks; the lock is released before any delivery.
     pub(crate) fn fan_out(&self, change: ServerChange<'_>) -> usize {
-        let sinks: Vec<Arc<dyn ChangeSink>> = session::lock(&self.inner.change_sinks)
+        self.live_sinks().iter().map(|s| s.on_change(change)).sum()
+    }
+    fn live_sinks(&self) -> Vec<Arc<dyn ChangeSink>> {
+        session::lock(&self.inner.change_sinks)
             .iter()
             .filter_map(Weak::upgrade)
-            .collect();
-        sinks.iter().map(|s| s.on_change(change)).sum()
+            .collect()
+    }
+    /// Tell the sinks that changes may have been lost.
+    pub(crate) fn fan_out_gap(&self) {
+        for s in self.live_sinks() {
+            s.on_gap();
+        }
     }
     /// Announce that the tool list changed to every live legacy session and every listen stream
-    /// that asked for it (when `listChanged` is advertised). Returns how many peers were told.
+    /// that asked for it (when `listChanged` is advertised), on this server and, through its
+    /// backplane, on every other worker. Returns how many peers of this server were told.
     pub fn notify_tools_list_changed(&self) -> usize {
-        self.broadcast_list_changed(
-            "notifications/tools/list_changed",
-            self.inner.options.tools_list_changed,
-            ServerChange::ToolsListChanged,
-        )
+        self.raise(ServerChange::ToolsListChanged)
     }
-    /// Announce that the prompt list changed.
+    /// Announce that the prompt list changed (see [`Self::notify_tools_list_changed`]).
     pub fn notify_prompts_list_changed(&self) -> usize {
-        self.broadcast_list_changed(
-            "notifications/prompts/list_changed",
-            self.inner.options.prompts_list_changed,
-            ServerChange::PromptsListChanged,
-        )
+        self.raise(ServerChange::PromptsListChanged)
     }
-    /// Announce that the resource list changed.
+    /// Announce that the resource list changed (see [`Self::notify_tools_list_changed`]).
     pub fn notify_resources_list_changed(&self) -> usize {
-        self.broadcast_list_changed(
-            "notifications/resources/list_changed",
-            self.inner.options.resources_list_changed,
-            ServerChange::ResourcesListChanged,
-        )
+        self.raise(ServerChange::ResourcesListChanged)
     }
-    /// Tell every session and listen stream subscribed to `uri` that the resource changed.
+    /// Tell every session and listen stream subscribed to `uri` that the resource changed, on
+    /// every worker of the backplane. Returns how many peers of this server were told.
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
-        let params = serde_json::json!({"uri": uri});
-        let sessions = self
-            .inner
-            .live_sessions()
-            .into_iter()
-            .filter(|s| s.is_subscribed(uri))
-            .filter(|s| s.notify("notifications/resources/updated", Some(&params)))
-            .count();
-        sessions + self.fan_out(ServerChange::ResourceUpdated(uri))
-    }
-
-    fn broadcast_list_changed(
-        &self,
-        method: &str,
-        advertised: bool,
-        change: ServerChange<'_>,
-    ) -> usize {
-        if !advertised {
-            return 0;
-        }
-        let sessions = self
-            .inner
-            .live_sessions()
-            .into_iter()
-            .filter(|s| s.is_legacy_initialized())
-            .filter(|s| s.notify(method, None))
-            .count();
-        sessions + self.fan_out(change)
+        self.raise(ServerChange::ResourceUpdated(uri))
     }
 }

@@ -14,6 +14,7 @@
 //! the same keys and the handler re-runs with them (state stays in-process, unsealed), at most
 //! `Limits::max_mrtr_rounds` rounds.
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,6 +26,7 @@ use super::methods;
 use super::peer::PeerError;
 use super::session::Session;
 use crate::auth::Principal;
+use crate::backplane::SharedKey;
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::security::replay::{self, Claim, MemoryReplayGuard, ReplayGuard};
 use crate::security::sealing::{self, Claims, KeyError, KeyRing, Sealer};
@@ -38,7 +40,10 @@ pub const INVALID_STATE_MESSAGE: &str = "Invalid or expired requestState";
 /// How `requestState` is protected on the modern wire.
 ///
 /// JSON shape (see [`crate::options`]): `seal`, `ttlMs`, `audience`, `singleUse`,
-/// `replayCacheCapacity`. Keys and a shared replay store have no JSON form; a patch keeps them.
+/// `replayCacheCapacity`, and `keys`: `[{"id": "k2", "key": "<base64 of 32 bytes>"}, …]`, the
+/// first sealing and opening, the rest only opening (rotation without downtime). Keys are never
+/// serialized back out; a patch without `keys` keeps the ring, as it keeps a shared replay store
+/// (which has no JSON form).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -48,7 +53,7 @@ pub struct RequestStateOptions {
     pub seal: bool,
     /// Keys shared by every worker of a deployment (current key first). `None`: a random key of
     /// this process, so states do not survive a restart.
-    #[serde(skip)]
+    #[serde(skip_serializing, deserialize_with = "key_ring")]
     pub keys: Option<KeyRing>,
     /// Lifetime of a sealed state (default 300 s; renewed every round).
     #[serde(rename = "ttlMs", with = "crate::options::millis")]
@@ -81,9 +86,43 @@ impl crate::options::JsonOptions for RequestStateOptions {
         Ok(())
     }
     fn keep_unrepresented(&mut self, from: &Self) {
-        self.keys = from.keys.clone();
+        if self.keys.is_none() {
+            self.keys = from.keys.clone();
+        }
         self.replay_guard = from.replay_guard.clone();
     }
+}
+
+/// One entry of `requestState.keys`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeySpec {
+    id: String,
+    key: String,
+}
+
+/// `keys`: a non-empty list, current key first. Errors name the entry, never the key text.
+fn key_ring<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<KeyRing>, D::Error> {
+    use serde::de::Error;
+    let Some(specs) = Option::<Vec<KeySpec>>::deserialize(d)? else {
+        return Ok(None);
+    };
+    let mut keys = specs.into_iter().enumerate().map(|(i, k)| {
+        sealing::SealKey::from_base64(k.id, &k.key)
+            .map_err(|e| D::Error::custom(format!("requestState keys[{i}]: {e}")))
+    });
+    let Some(current) = keys.next() else {
+        return Err(D::Error::custom(
+            "requestState keys must hold at least one key (the current one first)",
+        ));
+    };
+    let mut ring = KeyRing::new(current?);
+    for k in keys {
+        ring = ring
+            .with_previous(k?)
+            .map_err(|e| D::Error::custom(format!("requestState keys: {e}")))?;
+    }
+    Ok(Some(ring))
 }
 
 impl Default for RequestStateOptions {
@@ -100,16 +139,40 @@ impl Default for RequestStateOptions {
     }
 }
 
-/// The sealer the options ask for (`None` when sealing is off).
-pub(crate) fn build_sealer(o: &RequestStateOptions) -> Result<Option<Sealer>, KeyError> {
+/// The sealer the options ask for (`None` when sealing is off), or the key shared through a
+/// Redis backplane when no key ring is configured (fetched on first need).
+pub(crate) fn build_sealer(
+    o: &RequestStateOptions,
+    backplane: &crate::backplane::Backplane,
+) -> Result<(Option<Sealer>, Option<Arc<SharedKey>>), KeyError> {
     if !o.seal {
-        return Ok(None);
+        return Ok((None, None));
     }
     let ring = match &o.keys {
         Some(r) => r.clone(),
-        None => KeyRing::process_default()?,
+        None => {
+            if let Some(shared) = backplane.shared_key(o.ttl) {
+                return Ok((None, Some(shared)));
+            }
+            KeyRing::process_default()?
+        }
     };
-    Ok(Some(Sealer::new(ring, o.ttl)))
+    Ok((Some(Sealer::new(ring, o.ttl)), None))
+}
+
+/// The sealer in force: the configured one, or the shared key once fetched. `Ok(None)`: states
+/// are not sealed.
+async fn sealer_for_open(inner: &ServerInner) -> Result<Option<&Sealer>, ErrorObject> {
+    if let Some(s) = &inner.sealer {
+        return Ok(Some(s));
+    }
+    match &inner.shared_key {
+        None => Ok(None),
+        Some(k) => k.resolve().await.map(Some).map_err(|_| {
+            tracing::warn!("request-state key unavailable (backplane down)");
+            crate::backplane::unavailable()
+        }),
+    }
 }
 
 /// The replay guard the options ask for (`None` when states are not sealed or not single use).
@@ -199,6 +262,15 @@ async fn open_state(
     })?;
     if let Some(guard) = &inner.replay {
         let claim = guard.claim(opened.nonce, opened.expires_at).await;
+        if claim == Claim::StoreUnreachable {
+            // Not the client's fault and the state is not consumed: retry later (503).
+            tracing::warn!(
+                method,
+                target,
+                "requestState not claimed: replay store unreachable"
+            );
+            return Err(crate::backplane::unavailable());
+        }
         if claim != Claim::First {
             // Every refusal is the same wire error: a replay is not told apart from a forgery.
             tracing::debug!(method, target, ?claim, "refused requestState");
@@ -228,9 +300,14 @@ pub(crate) async fn read_retry(
             ))
         }
     };
+    if let Some(k) = &inner.shared_key {
+        // Fetch the shared key before the handler runs, so a round ending in input_required
+        // can seal; a failure matters only to a state that must be opened or sealed.
+        let _ = k.resolve().await;
+    }
     let request_state = match params.and_then(|p| p.get("requestState")) {
         None | Some(Value::Null) => None,
-        Some(Value::String(token)) => match &inner.sealer {
+        Some(Value::String(token)) => match sealer_for_open(inner).await? {
             None => Some(token.clone()),
             Some(sealer) => {
                 let call = (method, params);
@@ -427,7 +504,13 @@ pub(crate) fn modern_result(
         out.insert("inputRequests".into(), Value::Object(ir.input_requests));
     }
     if let Some(state) = ir.request_state {
-        let wire = match &inner.sealer {
+        let sealer = match (&inner.sealer, &inner.shared_key) {
+            (Some(s), _) => Some(s),
+            // Fetched by `read_retry` before the handler ran; still missing: Redis is down.
+            (None, Some(k)) => Some(k.get().ok_or_else(crate::backplane::unavailable)?),
+            (None, None) => None,
+        };
+        let wire = match sealer {
             None => state,
             Some(sealer) => {
                 let (target, args) = binding(method, params);

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::builder::{CacheHints, ServerOptions};
 use super::mrtr::RequestStateOptions;
+use crate::backplane::Backplane;
 use crate::limits::Limits;
 use crate::options::{JsonOptions, OptionsError};
 use crate::protocol::Implementation;
@@ -55,6 +56,10 @@ struct Shape {
     request_state: RequestStateOptions,
     /// `null`: tasks off.
     tasks: Option<super::tasks::TaskOptions>,
+    /// `null`: no backplane (in-process only); else the Redis URL.
+    redis: Option<String>,
+    /// Key prefix of the Redis backplane.
+    redis_prefix: String,
 }
 
 impl From<&ServerOptions> for Shape {
@@ -84,6 +89,12 @@ impl From<&ServerOptions> for Shape {
             limits: o.limits.clone(),
             request_state: o.request_state.clone(),
             tasks: o.tasks.clone(),
+            redis: o.backplane.redis_url().map(str::to_owned),
+            redis_prefix: o
+                .backplane
+                .prefix()
+                .unwrap_or(DEFAULT_REDIS_PREFIX)
+                .to_owned(),
         }
     }
 }
@@ -126,7 +137,31 @@ impl TryFrom<Shape> for ServerOptions {
         o.limits = j.limits;
         o.request_state = j.request_state;
         o.tasks = j.tasks;
+        o.backplane = backplane(j.redis.as_deref(), &j.redis_prefix)?;
         Ok(o)
+    }
+}
+
+/// The default `redisPrefix` (also without the `redis` feature, so the shape is the same).
+const DEFAULT_REDIS_PREFIX: &str = "mcp:";
+
+#[cfg(feature = "redis")]
+fn backplane(url: Option<&str>, prefix: &str) -> Result<Backplane, String> {
+    match url {
+        None => Ok(Backplane::local()),
+        Some(url) => Backplane::redis(url)
+            .map(|b| b.with_prefix(prefix))
+            .map_err(|e| format!("redis: {e}")),
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+fn backplane(url: Option<&str>, _prefix: &str) -> Result<Backplane, String> {
+    match url {
+        None => Ok(Backplane::local()),
+        Some(_) => {
+            Err("redis: this build of mcpcore has no Redis support (feature `redis`)".into())
+        }
     }
 }
 
@@ -152,6 +187,11 @@ impl JsonOptions for ServerOptions {
     }
     fn keep_unrepresented(&mut self, from: &Self) {
         self.request_state.keep_unrepresented(&from.request_state);
+        // A patch that leaves `redis`/`redisPrefix` alone keeps the very backplane (a local one
+        // shares its bus only with its clones; a Redis one keeps its connection).
+        if self.backplane.same_config(&from.backplane) {
+            self.backplane = from.backplane.clone();
+        }
         if let (Some(t), Some(f)) = (self.tasks.as_mut(), from.tasks.as_ref()) {
             t.keep_unrepresented(f);
         }

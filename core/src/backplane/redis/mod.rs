@@ -1,1 +1,6 @@
 //! The Redis implementations of the backplane (feature `redis`).
+
+pub(crate) mod bus;
+pub mod conn;
+pub(crate) mod keys;
+pub(crate) mod replay;

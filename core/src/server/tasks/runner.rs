@@ -25,9 +25,10 @@ pub(crate) fn announce(ctx: &RequestContext, rec: &TaskRecord) {
         session.notify("notifications/tasks/status", Some(&params));
     } else {
         let state = Value::Object(wire::modern_state(rec));
+        // Every worker's listen streams: the stream that asked may live on another one.
         session
             .server
-            .fan_out(ServerChange::Task(&rec.task_id, &state));
+            .raise(ServerChange::Task(&rec.task_id, &state));
     }
 }
 

@@ -89,6 +89,15 @@ pub(crate) fn rpc_error(status: StatusCode, id: Option<&Id>, e: &ErrorObject) ->
     json(status, encode_error(id, e))
 }
 
+/// Add `Retry-After` to a 503 for work refused while the backplane is unreachable.
+pub(crate) fn retry_after(mut r: Resp) -> Resp {
+    r.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        HeaderValue::from(crate::backplane::RETRY_AFTER_SECS),
+    );
+    r
+}
+
 /// A status with an empty body.
 pub(crate) fn status(status: StatusCode) -> Resp {
     let mut r = Response::new(HttpBody::empty());

@@ -37,6 +37,9 @@ struct Sub {
     key: u64,
     listen: Listen,
     tx: mpsc::Sender<Bytes>,
+    /// Cancelled when changes from other workers may have been lost: the stream ends so the
+    /// client listens again and refetches (at least once, never a silent miss).
+    gap: tokio_util::sync::CancellationToken,
 }
 
 /// All open listen streams, by server-minted key.
@@ -81,11 +84,26 @@ impl ChangeSink for Hub {
             })
             .count()
     }
+
+    fn on_gap(&self) {
+        for s in lock(&self.subs).values() {
+            s.gap.cancel();
+        }
+    }
 }
 
 /// Open a listen stream (the version and method headers are already checked; the server
 /// checks the envelope and the filter).
 pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Value>>) -> Resp {
+    shared.server.start_bus();
+    if !shared.server.backplane_available() {
+        // A stream that cannot hear the other workers would miss changes silently.
+        return body::retry_after(body::rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some(&id),
+            &crate::backplane::unavailable(),
+        ));
+    }
     let listen = match shared.server.open_listen(id.clone(), params) {
         Ok(l) => l,
         Err(e) => return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
@@ -96,6 +114,7 @@ pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Val
         key: shared.listens.mint_key(),
         listen,
         tx,
+        gap: tokio_util::sync::CancellationToken::new(),
     });
     if !shared
         .listens
@@ -128,6 +147,7 @@ fn spawn_stream(shared: &Arc<Shared>, sub: Arc<Sub>) {
             };
             tokio::select! {
                 () = tx.closed() => break,
+                () = sub.gap.cancelled() => break,
                 () = stopping.cancelled() => {
                     // SUB-05: graceful shutdown sends the result, then closes.
                     let _ = tokio::time::timeout(

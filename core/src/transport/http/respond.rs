@@ -95,6 +95,9 @@ pub(crate) fn modern_status(reply: &Reply) -> StatusCode {
     let Err(e) = &reply.result else {
         return StatusCode::OK;
     };
+    if crate::backplane::is_unavailable(e) {
+        return StatusCode::SERVICE_UNAVAILABLE;
+    }
     match e.code {
         codes::MISSING_REQUIRED_CLIENT_CAPABILITY => StatusCode::BAD_REQUEST,
         codes::METHOD_NOT_FOUND if reply.pre_dispatch => StatusCode::NOT_FOUND,
@@ -128,7 +131,11 @@ pub(crate) fn json_reply(id: &Id, reply: &Reply, mode: &Mode) -> Resp {
         Mode::Modern => modern_status(reply),
         Mode::Legacy(_) | Mode::LegacyStateless => legacy_status(reply),
     };
-    body::json(status, encode_reply(id, reply))
+    let resp = body::json(status, encode_reply(id, reply));
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        return body::retry_after(resp);
+    }
+    resp
 }
 
 enum Started {
