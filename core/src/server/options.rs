@@ -279,4 +279,85 @@ mod tests {
         assert!(o.request_state.keys.is_some());
         assert!(!o.request_state.single_use);
     }
+
+    fn b64(byte: u8) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode([byte; 32])
+    }
+
+    /// `requestState.keys`: current key first, the rest only open; never serialized back out;
+    /// refusals name the entry, never the key text.
+    #[test]
+    fn request_state_keys_from_json() {
+        let mut o = defaults();
+        let keys = json!([{"id": "k2", "key": b64(2)}, {"id": "k1", "key": b64(1)}]);
+        apply_json(&mut o, &json!({"requestState": {"keys": keys}})).expect("applies");
+        let ring = o.request_state.keys.clone().expect("a ring");
+        assert_eq!(ring.current().id(), "k2");
+        assert_eq!(ring.ids().collect::<Vec<_>>(), ["k2", "k1"]);
+        let out = serde_json::to_string(&o).expect("serialize");
+        assert!(!out.contains(&b64(2)) && !out.contains("\"k2\""), "{out}");
+        apply_json(&mut o, &json!({"requestState": {"ttlMs": 5000}})).expect("applies");
+        assert_eq!(
+            o.request_state
+                .keys
+                .as_ref()
+                .map(|r| r.current().id().to_owned()),
+            Some("k2".into()),
+            "a patch without keys keeps the ring"
+        );
+        for (bad, says) in [
+            (json!([]), "at least one key"),
+            (json!([{"id": "k", "key": "c2hvcnQ="}]), "keys[0]"),
+            (
+                json!([{"id": "a", "key": b64(1)}, {"id": "b", "key": "bm9wZQ"}]),
+                "keys[1]",
+            ),
+            (json!([{"id": "", "key": b64(1)}]), "keys[0]"),
+            (json!([{"id": "a"}]), "key"),
+            (json!("k"), "invalid type"),
+        ] {
+            let e =
+                apply_json(&mut o, &json!({"requestState": {"keys": bad}})).expect_err("refused");
+            assert!(e.to_string().contains(says), "{e}");
+            assert!(!e.to_string().contains("bm9wZQ"), "{e}");
+        }
+        assert_eq!(o.request_state.keys.map(|r| r.ids().count()), Some(2));
+    }
+
+    /// `redis` and `redisPrefix` build a Redis backplane (connected lazily); a patch that does
+    /// not change them keeps the very instance; `null` goes back to the local one.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn redis_backplane_from_json() {
+        let mut o = defaults();
+        assert!(!o.backplane.is_redis());
+        apply_json(
+            &mut o,
+            &json!({"redis": "redis://127.0.0.1:1/3", "redisPrefix": "app:"}),
+        )
+        .expect("applies");
+        assert!(o.backplane.is_redis());
+        assert_eq!(o.backplane.prefix(), Some("app:"));
+        assert_eq!(o.backplane.redis_url(), Some("redis://127.0.0.1:1/3"));
+        let bus = o.backplane.bus();
+        apply_json(&mut o, &json!({"pageSize": 2})).expect("applies");
+        assert!(
+            std::sync::Arc::ptr_eq(&bus, &o.backplane.bus()),
+            "the instance is kept"
+        );
+        let e = apply_json(&mut o, &json!({"redis": "http://x"})).expect_err("refused");
+        assert!(e.to_string().contains("redis"), "{e}");
+        assert_eq!(o.backplane.prefix(), Some("app:"), "unchanged");
+        apply_json(&mut o, &json!({"redis": null})).expect("applies");
+        assert!(!o.backplane.is_redis());
+    }
+
+    #[cfg(not(feature = "redis"))]
+    #[test]
+    fn redis_needs_the_feature() {
+        let mut o = defaults();
+        let e = apply_json(&mut o, &json!({"redis": "redis://127.0.0.1/0"})).expect_err("refused");
+        assert!(e.to_string().contains("feature"), "{e}");
+    }
 }

@@ -181,6 +181,7 @@ async fn subscriber(
         match stream {
             Ok(Ok(mut stream)) => {
                 subscribed.store(true, Ordering::Relaxed);
+                conn.mark(true);
                 delay = Duration::ZERO;
                 loop {
                     let m = tokio::select! {

@@ -129,6 +129,8 @@ impl HttpService {
         let weak: std::sync::Weak<dyn crate::server::ChangeSink> =
             Arc::downgrade(&listens) as std::sync::Weak<dyn crate::server::ChangeSink>;
         server.add_change_sink(weak);
+        // Hear the other workers from the start (a backplane subscription needs the runtime).
+        server.start_bus();
         Ok(Self {
             shared: Arc::new(Shared {
                 server,
