@@ -63,7 +63,7 @@ done
 "$target/debug/rr-proxy" --listen "127.0.0.1:$proxy_port" "${upstreams[@]}" >"$tmp/proxy.log" 2>&1 &
 PIDS+=($!)
 wait_for "$tmp/proxy.log" 'listening on' >/dev/null
-echo "== scale-out: redis $redis_url, $workers workers (${upstreams[*]//--upstream /}), rr-proxy on 127.0.0.1:$proxy_port"
+echo "== scale-out: redis $redis_url, $workers workers (${upstreams[*]//--upstream/}), rr-proxy on 127.0.0.1:$proxy_port"
 
 status=0
 echo "== conformance: server legs through rr-proxy (2025-11-25, 2026-07-28)"
