@@ -202,6 +202,16 @@ impl Backplane {
         }
     }
 
+    /// Where legacy Streamable HTTP sessions are shared ([`LocalSessionStore`] for a local
+    /// backplane: nothing is shared).
+    pub fn session_store(&self) -> Arc<dyn SessionStore> {
+        match &self.kind {
+            Kind::Local(_) => Arc::new(LocalSessionStore),
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => Arc::new(redis::sessions::RedisSessionStore::new(p.conn.clone())),
+        }
+    }
+
     /// The request-state key shared through Redis (`None` for a local backplane).
     pub(crate) fn shared_key(&self, ttl: std::time::Duration) -> Option<Arc<SharedKey>> {
         match &self.kind {
@@ -232,3 +242,5 @@ impl SharedKey {
         match *self {}
     }
 }
+pub mod sessions;
+pub use sessions::{LocalSessionStore, SessionRecord, SessionStore, StoreUnavailable};

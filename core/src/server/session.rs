@@ -293,6 +293,20 @@ impl Session {
         lock(&self.subscriptions).remove(uri);
     }
 
+    /// The subscribed URIs, sorted (the shareable form, see [`crate::backplane::SessionRecord`]).
+    pub(crate) fn subscription_list(&self) -> Vec<String> {
+        let mut v: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Replace the subscriptions with those another worker recorded.
+    pub(crate) fn replace_subscriptions(&self, uris: &[String]) {
+        let mut s = lock(&self.subscriptions);
+        s.clear();
+        s.extend(uris.iter().cloned());
+    }
+
     /// True when the session subscribed to `uri`.
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)

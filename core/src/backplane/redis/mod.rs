@@ -4,3 +4,4 @@ pub(crate) mod bus;
 pub mod conn;
 pub(crate) mod keys;
 pub(crate) mod replay;
+pub(crate) mod sessions;

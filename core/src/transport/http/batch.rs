@@ -41,7 +41,12 @@ fn is_modern(item: &Value) -> bool {
 }
 
 /// A POSTed JSON array.
-pub(crate) async fn batch(s: &Arc<Shared>, h: &HeaderMap, items: Vec<Value>) -> Resp {
+pub(crate) async fn batch(
+    s: &Arc<Shared>,
+    h: &HeaderMap,
+    items: Vec<Value>,
+    principal: Option<&crate::auth::Principal>,
+) -> Resp {
     if items.is_empty() {
         return refuse("empty batch");
     }
@@ -55,7 +60,7 @@ pub(crate) async fn batch(s: &Arc<Shared>, h: &HeaderMap, items: Vec<Value>) -> 
     if items.len() > max {
         return refuse(&format!("batch exceeds {max} messages"));
     }
-    let entry = match legacy::lookup(s, h, None) {
+    let entry = match legacy::lookup(s, h, None, principal).await {
         Ok(e) => e,
         Err(r) => return *r,
     };

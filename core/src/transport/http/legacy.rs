@@ -18,11 +18,13 @@ use tokio::sync::mpsc;
 
 use super::body::{self, Resp};
 use super::headers::{self, get_str, LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
+use super::replica;
 use super::respond::{self, Mode, Pending};
 use super::server::Shared;
 use super::sessions::{self, new_session_id, Entry};
 use super::sse;
 use super::stream::Stream;
+use crate::auth::Principal;
 use crate::error::{codes, ErrorObject};
 use crate::jsonrpc::Id;
 use crate::protocol::version::is_legacy_supported;
@@ -33,10 +35,12 @@ fn err(status: StatusCode, id: Option<&Id>, code: i64, msg: &str) -> Resp {
 }
 
 /// Find the session named by the headers, checking `MCP-Protocol-Version` (LHTTP-02, LHTTP-03).
-pub(crate) fn lookup(
-    shared: &Shared,
+/// With shared stores, the store decides whether the session exists (see [`replica`]).
+pub(crate) async fn lookup(
+    shared: &Arc<Shared>,
     h: &HeaderMap,
     id: Option<&Id>,
+    principal: Option<&Principal>,
 ) -> Result<Arc<Entry>, Box<Resp>> {
     let Some(sid) = get_str(h, SESSION_ID) else {
         return Err(Box::new(err(
@@ -46,7 +50,15 @@ pub(crate) fn lookup(
             "Mcp-Session-Id header is required",
         )));
     };
-    let Some(entry) = shared.sessions.get(sid) else {
+    let found = if replica::is_shared(shared) {
+        match replica::resolve(shared, sid, principal).await {
+            Ok(e) => e,
+            Err(_) => return Err(Box::new(replica::unavailable(id))),
+        }
+    } else {
+        shared.sessions.get(sid)
+    };
+    let Some(entry) = found else {
         return Err(Box::new(err(
             StatusCode::NOT_FOUND,
             id,
@@ -106,7 +118,7 @@ pub(crate) async fn request(
     if method == "initialize" && h.get(SESSION_ID).is_none() {
         return initialize(shared, id, method, params, principal).await;
     }
-    let entry = match lookup(shared, h, Some(&id)) {
+    let entry = match lookup(shared, h, Some(&id), principal.as_deref()).await {
         Ok(e) => e,
         Err(r) => return *r,
     };
@@ -135,6 +147,14 @@ pub(crate) async fn request(
             respond::json_reply(&id, &reply, &Mode::Legacy(entry))
         }
         Ok(fut) => {
+            // Shared stores: what the request changed is written back before its answer is
+            // released, so the client's next request sees it on any worker.
+            let (s2, e2) = (shared.clone(), entry.clone());
+            let fut = async move {
+                let reply = fut.await;
+                replica::sync(&s2, &e2).await;
+                reply
+            };
             let p = Pending {
                 id,
                 fut: Box::pin(fut),
@@ -188,7 +208,22 @@ async fn initialize(
             "Internal error",
         );
     };
+    let owner = session.principal().map(|p| p.binding_key());
     let entry = Entry::new(sid.clone(), session, standalone, shared.now_ms());
+    if replica::is_shared(shared) {
+        match replica::create(shared, &entry, owner).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return err(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Some(&id),
+                    codes::INTERNAL_ERROR,
+                    "Too many sessions",
+                )
+            }
+            Err(_) => return replica::unavailable(Some(&id)),
+        }
+    }
     if !shared.sessions.insert(entry, shared.opts.max_sessions) {
         return err(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -241,11 +276,12 @@ async fn stateless(
 }
 
 /// A legacy notification POST → 202.
-pub(crate) fn notification(
+pub(crate) async fn notification(
     shared: &Arc<Shared>,
     h: &HeaderMap,
     method: &str,
     params: Option<&Map<String, Value>>,
+    principal: Option<&Principal>,
 ) -> Resp {
     if shared.opts.stateless_legacy {
         tracing::debug!(
@@ -254,9 +290,10 @@ pub(crate) fn notification(
         );
         return body::status(StatusCode::ACCEPTED);
     }
-    match lookup(shared, h, None) {
+    match lookup(shared, h, None, principal).await {
         Ok(e) => {
             e.notification(method, params);
+            replica::sync(shared, &e).await;
             body::status(StatusCode::ACCEPTED)
         }
         Err(r) => *r,
@@ -264,16 +301,17 @@ pub(crate) fn notification(
 }
 
 /// A POSTed response to a server→client request → 202 (LHTTP-08).
-pub(crate) fn response(
+pub(crate) async fn response(
     shared: &Arc<Shared>,
     h: &HeaderMap,
     id: &Id,
     outcome: Result<Value, ErrorObject>,
+    principal: Option<&Principal>,
 ) -> Resp {
     if shared.opts.stateless_legacy {
         return body::status(StatusCode::ACCEPTED);
     }
-    match lookup(shared, h, None) {
+    match lookup(shared, h, None, principal).await {
         Ok(e) => {
             e.session.deliver_response(id, outcome);
             body::status(StatusCode::ACCEPTED)
@@ -283,14 +321,18 @@ pub(crate) fn response(
 }
 
 /// GET: the standalone stream, or a resumed stream with `Last-Event-ID` (LHTTP-05, LHTTP-06).
-pub(crate) fn get(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
+pub(crate) async fn get(
+    shared: &Arc<Shared>,
+    h: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Resp {
     if !headers::accepts_sse(h) {
         return body::text(
             StatusCode::NOT_ACCEPTABLE,
             "Accept must allow text/event-stream",
         );
     }
-    let entry = match lookup(shared, h, None) {
+    let entry = match lookup(shared, h, None, principal).await {
         Ok(e) => e,
         Err(r) => return *r,
     };
@@ -346,11 +388,19 @@ fn spawn_keepalive(shared: &Shared, stream: Arc<Stream>, reader: mpsc::WeakSende
 }
 
 /// DELETE ends the session and frees everything it held (LHTTP-02).
-pub(crate) fn delete(shared: &Arc<Shared>, h: &HeaderMap) -> Resp {
-    let entry = match lookup(shared, h, None) {
+pub(crate) async fn delete(
+    shared: &Arc<Shared>,
+    h: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Resp {
+    let entry = match lookup(shared, h, None, principal).await {
         Ok(e) => e,
         Err(r) => return *r,
     };
+    // Shared stores: the record goes first, so every worker learns the session ended.
+    if replica::delete(shared, entry.sid()).await.is_err() {
+        return replica::unavailable(None);
+    }
     if let Some(e) = shared.sessions.remove(entry.sid()) {
         e.close();
     }

@@ -183,6 +183,50 @@ pub struct HttpOptions {
     /// Protect the endpoint as an OAuth 2.1 resource server (AUTH-01, AUTH-06; default `None`:
     /// open). See [`crate::auth::AuthOptions`].
     pub auth: Option<crate::auth::AuthOptions>,
+    /// Where legacy sessions and their SSE events are shared between workers (Rust API; the
+    /// default shares nothing: one process serves each session). See [`LegacyStores`].
+    #[serde(skip)]
+    pub legacy_stores: LegacyStores,
+}
+
+/// The backplane stores of legacy Streamable HTTP sessions: with shared stores, any worker
+/// behind a load balancer serves any session (LHTTP-02) and resumes any stream (LHTTP-04).
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct LegacyStores {
+    /// The session records.
+    pub sessions: std::sync::Arc<dyn crate::backplane::SessionStore>,
+    /// How often a worker checks that the sessions it holds replicas of still exist, so a
+    /// DELETE on another worker closes this worker's streams too (default 1 s).
+    pub sweep: Duration,
+}
+
+impl LegacyStores {
+    /// Share sessions through `sessions`.
+    pub fn new(sessions: std::sync::Arc<dyn crate::backplane::SessionStore>) -> Self {
+        Self {
+            sessions,
+            ..Self::default()
+        }
+    }
+}
+
+impl Default for LegacyStores {
+    fn default() -> Self {
+        Self {
+            sessions: std::sync::Arc::new(crate::backplane::LocalSessionStore),
+            sweep: Duration::from_secs(1),
+        }
+    }
+}
+
+impl std::fmt::Debug for LegacyStores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LegacyStores")
+            .field("shared", &self.sessions.is_shared())
+            .field("sweep", &self.sweep)
+            .finish_non_exhaustive()
+    }
 }
 
 fn path_or_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -204,6 +248,7 @@ impl crate::options::JsonOptions for HttpOptions {
             crate::options::JsonOptions::keep_unrepresented(a, f);
         }
         self.tls_config.clone_from(&from.tls_config);
+        self.legacy_stores.clone_from(&from.legacy_stores);
     }
 }
 
@@ -233,6 +278,7 @@ impl Default for HttpOptions {
             http2: true,
             max_concurrent_streams: 100,
             auth: None,
+            legacy_stores: LegacyStores::default(),
         }
     }
 }

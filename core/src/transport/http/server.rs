@@ -68,6 +68,9 @@ impl Shared {
     pub(crate) fn ensure_reaper(self: &Arc<Self>) {
         if !self.reaper.swap(true, Ordering::AcqRel) {
             sessions::spawn_reaper(self);
+            if super::replica::is_shared(self) {
+                super::replica::spawn_sweeper(self);
+            }
         }
     }
 }
@@ -111,9 +114,14 @@ impl HttpService {
 
     fn build(
         server: Server,
-        opts: HttpOptions,
+        mut opts: HttpOptions,
         bound: Option<SocketAddr>,
     ) -> Result<Self, crate::limits::LimitError> {
+        // Legacy sessions are shared through the server's backplane unless the options name
+        // stores of their own.
+        if !opts.legacy_stores.sessions.is_shared() {
+            opts.legacy_stores.sessions = server.backplane().session_store();
+        }
         let (origins, hosts) = check_options(&opts, bound)?;
         let auth = match &opts.auth {
             None => None,
@@ -233,8 +241,10 @@ impl HttpService {
         let sessions_on = legacy_on && !s.opts.stateless_legacy;
         match *req.method() {
             Method::POST => s.tracker.track_future(post(s, req, principal)).await,
-            Method::GET if sessions_on => legacy::get(s, req.headers()),
-            Method::DELETE if sessions_on => legacy::delete(s, req.headers()),
+            Method::GET if sessions_on => legacy::get(s, req.headers(), principal.as_deref()).await,
+            Method::DELETE if sessions_on => {
+                legacy::delete(s, req.headers(), principal.as_deref()).await
+            }
             _ => {
                 let mut r = body::text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
                 let allow = if sessions_on {
@@ -287,7 +297,7 @@ where
                     return *r;
                 }
             }
-            return super::batch::batch(s, h, items).await;
+            return super::batch::batch(s, h, items, principal.as_deref()).await;
         }
         ParsedFrame::Single(v) => v,
     };
@@ -313,7 +323,9 @@ where
         }
         Incoming::Notification { method, params } => {
             match era::route_notification(params.as_ref(), version, s.opts.legacy) {
-                Route::Legacy => legacy::notification(s, h, &method, params.as_ref()),
+                Route::Legacy => {
+                    legacy::notification(s, h, &method, params.as_ref(), principal.as_deref()).await
+                }
                 _ => modern::notification(&method),
             }
         }
@@ -325,7 +337,7 @@ where
                     &ErrorObject::invalid_request("clients never send responses on this era"),
                 );
             }
-            legacy::response(s, h, &id, outcome)
+            legacy::response(s, h, &id, outcome, principal.as_deref()).await
         }
         Incoming::Invalid { id, error } => {
             body::rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error)

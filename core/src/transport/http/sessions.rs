@@ -46,6 +46,9 @@ pub(crate) struct Entry {
     last_seen: AtomicU64,
     /// When `initialize` created the session (ms on the service clock).
     created: u64,
+    /// The shared record as this worker last read or wrote it (shared stores only): a request
+    /// writes back only the fields it changed.
+    pub(crate) baseline: Mutex<crate::backplane::SessionRecord>,
 }
 
 #[derive(Default)]
@@ -70,6 +73,7 @@ impl Entry {
             streams: Mutex::new(StreamTable::default()),
             last_seen: AtomicU64::new(now),
             created: now,
+            baseline: Mutex::new(crate::backplane::SessionRecord::default()),
         })
     }
 
@@ -162,6 +166,11 @@ impl Sessions {
         lock(&self.map).get(sid).cloned()
     }
 
+    /// The ids of every local session (replicas included).
+    pub(crate) fn sids(&self) -> Vec<Arc<str>> {
+        lock(&self.map).keys().cloned().collect()
+    }
+
     pub(crate) fn remove(&self, sid: &str) -> Option<Arc<Entry>> {
         lock(&self.map).remove(sid)
     }
@@ -187,7 +196,9 @@ impl Sessions {
     /// Remove sessions idle (and not busy) for longer than `idle_ms`, and sessions still
     /// without `notifications/initialized` `init_ms` after `initialize`, busy or not: a
     /// half-open session has no business holding streams or work that long.
-    fn reap(&self, now: u64, idle_ms: u64, init_ms: u64) -> usize {
+    /// Returns the ids of the never-initialized ones: with shared stores their records go too
+    /// (an idle replica only leaves this worker; the record expires by its own TTL).
+    fn reap(&self, now: u64, idle_ms: u64, init_ms: u64) -> Vec<Arc<str>> {
         let stale: Vec<Arc<Entry>> = {
             let mut map = lock(&self.map);
             let keys: Vec<Arc<str>> = map
@@ -201,11 +212,15 @@ impl Sessions {
                 .collect();
             keys.iter().filter_map(|k| map.remove(k)).collect()
         };
+        let mut overdue = Vec::new();
         for e in &stale {
             tracing::debug!(session = %e.sid, "reaping an idle or never-initialized legacy session");
+            if e.handshake_overdue(now, init_ms) {
+                overdue.push(e.sid.clone());
+            }
             e.close();
         }
-        stale.len()
+        overdue
     }
 }
 
@@ -227,7 +242,10 @@ pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
             let Some(shared) = weak.upgrade() else {
                 return;
             };
-            shared.sessions.reap(shared.now_ms(), ms(idle), ms(init));
+            for sid in shared.sessions.reap(shared.now_ms(), ms(idle), ms(init)) {
+                // Logged by the store when it fails; the record then expires by its TTL.
+                let _ = super::replica::delete(&shared, &sid).await;
+            }
         }
     });
 }
