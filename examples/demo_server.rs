@@ -72,8 +72,6 @@ fn open_database() -> Result<String, String> {
     Err("connection refused: database password is hunter2".into())
 }
 
-// Long by design: one registration per tool or entry, read as a table of what this fixture
-// serves; split further it would scatter that table.
 fn build(backplane: Option<Backplane>) -> Result<Server, mcpcore::server::BuildError> {
     let handle = Arc::new(OnceLock::new());
     let mut b = Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"));
@@ -104,7 +102,11 @@ fn change_tools(b: ServerBuilder, handle: Arc<OnceLock<Server>>) -> ServerBuilde
                 let answer = ctx
                     .input_responses()
                     .and_then(|r| r.get("confirm"))
-                    .filter(|_| ctx.request_state() == Some(args.question.as_str()));
+                    // Modern: the answer counts only with the state this tool sealed (opened by
+                    // any worker). Legacy: the shim re-runs the handler with the answers.
+                    .filter(|_| {
+                        !ctx.is_modern() || ctx.request_state() == Some(args.question.as_str())
+                    });
                 let Some(answer) = answer else {
                     let ask = InputRequired::new()
                         .elicit(
@@ -139,6 +141,8 @@ fn change_tools(b: ServerBuilder, handle: Arc<OnceLock<Server>>) -> ServerBuilde
     )
 }
 
+// Long by design: one registration per tool or entry, read as a table of what this fixture
+// serves; split further it would scatter that table.
 fn core_tools(b: ServerBuilder) -> ServerBuilder {
     b.instructions("A demo server: echo text, add numbers, read notes.")
         .tool(

@@ -322,12 +322,11 @@ async fn redis_restart_gives_503_then_recovers() {
     }
 }
 
-// ---- legacy era (LHTTP-02): a session served by whichever worker gets each request. Ignored
-// until the Redis session store lands (`cargo test --test scaleout -- --ignored` runs them);
-// today a session exists on the worker that answered `initialize` only (404 elsewhere).
+// ---- legacy era (LHTTP-02): a session served by whichever worker gets each request. The answer
+// to a server->client request reaching the worker that asked is not there yet: that test is
+// ignored until it is (`cargo test --test scaleout -- --ignored` runs it).
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Redis session store (branch legacy): sessions are still process-local"]
 async fn legacy_session_is_served_by_every_worker() {
     let cl = Cluster::start().await;
     let mut c = cl.client();
@@ -356,7 +355,7 @@ async fn legacy_session_is_served_by_every_worker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Redis session store (branch legacy): sessions are still process-local"]
+#[ignore = "needs routing of legacy client answers to the asking worker (not there yet)"]
 async fn legacy_elicitation_answer_reaches_the_asking_worker() {
     let cl = Cluster::start().await;
     let mut c = cl.client();
@@ -380,7 +379,6 @@ async fn legacy_elicitation_answer_reaches_the_asking_worker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Redis session store (branch legacy): sessions are still process-local"]
 async fn legacy_get_stream_hears_changes_from_other_workers() {
     let cl = Cluster::start().await;
     let mut c = cl.client();
