@@ -58,7 +58,7 @@ struct Proxy {
 /// Why a request could not be delivered to one upstream.
 enum Failure {
     /// Nothing was sent (connection refused or timed out): try the next upstream.
-    NotSent(Request<Incoming>),
+    NotSent(Box<Request<Incoming>>),
     /// The request went out and the upstream failed before answering: not retryable.
     Sent(hyper::Error),
 }
@@ -224,7 +224,7 @@ impl Proxy {
         // written); then a fresh connection is tried, and only its failure moves on.
         for _ in 0..2 {
             let Some(mut sender) = self.sender(up).await else {
-                return Err(Failure::NotSent(req));
+                return Err(Failure::NotSent(Box::new(req)));
             };
             match sender.try_send_request(req).await {
                 Ok(resp) => {
@@ -244,7 +244,7 @@ impl Proxy {
                 },
             }
         }
-        Err(Failure::NotSent(req))
+        Err(Failure::NotSent(Box::new(req)))
     }
 
     fn park(&self, idx: usize, sender: SendRequest<Incoming>) {
@@ -300,7 +300,7 @@ impl Proxy {
                     strip_hop_by_hop(&mut parts.headers);
                     return Ok(Response::from_parts(parts, Either::Left(body)));
                 }
-                Err(Failure::NotSent(back)) => req = back,
+                Err(Failure::NotSent(back)) => req = *back,
                 Err(Failure::Sent(e)) => {
                     log(format_args!(
                         "upstream {} failed mid-request: {e}",
