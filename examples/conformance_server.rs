@@ -2,8 +2,11 @@
 //! (shared/conformance/FIXTURE.md), built on the public mcpcore API only. Serves stdio by default,
 //! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address),
 //! whose legacy session limits take `--max-sessions N`, `--session-idle-secs S` and
-//! `--init-timeout-secs S`.
+//! `--init-timeout-secs S`; `--redis URL [--redis-prefix P]` (with `--allowed-hosts` naming the
+//! load balancer) runs it as one worker of several (scripts/conformance-scaleout.sh).
 
+#[path = "backplane_flags.rs"]
+mod backplane_flags;
 #[path = "conformance/fixture.rs"]
 mod fixture;
 #[path = "http_flags.rs"]
@@ -15,32 +18,43 @@ use mcpcore::{handler_fn, CallToolResult, Server, Tool};
 use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 
-fn build() -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildError> {
+fn build(
+    backplane: Option<mcpcore::backplane::Backplane>,
+) -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildError> {
     let handle = Arc::new(OnceLock::new());
-    let server = tasks::register(fixture::register(
-        Server::builder("mcpcore-conformance", env!("CARGO_PKG_VERSION")).cache_hints(0, false),
-        handle.clone(),
-    ))
-    // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's
-    // server-side custom-header checks have something to exercise.
-    .tool(
-        Tool::new("test_header_params")
-            .description("Echoes arguments that clients mirror into Mcp-Param-* headers.")
-            .input_schema(json!({"type": "object", "properties": {
-                "region": {"type": "string", "x-mcp-header": "Region"},
-                "priority": {"type": "integer", "x-mcp-header": "Priority"},
-                "verbose": {"type": "boolean", "x-mcp-header": "Verbose"}
-            }})),
-        handler_fn(|_ctx, args: Value| async move { Ok(CallToolResult::text(args.to_string())) }),
-    )
-    .build()?;
+    let mut b =
+        Server::builder("mcpcore-conformance", env!("CARGO_PKG_VERSION")).cache_hints(0, false);
+    if let Some(bp) = backplane {
+        b = b.backplane(bp);
+    }
+    let server = tasks::register(fixture::register(b, handle.clone()))
+        // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's
+        // server-side custom-header checks have something to exercise.
+        .tool(
+            Tool::new("test_header_params")
+                .description("Echoes arguments that clients mirror into Mcp-Param-* headers.")
+                .input_schema(json!({"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                    "verbose": {"type": "boolean", "x-mcp-header": "Verbose"}
+                }})),
+            handler_fn(
+                |_ctx, args: Value| async move { Ok(CallToolResult::text(args.to_string())) },
+            ),
+        )
+        .build()?;
     let _ = handle.set(server.clone());
     Ok((server, handle))
 }
 
 #[tokio::main]
 async fn main() {
-    let (server, _handle) = match build() {
+    let (args, backplane) = match backplane_flags::take(std::env::args().skip(1).collect()) {
+        Ok(r) => r,
+        Err(e) => usage(&e),
+    };
+    let with_backplane = backplane.is_some();
+    let (server, _handle) = match build(backplane) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("conformance-server: {e}");
@@ -48,11 +62,10 @@ async fn main() {
         }
     };
     let mut opts = mcpcore::transport::http::HttpOptions::default();
-    let (args, session_flags) =
-        match http_flags::take(std::env::args().skip(1).collect(), &mut opts) {
-            Ok(r) => r,
-            Err(e) => usage(&e),
-        };
+    let (args, session_flags) = match http_flags::take(args, &mut opts) {
+        Ok(r) => r,
+        Err(e) => usage(&e),
+    };
     let addr = match args.as_slice() {
         [flag, addr] if flag == "--http" => Some(addr.clone()),
         [flag, port] if flag == "--port" => Some(format!("127.0.0.1:{port}")),
@@ -60,7 +73,7 @@ async fn main() {
         [flag] if flag == "--stdio" => None,
         _ => usage("unexpected arguments"),
     };
-    if addr.is_none() && session_flags {
+    if addr.is_none() && (session_flags || with_backplane) {
         usage("the HTTP flags apply to HTTP only");
     }
     if let Some(addr) = addr {
@@ -94,8 +107,9 @@ fn usage(problem: &str) -> ! {
     eprintln!(
         "conformance-server: {problem}\n\
          usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio] [HTTP FLAGS]  (or PORT=N)\n\
-         HTTP flags (legacy sessions, HTTPS):\n{}",
-        http_flags::USAGE
+         HTTP flags (legacy sessions, HTTPS, scale-out):\n{}\n{}",
+        http_flags::USAGE,
+        backplane_flags::USAGE
     );
     std::process::exit(2);
 }

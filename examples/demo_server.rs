@@ -1,22 +1,31 @@
 //! `demo-server`: a small MCP server speaking both protocol eras over stdio (the default) or
 //! Streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`; port 0 picks a free port and the
 //! bound address is printed on stderr). With `--http`, the legacy session limits can be set:
-//! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S`, `--tls-cert PEM --tls-key PEM`
-//! (see `usage`).
+//! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S`, `--tls-cert PEM --tls-key PEM`,
+//! `--allowed-hosts H,H`, and `--redis URL [--redis-prefix P]` to run as one worker of several
+//! behind a load balancer (see `usage`).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured output), `slow {ms}` (progress, cancellable),
-//! `log {level, message}`, `fail` (an internal error the client sees only as -32603).
+//! `log {level, message}`, `fail` (an internal error the client sees only as -32603),
+//! `confirm {question}` (asks the client with an elicitation: an `input_required` round on the
+//! modern era, carrying sealed `requestState`), `touch` (announces a tool-list change to every
+//! listen stream and legacy session; with `--redis`, on every worker).
 //! Prompt: `greet {name}`. Resource: `demo://readme`. Template: `demo://notes/{id}`.
 
+use mcpcore::backplane::Backplane;
 use mcpcore::transport::http::HttpOptions;
 use mcpcore::{
-    handler_fn, prompt_fn, schemars, GetPromptResult, HandlerError, LoggingLevel, Prompt,
-    PromptArgument, ReadResourceResult, Resource, ResourceTemplate, Server, Tool,
+    handler_fn, prompt_fn, schemars, CallToolResult, GetPromptResult, HandlerError, InputRequired,
+    LoggingLevel, Outcome, Prompt, PromptArgument, ReadResourceResult, Resource, ResourceTemplate,
+    Server, ServerBuilder, Tool,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+#[path = "backplane_flags.rs"]
+mod backplane_flags;
 #[path = "http_flags.rs"]
 mod http_flags;
 
@@ -63,11 +72,79 @@ fn open_database() -> Result<String, String> {
     Err("connection refused: database password is hunter2".into())
 }
 
+fn build(backplane: Option<Backplane>) -> Result<Server, mcpcore::server::BuildError> {
+    let handle = Arc::new(OnceLock::new());
+    let mut b = Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"));
+    if let Some(bp) = backplane {
+        b = b.backplane(bp);
+    }
+    let server = change_tools(core_tools(b), handle.clone()).build()?;
+    let _ = handle.set(server.clone());
+    Ok(server)
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ConfirmArgs {
+    /// What to ask the user.
+    question: String,
+}
+
+/// The tools the scale-out tests drive across workers (tests/tests/scaleout.rs): an
+/// input_required round whose retry may land on another worker (MRTR, sealed requestState), and
+/// a change raised on one worker that must reach listen streams on the others.
+fn change_tools(b: ServerBuilder, handle: Arc<OnceLock<Server>>) -> ServerBuilder {
+    b.tool(
+        Tool::typed::<ConfirmArgs, CallToolResult>("confirm").description(
+            "Ask the user to confirm `question` (an elicitation), then report the answer.",
+        ),
+        mcpcore::tool_fn(
+            |ctx: mcpcore::RequestContext, args: ConfirmArgs| async move {
+                let answer = ctx
+                    .input_responses()
+                    .and_then(|r| r.get("confirm"))
+                    // Modern: the answer counts only with the state this tool sealed (opened by
+                    // any worker). Legacy: the shim re-runs the handler with the answers.
+                    .filter(|_| {
+                        !ctx.is_modern() || ctx.request_state() == Some(args.question.as_str())
+                    });
+                let Some(answer) = answer else {
+                    let ask = InputRequired::new()
+                        .elicit(
+                            "confirm",
+                            json!({"mode": "form", "message": args.question,
+                            "requestedSchema": {"type": "object",
+                                "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}}),
+                        )
+                        .state(args.question);
+                    return Ok(Outcome::from(ask));
+                };
+                let ok = answer.get("action").and_then(Value::as_str) == Some("accept")
+                    && answer.pointer("/content/ok").and_then(Value::as_bool) == Some(true);
+                let text = if ok { "confirmed" } else { "declined" };
+                Ok(Outcome::from(CallToolResult::text(format!(
+                    "{text}: {}",
+                    args.question
+                ))))
+            },
+        ),
+    )
+    .typed_tool(
+        "touch",
+        "Announce that the tool list changed (to every listen stream and legacy session).",
+        move |_ctx, (): ()| {
+            let h = handle.clone();
+            async move {
+                let n = h.get().map_or(0, Server::notify_tools_list_changed);
+                Ok(format!("told {n} local peers"))
+            }
+        },
+    )
+}
+
 // Long by design: one registration per tool or entry, read as a table of what this fixture
 // serves; split further it would scatter that table.
-fn build() -> Result<Server, mcpcore::server::BuildError> {
-    Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"))
-        .instructions("A demo server: echo text, add numbers, read notes.")
+fn core_tools(b: ServerBuilder) -> ServerBuilder {
+    b.instructions("A demo server: echo text, add numbers, read notes.")
         .tool(
             Tool::typed::<EchoArgs, String>("echo")
                 .description("Echo the given text back.")
@@ -161,7 +238,6 @@ fn build() -> Result<Server, mcpcore::server::BuildError> {
                 .collect();
             Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
         }))
-        .build()
 }
 
 #[tokio::main]
@@ -170,7 +246,12 @@ async fn main() {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let server = match build() {
+    let (args, backplane) = match backplane_flags::take(std::env::args().skip(1).collect()) {
+        Ok(r) => r,
+        Err(e) => usage(&e),
+    };
+    let with_backplane = backplane.is_some();
+    let server = match build(backplane) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("demo-server: {e}");
@@ -178,13 +259,12 @@ async fn main() {
         }
     };
     let mut opts = HttpOptions::default();
-    let (args, session_flags) =
-        match http_flags::take(std::env::args().skip(1).collect(), &mut opts) {
-            Ok(r) => r,
-            Err(e) => usage(&e),
-        };
+    let (args, session_flags) = match http_flags::take(args, &mut opts) {
+        Ok(r) => r,
+        Err(e) => usage(&e),
+    };
     match args.as_slice() {
-        [] if session_flags => usage("the HTTP flags apply to --http only"),
+        [] if session_flags || with_backplane => usage("the HTTP flags apply to --http only"),
         [] => {}
         [flag, addr] if flag == "--http" => {
             let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
@@ -204,8 +284,9 @@ fn usage(problem: &str) -> ! {
     eprintln!(
         "demo-server: {problem}\n\
          usage: demo-server [--http 127.0.0.1:PORT [HTTP FLAGS]]   (default: MCP on stdin/stdout)\n\
-         HTTP flags (legacy sessions, HTTPS):\n{}",
-        http_flags::USAGE
+         HTTP flags (legacy sessions, HTTPS, scale-out):\n{}\n{}",
+        http_flags::USAGE,
+        backplane_flags::USAGE
     );
     std::process::exit(2);
 }

@@ -12,6 +12,8 @@ pub const USAGE: &str = concat!(
     "  --session-idle-secs S    reap legacy sessions idle for S seconds (default 1800)\n",
     "  --init-timeout-secs S    reap legacy sessions that sent no notifications/initialized within S seconds (default 10)\n",
     "  --tls-cert PEM --tls-key PEM  serve HTTPS (HTTP/1.1 and h2) with this certificate chain and key\n",
+    "  --allowed-hosts H,H      accepted Host values (behind a load balancer: the name clients use, e.g.\n",
+    "                           127.0.0.1:8080); default: the bound address\n",
     "  --auth FILE              protect the endpoint as an OAuth 2.1 resource server; FILE is the JSON of\n",
     "                           HttpOptions.auth (resource, authorizationServers, issuer, jwksPath or jwksUrl, ...)",
 );
@@ -45,6 +47,16 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
         let flag = a.as_str();
         if matches!(flag, "--tls-cert" | "--tls-key") {
             take_tls(flag, it.next(), &mut tls)?;
+            given = true;
+            continue;
+        }
+        if flag == "--allowed-hosts" {
+            // Behind a load balancer that keeps the client's Host (HTTP-03 DNS-rebinding
+            // protection stays on: only the listed names pass).
+            let hosts = it.next().ok_or("--allowed-hosts needs a list")?;
+            let list: Vec<&str> = hosts.split(',').map(str::trim).collect();
+            mcpcore::options::apply_json(opts, &serde_json::json!({ "allowedHosts": list }))
+                .map_err(|e| format!("--allowed-hosts {hosts}: {e}"))?;
             given = true;
             continue;
         }

@@ -45,6 +45,14 @@ if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; the
   echo "== installing valgrind and gcc (apt-get)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind gcc g++ >/dev/null
 fi
+# The scale-out tests (tests/tests/backplane_*.rs, scaleout.rs) and scripts/conformance-scaleout.sh
+# run a real redis-server (on 127.0.0.1, a free port, no persistence); a missing one fails them.
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "== installing redis-server (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
+MCPCORE_REDIS_SERVER="${MCPCORE_REDIS_SERVER:-$(command -v redis-server)}"
+export MCPCORE_REDIS_SERVER
 # Here the interop test must run: a missing node/npm or an unreachable registry fails it instead
 # of skipping it.
 export MCPCORE_REQUIRE_INTEROP="${MCPCORE_REQUIRE_INTEROP:-1}"
@@ -118,3 +126,8 @@ bash scripts/fuzz.sh
 
 echo "== conformance suite"
 bash scripts/conformance.sh
+
+# The same server legs against three conformance-server workers sharing one Redis behind a
+# round-robin proxy (every request to the next worker): they must score what one process scores.
+echo "== conformance suite: scale-out (3 workers, Redis, rr-proxy)"
+timeout 2400 bash scripts/conformance-scaleout.sh
