@@ -322,9 +322,11 @@ async fn redis_restart_gives_503_then_recovers() {
     }
 }
 
-// ---- legacy era (LHTTP-02): a session served by whichever worker gets each request. The answer
-// to a server->client request reaching the worker that asked is not there yet: that test is
-// ignored until it is (`cargo test --test scaleout -- --ignored` runs it).
+// ---- legacy era (LHTTP-02): a session served by whichever worker gets each request. Known gap:
+// the demo's `confirm` tool (an input_required round answered through the legacy elicitation
+// shim) asks nothing when its tools/call lands on a worker that did not run `initialize`; the
+// conformance suite's elicitation scenarios (ctx.elicit) pass through the proxy. That test is
+// ignored until the replica path is fixed (`cargo test --test scaleout -- --ignored`).
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_session_is_served_by_every_worker() {
@@ -355,7 +357,7 @@ async fn legacy_session_is_served_by_every_worker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs routing of legacy client answers to the asking worker (not there yet)"]
+#[ignore = "the legacy elicitation shim asks nothing on a replica session (known gap)"]
 async fn legacy_elicitation_answer_reaches_the_asking_worker() {
     let cl = Cluster::start().await;
     let mut c = cl.client();
