@@ -189,29 +189,18 @@ pub(crate) async fn delete(shared: &Shared, sid: &str) -> Result<(), StoreUnavai
 /// Drop replicas of sessions that ended elsewhere (DELETE on another worker, or expiry), so
 /// their streams close here too; runs every [`super::LegacyStores::sweep`].
 pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
-    let weak = Arc::downgrade(shared);
     let every = shared.opts.legacy_stores.sweep;
-    let stop = shared.stopping.clone();
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                () = tokio::time::sleep(every) => {}
-                () = stop.cancelled() => return,
-            }
-            let Some(shared) = weak.upgrade() else {
-                return;
-            };
-            let sids = shared.sessions.sids();
-            let store = shared.opts.legacy_stores.sessions.clone();
-            let Ok(alive) = store.existing(sids.clone()).await else {
-                continue;
-            };
-            for (sid, alive) in sids.iter().zip(alive) {
-                if !alive {
-                    if let Some(e) = shared.sessions.remove(sid) {
-                        tracing::debug!(session = %sid, "a shared legacy session ended elsewhere");
-                        e.close();
-                    }
+    sessions::spawn_every(shared, every, |shared| async move {
+        let sids = shared.sessions.sids();
+        let store = shared.opts.legacy_stores.sessions.clone();
+        let Ok(alive) = store.existing(sids.clone()).await else {
+            return;
+        };
+        for (sid, alive) in sids.iter().zip(alive) {
+            if !alive {
+                if let Some(e) = shared.sessions.remove(sid) {
+                    tracing::debug!(session = %sid, "a shared legacy session ended elsewhere");
+                    e.close();
                 }
             }
         }
@@ -305,41 +294,30 @@ pub(crate) async fn route_response(
 /// Deliver responses other workers routed to this worker's waiting handlers, every
 /// [`super::LegacyStores::poll`], for replicas with server→client requests pending.
 pub(crate) fn spawn_router(shared: &Arc<Shared>) {
-    let weak = Arc::downgrade(shared);
     let every = shared.opts.legacy_stores.poll;
-    let stop = shared.stopping.clone();
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                () = tokio::time::sleep(every) => {}
-                () = stop.cancelled() => return,
-            }
-            let Some(shared) = weak.upgrade() else {
-                return;
+    sessions::spawn_every(shared, every, |shared| async move {
+        for sid in shared.sessions.sids() {
+            let Some(e) = shared.sessions.get(&sid) else {
+                continue;
             };
-            for sid in shared.sessions.sids() {
-                let Some(e) = shared.sessions.get(&sid) else {
+            let Some(tag) = e.tag.get().copied() else {
+                continue;
+            };
+            if e.session.pending_count() == 0 {
+                continue;
+            }
+            let store = &shared.opts.legacy_stores.sessions;
+            let Ok(msgs) = store.take_routed(sid.clone(), tag).await else {
+                continue;
+            };
+            for m in msgs {
+                let Ok(v) = serde_json::from_str(&m) else {
                     continue;
                 };
-                let Some(tag) = e.tag.get().copied() else {
-                    continue;
-                };
-                if e.session.pending_count() == 0 {
-                    continue;
-                }
-                let store = &shared.opts.legacy_stores.sessions;
-                let Ok(msgs) = store.take_routed(sid.clone(), tag).await else {
-                    continue;
-                };
-                for m in msgs {
-                    let Ok(v) = serde_json::from_str(&m) else {
-                        continue;
-                    };
-                    if let crate::jsonrpc::Incoming::Response { id, outcome } =
-                        crate::jsonrpc::classify(v)
-                    {
-                        e.session.deliver_response(&id, outcome);
-                    }
+                if let crate::jsonrpc::Incoming::Response { id, outcome } =
+                    crate::jsonrpc::classify(v)
+                {
+                    e.session.deliver_response(&id, outcome);
                 }
             }
         }

@@ -272,28 +272,40 @@ impl Sessions {
     }
 }
 
-/// Reap idle and never-initialized sessions until the service is gone. It runs four times per
-/// shorter timeout, so a session outlives its timeout by at most a quarter of it.
-pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
+/// Run `tick` every `period` until the service stops. The service is held weakly between ticks,
+/// so these loops (reaper, shared-session sweeper, response router) never keep it alive.
+pub(crate) fn spawn_every<F, Fut>(shared: &Arc<Shared>, period: Duration, tick: F)
+where
+    F: Fn(Arc<Shared>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let weak: Weak<Shared> = Arc::downgrade(shared);
-    let idle = shared.opts.session_idle_timeout;
-    let init = shared.opts.uninitialized_session_timeout;
-    let every = (idle.min(init) / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
-    let ms = |d: Duration| -> u64 { d.as_millis().try_into().unwrap_or(u64::MAX) };
     let stop = shared.stopping.clone();
     tokio::spawn(async move {
         loop {
             tokio::select! {
-                () = tokio::time::sleep(every) => {}
+                () = tokio::time::sleep(period) => {}
                 () = stop.cancelled() => return,
             }
             let Some(shared) = weak.upgrade() else {
                 return;
             };
-            for sid in shared.sessions.reap(shared.now_ms(), ms(idle), ms(init)) {
-                // Logged by the store when it fails; the record then expires by its TTL.
-                let _ = super::replica::delete(&shared, &sid).await;
-            }
+            tick(shared).await;
+        }
+    });
+}
+
+/// Reap idle and never-initialized sessions until the service is gone. It runs four times per
+/// shorter timeout, so a session outlives its timeout by at most a quarter of it.
+pub(crate) fn spawn_reaper(shared: &Arc<Shared>) {
+    let idle = shared.opts.session_idle_timeout;
+    let init = shared.opts.uninitialized_session_timeout;
+    let every = (idle.min(init) / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    let ms = |d: Duration| -> u64 { d.as_millis().try_into().unwrap_or(u64::MAX) };
+    spawn_every(shared, every, move |shared| async move {
+        for sid in shared.sessions.reap(shared.now_ms(), ms(idle), ms(init)) {
+            // Logged by the store when it fails; the record then expires by its TTL.
+            let _ = super::replica::delete(&shared, &sid).await;
         }
     });
 }
