@@ -5,7 +5,10 @@
  *   calculate {op, a, b}        -> structured {"value": a op b}; division by zero is a tool error
  *
  * Serves stdio (both protocol eras) until EOF, or with `--http ADDR` (e.g. 127.0.0.1:0) listens
- * for Streamable HTTP, prints `port=N` and serves until stdin reaches EOF.
+ * for Streamable HTTP, prints `port=N` and serves until stdin reaches EOF. With
+ * `--http ADDR --redis URL` it is one worker of a scale-out deployment: every worker given the same
+ * Redis URL shares legacy sessions, request-state keys and notifications (the `redis` key of the
+ * server options JSON), so a load balancer may send any request to any of them.
  *
  * Build (see ffi/README.md):
  *   cc -std=c11 -Wall -Wextra -Iinclude examples/c/echo_server.c target/debug/libmcpcore.a \
@@ -82,6 +85,10 @@ static int fail(const char *what, mcp_status_t status, mcp_error_t *err) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 4 || argc > 5 || (argc == 5 && strcmp(argv[3], "--redis") != 0)) {
+    fprintf(stderr, "usage: echo_server [--http ADDR [--redis URL]]\n");
+    return 2;
+  }
   mcp_error_t *err = NULL;
   mcp_status_t s;
   mcp_runtime_t *runtime = NULL;
@@ -107,11 +114,25 @@ int main(int argc, char **argv) {
       MCP_STATUS_OK)
     return fail("calculate", s, err);
 
+  /* `--redis URL`: the one option that selects the Redis backplane. The URL goes into a JSON
+   * string as it is, so one with a quote or a backslash is refused rather than escaped here. */
+  if (argc == 5) {
+    const char *url = argv[4];
+    char opts[512];
+    int n = snprintf(opts, sizeof opts, "{\"redis\":\"%s\"}", url);
+    if (strpbrk(url, "\"\\") != NULL || n < 0 || (size_t)n >= sizeof opts) {
+      fprintf(stderr, "echo_server: unusable --redis URL\n");
+      return 2;
+    }
+    if ((s = mcp_server_builder_options_json(builder, opts, (size_t)n, &err)) != MCP_STATUS_OK)
+      return fail("options", s, err);
+  }
+
   mcp_server_t *server = NULL;
   if ((s = mcp_server_builder_build(builder, runtime, &server, &err)) != MCP_STATUS_OK) return fail("build", s, err);
 
   int code = 0;
-  if (argc == 3 && strcmp(argv[1], "--http") == 0) {
+  if ((argc == 3 || argc == 5) && strcmp(argv[1], "--http") == 0) {
     mcp_listener_t *listener = NULL;
     const char *opts = "{\"path\":\"/mcp\"}";
     s = mcp_server_listen_http(server, argv[2], strlen(argv[2]), opts, strlen(opts), &listener, &err);

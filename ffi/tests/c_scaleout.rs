@@ -1,0 +1,129 @@
+//! The C door to scale-out: `examples/c/echo_server.c --http ADDR --redis URL` selects the Redis
+//! backplane with the one `redis` key of the server options JSON
+//! (`mcp_server_builder_options_json`). Two C workers share one real `redis-server`: a legacy
+//! session initialized on one is served by the other, and DELETE on either ends it on both
+//! (REQUIREMENTS LHTTP-02, LHTTP-03 across processes). Run plain and under ASan+UBSan (valgrind
+//! and LSan-only are left to the other C tests: the Redis connection's threads add minutes under
+//! valgrind and nothing the sanitizers do not already check).
+
+mod support;
+
+use mcpcore_tests::http::{check, McpHttp};
+use mcpcore_tests::redis::RedisServer;
+use mcpcore_tests::Era;
+use serde_json::{json, Value};
+use std::process::Stdio;
+use std::time::Duration;
+use support::{build, command, Variant};
+use tokio::io::AsyncBufReadExt;
+
+/// The first answer may take long under the sanitizers (the runtime starts up first).
+const FIRST_WAIT: Duration = Duration::from_secs(180);
+const EXIT_WAIT: Duration = Duration::from_secs(60);
+
+struct Worker {
+    child: tokio::process::Child,
+    stdin: Option<tokio::process::ChildStdin>,
+    port: u16,
+}
+
+async fn worker(exe: &std::path::Path, v: Variant, redis: &str) -> Worker {
+    let (prog, mut args) = command(exe, v);
+    args.extend([
+        "--http".into(),
+        "127.0.0.1:0".into(),
+        "--redis".into(),
+        redis.into(),
+    ]);
+    let mut child = tokio::process::Command::new(prog)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the C echo server");
+    let stdin = child.stdin.take();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line = tokio::time::timeout(FIRST_WAIT, lines.next_line())
+        .await
+        .expect("the C server printed its port in time")
+        .expect("read")
+        .expect("a port line");
+    let port = line
+        .strip_prefix("port=")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected line {line:?}"));
+    Worker { child, stdin, port }
+}
+
+impl Worker {
+    fn addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], self.port).into()
+    }
+
+    /// Close stdin (the example's signal to stop) and require a clean exit.
+    async fn stop(mut self, exe: &std::path::Path, v: Variant) {
+        drop(self.stdin.take());
+        let status = tokio::time::timeout(EXIT_WAIT, self.child.wait())
+            .await
+            .expect("the C server exits after EOF")
+            .expect("wait");
+        assert!(
+            status.success(),
+            "{v:?}: {status}\n{}",
+            support::reports(exe)
+        );
+    }
+}
+
+fn echoed(ex: &mcpcore_tests::http::Exchange) -> String {
+    ex.last()
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no text result in {:?}", ex.messages))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn c_workers_share_legacy_sessions_through_the_redis_option() {
+    let _serial = support::one_at_a_time().await;
+    let redis = RedisServer::start();
+    for (db, v) in [(1u8, Variant::Plain), (2, Variant::Sanitized)] {
+        let exe = build("echo_server_redis", &["examples/c/echo_server.c"], v);
+        support::clear_reports(&exe);
+        let url = redis.url(db);
+        let a = worker(&exe, v, &url).await;
+        let b = worker(&exe, v, &url).await;
+        let mut on_a = McpHttp::new(a.addr());
+        let init = tokio::time::timeout(FIRST_WAIT, on_a.initialize())
+            .await
+            .expect("initialize in time");
+        assert_eq!(init.last()["result"]["serverInfo"]["name"], "c-echo");
+        // The same session, sent to the other process.
+        let mut on_b = on_a.clone();
+        on_b.addr = b.addr();
+        let ex = tokio::time::timeout(
+            FIRST_WAIT,
+            on_b.legacy(
+                2,
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "from b"}}),
+            ),
+        )
+        .await
+        .expect("the call in time");
+        assert_eq!(ex.status, 200, "{v:?}: {:?}", ex.messages);
+        check(Era::Legacy, ex.last(), Some("tools/call"));
+        assert_eq!(echoed(&ex), "from b");
+        // DELETE on B ends the session on A too (LHTTP-03): 404 there.
+        let status = on_b.delete().await;
+        assert!(
+            status == 200 || status == 204,
+            "{v:?}: DELETE gave {status}"
+        );
+        let ex = on_a.legacy(3, "tools/list", json!({})).await;
+        assert_eq!(ex.status, 404, "{v:?}: A still serves the deleted session");
+        a.stop(&exe, v).await;
+        b.stop(&exe, v).await;
+    }
+}
