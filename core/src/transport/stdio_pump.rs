@@ -424,3 +424,7 @@ fn trimmed(frame: &[u8]) -> Option<&[u8]> {
         Some(f)
     }
 }
+
+#[cfg(test)]
+#[path = "stdio_pump_tests.rs"]
+mod tests;
