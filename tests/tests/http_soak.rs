@@ -47,7 +47,7 @@ async fn one_client(addr: std::net::SocketAddr, n: usize, until: tokio::time::In
             .await;
         assert_eq!(ex.status, 200);
         assert_eq!(ex.last()["result"]["content"][0]["text"], "m");
-        if n % 4 == 0 {
+        if n.is_multiple_of(4) {
             let mut g = c.get(None).await;
             assert_eq!(g.status, 200);
             let _ = g.next_event().await;
