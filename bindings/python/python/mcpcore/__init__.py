@@ -17,18 +17,8 @@ from .errors import (
     McpTimeoutError,
     ToolError,
 )
-from .server import (
-    APP_MIME_TYPE,
-    Audio,
-    Context,
-    HttpHandle,
-    Image,
-    InputRequiredResult,
-    Media,
-    Sent,
-    Server,
-    ToolResult,
-)
+from .results import Audio, Image, InputRequiredResult, Media, Sent, ToolResult
+from .server import APP_MIME_TYPE, Context, HttpHandle, Server
 from .tasks import Task
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that

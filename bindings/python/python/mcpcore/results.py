@@ -1,0 +1,197 @@
+"""What handlers return: result value types (``ToolResult``, ``Media``/``Image``/``Audio``,
+``InputRequiredResult``, ``Sent``) and how a return value becomes an MCP result."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any, Dict, Generator, List, Optional
+
+from ._schema import to_json
+
+__all__ = ["Sent", "ToolResult", "Media", "Image", "Audio", "InputRequiredResult"]
+
+
+class Sent:
+    """What ``Context.progress``/``Context.log`` return: the notification is already queued.
+
+    ``await`` it in ``async def`` handlers, or ignore it (or test it: it is truthy when something
+    was sent) in plain ``def`` handlers, which run in a worker thread and cannot await.
+    """
+
+    __slots__ = ("sent",)
+
+    def __init__(self, sent: bool) -> None:
+        self.sent = sent
+
+    def __await__(self) -> Generator[Any, None, bool]:
+        return self.sent
+        yield  # pragma: no cover - makes this a generator
+
+    def __bool__(self) -> bool:
+        return self.sent
+
+    def __repr__(self) -> str:
+        return f"Sent({self.sent!r})"
+
+
+class ToolResult:
+    """A whole ``CallToolResult``, for tools whose content is not one text block: return
+    ``ToolResult([{"type": "image", "data": ..., "mimeType": "image/png"}])``."""
+
+    __slots__ = ("content", "structured_content", "is_error")
+
+    def __init__(
+        self,
+        content: List[Dict[str, Any]],
+        *,
+        structured_content: Optional[Dict[str, Any]] = None,
+        is_error: bool = False,
+    ) -> None:
+        if not isinstance(content, list):
+            raise TypeError("content must be a list of content blocks")
+        self.content = content
+        self.structured_content = structured_content
+        self.is_error = is_error
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"content": self.content}
+        if self.structured_content is not None:
+            out["structuredContent"] = self.structured_content
+        if self.is_error:
+            out["isError"] = True
+        return out
+
+    def __repr__(self) -> str:
+        return f"ToolResult({self.content!r}, is_error={self.is_error!r})"
+
+
+class Media:
+    """Binary content with its MIME type; return it (or a list holding it) from a tool:
+    ``image/*`` becomes an image block, ``audio/*`` an audio block (base64 ``data``)."""
+
+    __slots__ = ("data", "mime_type")
+
+    def __init__(self, data: bytes, mime_type: str) -> None:
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, not {type(data).__name__}")
+        if not isinstance(mime_type, str) or "/" not in mime_type:
+            raise ValueError(
+                f"mime_type must be a MIME type such as 'image/png', not {mime_type!r}"
+            )
+        kind = mime_type.split("/", 1)[0].lower()
+        if kind not in ("image", "audio"):
+            raise ValueError(f"a tool returns image/* or audio/* media, not {mime_type!r}")
+        self.data = bytes(data)
+        self.mime_type = mime_type
+
+    def to_block(self) -> Dict[str, Any]:
+        kind = self.mime_type.split("/", 1)[0].lower()
+        data = base64.b64encode(self.data).decode("ascii")
+        return {"type": kind, "data": data, "mimeType": self.mime_type}
+
+    def __repr__(self) -> str:
+        return f"Media(<{len(self.data)} bytes>, {self.mime_type!r})"
+
+
+def Image(data: bytes, mime_type: str = "image/png") -> Media:  # noqa: N802 - a value type
+    """An image block from bytes (``return Image(png_bytes)``)."""
+    return Media(data, mime_type)
+
+
+def Audio(data: bytes, mime_type: str = "audio/wav") -> Media:  # noqa: N802 - a value type
+    """An audio block from bytes (``return Audio(wav_bytes)``)."""
+    return Media(data, mime_type)
+
+
+class InputRequiredResult:
+    """An explicit ``input_required`` answer (return it from a handler: see
+    :meth:`Context.input_required`)."""
+
+    __slots__ = ("input_requests", "request_state")
+
+    def __init__(
+        self, input_requests: Dict[str, Dict[str, Any]], request_state: Optional[str] = None
+    ) -> None:
+        if not isinstance(input_requests, dict):
+            raise TypeError(
+                "input_requests must be a dict of {key: {'method': ..., 'params': ...}}"
+            )
+        if request_state is not None and not isinstance(request_state, str):
+            raise TypeError("request_state must be a str")
+        self.input_requests = input_requests
+        self.request_state = request_state
+
+    def __repr__(self) -> str:
+        return f"InputRequiredResult({self.input_requests!r}, {self.request_state!r})"
+
+
+def _text(text: str) -> Dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+_BLOCK_TYPES = {"text", "image", "audio", "resource", "resource_link"}
+_RESULT_KEYS = {"content", "structuredContent", "isError", "_meta"}
+
+
+def _is_block(v: Any) -> bool:
+    return isinstance(v, Media) or (isinstance(v, dict) and v.get("type") in _BLOCK_TYPES)
+
+
+def _is_full_result(v: Dict[str, Any]) -> bool:
+    """A whole CallToolResult: only result keys, and ``content`` a list of content blocks."""
+    content = v.get("content")
+    return (
+        set(v) <= _RESULT_KEYS
+        and isinstance(content, list)
+        and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in content)
+    )
+
+
+def _shape_tool(value: Any, mime_type: Optional[str]) -> Dict[str, Any]:
+    """A tool's return value as a CallToolResult (before JSON conversion of the rest)."""
+    if isinstance(value, ToolResult):
+        return value.to_json()
+    if isinstance(value, Media):
+        return {"content": [value.to_block()]}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        if mime_type is None:
+            raise TypeError(
+                "a tool returning bytes needs a MIME type: @server.tool(mime_type=...), "
+                "or return Image(...)/Audio(...)"
+            )
+        return {"content": [Media(bytes(value), mime_type).to_block()]}
+    if isinstance(value, list) and value and all(_is_block(b) for b in value):
+        return {"content": [b.to_block() if isinstance(b, Media) else b for b in value]}
+    return _tool_result(to_json(value))
+
+
+def _tool_result(value: Any) -> Dict[str, Any]:
+    if value is None:
+        return {"content": []}
+    if isinstance(value, str):
+        return {"content": [_text(value)]}
+    if isinstance(value, dict) and _is_full_result(value):
+        return value
+    if isinstance(value, dict):
+        return {
+            "content": [_text(json.dumps(value, ensure_ascii=False))],
+            "structuredContent": value,
+        }
+    return {"content": [_text(json.dumps(value, ensure_ascii=False))]}
+
+
+def _prompt_result(value: Any) -> Dict[str, Any]:
+    if isinstance(value, str):
+        return {"messages": [{"role": "user", "content": _text(value)}]}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (list, tuple)):
+        return {
+            "messages": [
+                {"role": "user", "content": _text(m)} if isinstance(m, str) else m for m in value
+            ]
+        }
+    raise TypeError(
+        f"a prompt returns str, a list of messages or a dict, not {type(value).__name__}"
+    )
