@@ -12,69 +12,12 @@ use mcpcore_tests::http::{check, McpHttp};
 use mcpcore_tests::redis::RedisServer;
 use mcpcore_tests::Era;
 use serde_json::{json, Value};
-use std::process::Stdio;
 use std::time::Duration;
-use support::{build, command, Variant};
-use tokio::io::AsyncBufReadExt;
+use support::{build, HttpExample, Variant};
 
 /// The first answer may take long under the sanitizers (the runtime starts up first).
 const FIRST_WAIT: Duration = Duration::from_secs(180);
 const EXIT_WAIT: Duration = Duration::from_secs(60);
-
-struct Worker {
-    child: tokio::process::Child,
-    stdin: Option<tokio::process::ChildStdin>,
-    port: u16,
-}
-
-async fn worker(exe: &std::path::Path, v: Variant, redis: &str) -> Worker {
-    let (prog, mut args) = command(exe, v);
-    args.extend([
-        "--http".into(),
-        "127.0.0.1:0".into(),
-        "--redis".into(),
-        redis.into(),
-    ]);
-    let mut child = tokio::process::Command::new(prog)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the C echo server");
-    let stdin = child.stdin.take();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = tokio::time::timeout(FIRST_WAIT, lines.next_line())
-        .await
-        .expect("the C server printed its port in time")
-        .expect("read")
-        .expect("a port line");
-    let port = line
-        .strip_prefix("port=")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected line {line:?}"));
-    Worker { child, stdin, port }
-}
-
-impl Worker {
-    fn addr(&self) -> std::net::SocketAddr {
-        ([127, 0, 0, 1], self.port).into()
-    }
-
-    /// Close stdin (the example's signal to stop) and require a clean exit.
-    async fn stop(mut self, exe: &std::path::Path, v: Variant) {
-        drop(self.stdin.take());
-        let status = tokio::time::timeout(EXIT_WAIT, self.child.wait())
-            .await
-            .expect("the C server exits after EOF")
-            .expect("wait");
-        assert!(
-            status.success(),
-            "{v:?}: {status}\n{}",
-            support::reports(exe)
-        );
-    }
-}
 
 fn echoed(ex: &mcpcore_tests::http::Exchange) -> String {
     ex.last()
@@ -90,10 +33,10 @@ async fn c_workers_share_legacy_sessions_through_the_redis_option() {
     let redis = RedisServer::start();
     for (db, v) in [(1u8, Variant::Plain), (2, Variant::Sanitized)] {
         let exe = build("echo_server_redis", &["examples/c/echo_server.c"], v);
-        support::clear_reports(&exe);
         let url = redis.url(db);
-        let a = worker(&exe, v, &url).await;
-        let b = worker(&exe, v, &url).await;
+        let args = ["--http", "127.0.0.1:0", "--redis", url.as_str()];
+        let a = HttpExample::spawn(&exe, v, &args, FIRST_WAIT).await;
+        let b = HttpExample::spawn(&exe, v, &args, FIRST_WAIT).await;
         let mut on_a = McpHttp::new(a.addr());
         let init = tokio::time::timeout(FIRST_WAIT, on_a.initialize())
             .await
@@ -123,7 +66,7 @@ async fn c_workers_share_legacy_sessions_through_the_redis_option() {
         );
         let ex = on_a.legacy(3, "tools/list", json!({})).await;
         assert_eq!(ex.status, 404, "{v:?}: A still serves the deleted session");
-        a.stop(&exe, v).await;
-        b.stop(&exe, v).await;
+        a.stop(&exe, v, EXIT_WAIT).await;
+        b.stop(&exe, v, EXIT_WAIT).await;
     }
 }

@@ -458,32 +458,11 @@ async fn c_example_echo_server() {
 async fn c_example_echo_server_http() {
     let _serial = support::one_at_a_time().await;
     use mcpcore_tests::http::McpHttp;
-    use tokio::io::AsyncBufReadExt;
     for v in variants() {
         let exe = build("echo_server_http", &["examples/c/echo_server.c"], v);
-        support::clear_reports(&exe);
-        let (prog, mut args) = command(&exe, v);
-        args.extend(["--http".into(), "127.0.0.1:0".into()]);
-        let mut child = tokio::process::Command::new(prog)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn");
-        let stdin = child.stdin.take().expect("stdin");
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let line = tokio::time::timeout(FIRST_WAIT, lines.next_line())
-            .await
-            .expect("the C server printed its port in time")
-            .expect("read")
-            .expect("a port line");
-        let port: u16 = line
-            .strip_prefix("port=")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("unexpected line {line:?}"));
-        assert_ne!(port, 0);
-        let mut c = McpHttp::new(([127, 0, 0, 1], port).into());
+        let server =
+            support::HttpExample::spawn(&exe, v, &["--http", "127.0.0.1:0"], FIRST_WAIT).await;
+        let mut c = McpHttp::new(server.addr());
         let init = tokio::time::timeout(FIRST_WAIT, c.initialize())
             .await
             .expect("initialize in time");
@@ -514,16 +493,7 @@ async fn c_example_echo_server_http() {
             ex.messages
         );
         assert_eq!(ex.last()["result"]["resultType"], "complete");
-        drop(stdin);
-        let status = tokio::time::timeout(EXIT_WAIT, child.wait())
-            .await
-            .expect("the C server exits after EOF")
-            .expect("wait");
-        assert!(
-            status.success(),
-            "{v:?}: {status}\n{}",
-            support::reports(&exe)
-        );
+        server.stop(&exe, v, EXIT_WAIT).await;
     }
 }
 

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -315,4 +316,57 @@ pub fn clear_reports(exe: &Path) {
 pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
     static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     LOCK.lock().await
+}
+
+/// A C example server on Streamable HTTP (`echo_server --http 127.0.0.1:0 …`): it prints
+/// `port=N` on stdout first and serves until its stdin closes.
+pub struct HttpExample {
+    child: tokio::process::Child,
+    stdin: Option<tokio::process::ChildStdin>,
+    pub port: u16,
+}
+
+impl HttpExample {
+    /// Run `exe` as `variant` runs it, with `args`; waits up to `wait` for the port line.
+    pub async fn spawn(exe: &Path, variant: Variant, args: &[&str], wait: Duration) -> Self {
+        use tokio::io::AsyncBufReadExt;
+        clear_reports(exe);
+        let (prog, mut argv) = command(exe, variant);
+        argv.extend(args.iter().map(|a| (*a).to_owned()));
+        let mut child = tokio::process::Command::new(prog)
+            .args(argv)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn the C example server");
+        let stdin = child.stdin.take();
+        let out = child.stdout.take().expect("stdout");
+        let mut lines = tokio::io::BufReader::new(out).lines();
+        let line = tokio::time::timeout(wait, lines.next_line())
+            .await
+            .expect("the C server printed its port in time")
+            .expect("read")
+            .expect("a port line");
+        let port = line
+            .strip_prefix("port=")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected line {line:?}"));
+        assert_ne!(port, 0);
+        Self { child, stdin, port }
+    }
+
+    pub fn addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], self.port).into()
+    }
+
+    /// Close stdin (the example's signal to stop) and require a clean exit within `wait`.
+    pub async fn stop(mut self, exe: &Path, variant: Variant, wait: Duration) {
+        drop(self.stdin.take());
+        let status = tokio::time::timeout(wait, self.child.wait())
+            .await
+            .expect("the C server exits after EOF")
+            .expect("wait");
+        assert!(status.success(), "{variant:?}: {status}\n{}", reports(exe));
+    }
 }
