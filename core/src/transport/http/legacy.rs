@@ -150,7 +150,10 @@ pub(crate) async fn request(
             // Shared stores: what the request changed is written back before its answer is
             // released, so the client's next request sees it on any worker.
             let (s2, e2) = (shared.clone(), entry.clone());
+            // Shared stores: a cancel POSTed to another worker finds this one (CAN-01).
+            let claim = super::relay::claim_request(&entry, &id);
             let fut = async move {
+                let _claim = claim;
                 let reply = fut.await;
                 replica::sync(&s2, &e2).await;
                 reply
@@ -294,6 +297,14 @@ pub(crate) async fn notification(
     match lookup(shared, h, None, principal).await {
         Ok(e) => {
             e.notification(method, params);
+            // The request may run on another worker (CAN-01 across workers).
+            if method == "notifications/cancelled"
+                && super::relay::route_cancel(shared, &e, params)
+                    .await
+                    .is_err()
+            {
+                return replica::unavailable(None);
+            }
             replica::sync(shared, &e).await;
             body::status(StatusCode::ACCEPTED)
         }
@@ -375,6 +386,11 @@ pub(crate) async fn get(
             StatusCode::CONFLICT,
             "a standalone SSE stream is already open for this session",
         );
+    }
+    // Shared stores: every worker's standalone messages for the session come here now.
+    if exclusive && super::relay::claim_get(shared, &entry).await.is_err() {
+        stream.detach();
+        return replica::unavailable(None);
     }
     spawn_keepalive(shared, stream, reader);
     body::sse(rx)

@@ -22,26 +22,41 @@ use crate::transport::Outbound;
 /// Finished POST streams kept per session for resumption.
 const KEPT_FINISHED_STREAMS: usize = 8;
 
-/// The session's own channel: the standalone GET stream (stream 0).
-struct StandaloneSink(Arc<Stream>);
+/// The session's own channel: the standalone GET stream (stream 0). With shared stores, a
+/// message no local reader takes is relayed to the worker holding the session's live GET
+/// stream (see [`super::relay`]).
+pub(crate) struct Standalone {
+    stream: Arc<Stream>,
+    relay: std::sync::OnceLock<super::relay::Relay>,
+}
 
-impl Outbound for StandaloneSink {
+impl Outbound for Standalone {
     fn try_send(&self, frame: Vec<u8>) -> bool {
-        self.0.push(&frame)
+        if self.stream.push(&frame) {
+            return true;
+        }
+        self.relay.get().is_some_and(|r| r.forward(frame))
+    }
+
+    fn try_send_here(&self, frame: Vec<u8>) -> bool {
+        self.stream.push(&frame)
     }
 }
 
 /// A new standalone stream (stream 0) and the sink a new session sends unrelated messages to.
-pub(crate) fn standalone(replay: usize) -> (Arc<Stream>, Arc<dyn Outbound>) {
-    let stream = Arc::new(Stream::new(0, replay));
-    (stream.clone(), Arc::new(StandaloneSink(stream)))
+pub(crate) fn standalone(replay: usize) -> (Arc<Standalone>, Arc<dyn Outbound>) {
+    let s = Arc::new(Standalone {
+        stream: Arc::new(Stream::new(0, replay)),
+        relay: std::sync::OnceLock::new(),
+    });
+    (s.clone(), s)
 }
 
 /// One live legacy session.
 pub(crate) struct Entry {
     sid: Arc<str>,
     pub session: Arc<Session>,
-    standalone: Arc<Stream>,
+    standalone: Arc<Standalone>,
     streams: Mutex<StreamTable>,
     last_seen: AtomicU64,
     /// When `initialize` created the session (ms on the service clock).
@@ -71,7 +86,7 @@ impl Entry {
     pub(crate) fn new(
         sid: Arc<str>,
         session: Arc<Session>,
-        standalone: Arc<Stream>,
+        standalone: Arc<Standalone>,
         now: u64,
     ) -> Arc<Self> {
         Arc::new(Self {
@@ -128,7 +143,16 @@ impl Entry {
 
     /// The standalone GET stream (stream 0).
     pub(crate) fn standalone(&self) -> &Arc<Stream> {
-        &self.standalone
+        &self.standalone.stream
+    }
+
+    /// The relay of this replica's session-level messages to other workers (shared stores).
+    pub(crate) fn relay(&self) -> Option<&super::relay::Relay> {
+        self.standalone.relay.get()
+    }
+
+    pub(crate) fn set_relay(&self, relay: super::relay::Relay) {
+        let _ = self.standalone.relay.set(relay);
     }
 
     pub(crate) fn touch(&self, now: u64) {
@@ -180,14 +204,14 @@ impl Entry {
 
     pub(crate) fn find_stream(&self, id: u64) -> Option<Arc<Stream>> {
         if id == 0 {
-            return Some(self.standalone.clone());
+            return Some(self.standalone.stream.clone());
         }
         lock(&self.streams).open.get(&id).cloned()
     }
 
     pub(crate) fn close(&self) {
         self.session.cancel_all();
-        self.standalone.finish();
+        self.standalone.stream.finish();
         let streams: Vec<Arc<Stream>> = lock(&self.streams).open.values().cloned().collect();
         for s in streams {
             s.finish();
@@ -195,7 +219,7 @@ impl Entry {
     }
 
     fn busy(&self) -> bool {
-        self.session.inflight_count() > 0 || self.standalone.has_live()
+        self.session.inflight_count() > 0 || self.standalone.stream.has_live()
     }
 }
 
