@@ -322,7 +322,12 @@ async fn can01_a_cancel_posted_to_another_worker_cancels_the_handler() {
     // Cancels are idempotent (CAN-01): resend until A's handler sees it, so the test does not
     // depend on when A's claim of the request reached Redis.
     let deadline = tokio::time::Instant::now() + WAIT;
-    while w[0].counters.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+    while w[0]
+        .counters
+        .cancelled
+        .load(std::sync::atomic::Ordering::SeqCst)
+        == 0
+    {
         let ex = c.post(&c.legacy_headers(), &cancel, Era::Legacy).await;
         assert_eq!(ex.status, 202, "{:?}", ex.messages);
         assert!(
@@ -332,7 +337,10 @@ async fn can01_a_cancel_posted_to_another_worker_cancels_the_handler() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     for x in &w[1..] {
-        let n = x.counters.cancelled.load(std::sync::atomic::Ordering::SeqCst);
+        let n = x
+            .counters
+            .cancelled
+            .load(std::sync::atomic::Ordering::SeqCst);
         assert_eq!(n, 0, "only the worker running the request cancels");
     }
     // A cancelled request gets no response; its stream ends.
@@ -413,7 +421,10 @@ async fn start_task(c: &McpHttp, id: i64, ask_ms: u64) -> String {
         )
         .await;
     assert_eq!(ex.status, 200, "{:?}", ex.messages);
-    let task = ex.last().pointer("/result/task/taskId").and_then(Value::as_str);
+    let task = ex
+        .last()
+        .pointer("/result/task/taskId")
+        .and_then(Value::as_str);
     task.unwrap_or_else(|| panic!("a task: {:?}", ex.messages))
         .to_owned()
 }
@@ -456,7 +467,12 @@ async fn lhttp05_standalone_messages_reach_the_get_stream_on_another_worker() {
     }
     let ex = c.legacy(2, "tasks/result", json!({"taskId": task})).await;
     assert_eq!(ex.status, 200, "{:?}", ex.messages);
-    assert_eq!(ex.last()["result"]["content"][0]["text"], "pong", "{:?}", ex.messages);
+    assert_eq!(
+        ex.last()["result"]["content"][0]["text"],
+        "pong",
+        "{:?}",
+        ex.messages
+    );
 
     // No GET stream anywhere (B notices its reader left and releases the stream).
     get.close();

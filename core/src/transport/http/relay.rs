@@ -257,3 +257,54 @@ pub(crate) fn deliver(entry: &Entry, msg: &str) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn relay(cap: usize) -> (Relay, mpsc::Receiver<Op>) {
+        let (tx, rx) = mpsc::channel(cap);
+        let r = Relay {
+            tx,
+            holds_get: AtomicBool::new(false),
+        };
+        (r, rx)
+    }
+
+    fn frame(op: Option<Op>) -> Option<Vec<u8>> {
+        match op {
+            Some(Op::Frame(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn lhttp05_only_unread_session_messages_are_relayed_and_the_queue_is_bounded() {
+        let (st, sink) = super::super::sessions::standalone(8);
+        let (r, mut rx) = relay(2);
+        st.set_relay(r);
+        assert!(
+            sink.try_send(b"{\"n\":1}".to_vec()),
+            "no reader here: relayed"
+        );
+        assert!(
+            !sink.try_send_here(b"{\"n\":2}".to_vec()),
+            "a bus change is every worker's own: never relayed"
+        );
+        assert_eq!(frame(rx.try_recv().ok()), Some(b"{\"n\":1}".to_vec()));
+        assert!(rx.try_recv().is_err());
+
+        // A live reader here takes everything; nothing is relayed.
+        let (tx, mut live) = mpsc::channel(8);
+        assert!(st.stream().attach(None, None, tx, true));
+        assert!(sink.try_send(b"{\"n\":3}".to_vec()));
+        assert!(live.try_recv().is_ok());
+        assert!(rx.try_recv().is_err());
+        drop(live);
+
+        // The relay queue is bounded: past it, the message is refused (the caller learns it).
+        assert!(sink.try_send(b"{\"n\":4}".to_vec()));
+        assert!(sink.try_send(b"{\"n\":5}".to_vec()));
+        assert!(!sink.try_send(b"{\"n\":6}".to_vec()));
+    }
+}

@@ -43,6 +43,17 @@ impl Outbound for Standalone {
     }
 }
 
+impl Standalone {
+    pub(crate) fn stream(&self) -> &Arc<Stream> {
+        &self.stream
+    }
+
+    /// Relay what no local reader takes (set once; shared stores only).
+    pub(crate) fn set_relay(&self, relay: super::relay::Relay) {
+        let _ = self.relay.set(relay);
+    }
+}
+
 /// A new standalone stream (stream 0) and the sink a new session sends unrelated messages to.
 pub(crate) fn standalone(replay: usize) -> (Arc<Standalone>, Arc<dyn Outbound>) {
     let s = Arc::new(Standalone {
@@ -152,7 +163,7 @@ impl Entry {
     }
 
     pub(crate) fn set_relay(&self, relay: super::relay::Relay) {
-        let _ = self.standalone.relay.set(relay);
+        self.standalone.set_relay(relay);
     }
 
     pub(crate) fn touch(&self, now: u64) {
