@@ -154,7 +154,7 @@ impl Entry {
 
     /// The standalone GET stream (stream 0).
     pub(crate) fn standalone(&self) -> &Arc<Stream> {
-        &self.standalone.stream
+        self.standalone.stream()
     }
 
     /// The relay of this replica's session-level messages to other workers (shared stores).
