@@ -402,14 +402,39 @@ fn at(c: &McpHttp, l: &HttpListener) -> McpHttp {
     o
 }
 
-/// The next JSON message on an SSE stream, schema-checked; `None` when the stream ended.
-async fn next_message(r: &mut mcpcore_tests::http::HttpReply) -> Option<Value> {
+/// The next JSON message on an SSE stream, schema-checked, with its event id; `None` when the
+/// stream ended.
+async fn next_message(r: &mut mcpcore_tests::http::HttpReply) -> Option<(String, Value)> {
     let e = tokio::time::timeout(WAIT, r.next_data_event())
         .await
         .expect("a message in time")?;
     let v: Value = serde_json::from_str(&e.data).expect("JSON");
     check(Era::Legacy, &v, None);
-    Some(v)
+    Some((e.id.expect("legacy events carry ids"), v))
+}
+
+/// Read `r` until task `task`'s `notifications/tasks/status` says `status`; the event ids seen.
+async fn until_status(
+    r: &mut mcpcore_tests::http::HttpReply,
+    task: &str,
+    status: &str,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    loop {
+        let (id, v) = next_message(r).await.expect("the GET stream open");
+        ids.push(id);
+        let p = &v["params"];
+        if v["method"] == "notifications/tasks/status"
+            && p["taskId"] == task
+            && p["status"] == status
+        {
+            return ids;
+        }
+    }
+}
+
+fn stream_of(event_id: &str) -> &str {
+    event_id.split('_').next().unwrap_or_default()
 }
 
 async fn start_task(c: &McpHttp, id: i64, ask_ms: u64) -> String {
@@ -432,8 +457,10 @@ async fn start_task(c: &McpHttp, id: i64, ask_ms: u64) -> String {
 /// LHTTP-05 + LHTTP-08 across workers: a handler on A (a legacy task's, after its request was
 /// answered) asks the client on the session's standalone stream; the request reaches the GET
 /// stream open on B, with an id tagged for A; the answer POSTed to C reaches the handler on A,
-/// and the task's final status reaches B's GET stream too. With no GET stream open anywhere,
-/// the same request fails at once, as in one process (not after its 60 s timeout).
+/// and the task's final status reaches B's GET stream too. LHTTP-04/06: the GET stream, lost on
+/// B, resumes on C with `Last-Event-ID` (event ids never collide between workers) and carries
+/// A's next request. With no GET stream open anywhere, the same request fails at once, as in
+/// one process (not after its 60 s timeout).
 #[tokio::test]
 async fn lhttp05_standalone_messages_reach_the_get_stream_on_another_worker() {
     let redis = RedisServer::start();
@@ -445,12 +472,17 @@ async fn lhttp05_standalone_messages_reach_the_get_stream_on_another_worker() {
     assert_eq!(get.status, 200);
 
     let task = start_task(&a, 1, 10_000).await;
-    let ask = loop {
-        let v = next_message(&mut get).await.expect("B's GET stream open");
+    let (ask_eid, ask) = loop {
+        let (id, v) = next_message(&mut get).await.expect("B's GET stream open");
         if v["method"] == "sampling/createMessage" {
-            break v;
+            break (id, v);
         }
     };
+    assert_ne!(
+        stream_of(&ask_eid),
+        "0",
+        "a worker-specific standalone stream"
+    );
     let rid = ask["id"].as_i64().expect("numeric id");
     assert!(rid >= 1 << 20, "a worker-tagged id: {rid}");
     let answer = json!({"jsonrpc": "2.0", "id": rid, "result": {
@@ -458,13 +490,7 @@ async fn lhttp05_standalone_messages_reach_the_get_stream_on_another_worker() {
     check(Era::Legacy, &answer, Some("sampling/createMessage"));
     let posted = c.post(&c.legacy_headers(), &answer, Era::Legacy).await;
     assert_eq!(posted.status, 202);
-    loop {
-        let v = next_message(&mut get).await.expect("B's GET stream open");
-        if v["method"] == "notifications/tasks/status" && v["params"]["status"] == "completed" {
-            assert_eq!(v["params"]["taskId"], task.as_str());
-            break;
-        }
-    }
+    let on_b = until_status(&mut get, &task, "completed").await;
     let ex = c.legacy(2, "tasks/result", json!({"taskId": task})).await;
     assert_eq!(ex.status, 200, "{:?}", ex.messages);
     assert_eq!(
@@ -474,10 +500,43 @@ async fn lhttp05_standalone_messages_reach_the_get_stream_on_another_worker() {
         ex.messages
     );
 
-    // No GET stream anywhere (B notices its reader left and releases the stream).
+    // LHTTP-04/06: B's GET connection is lost; the client resumes after the sampling request on
+    // C and receives the rest of B's stream (up to the final status), then C's own stream.
     get.close();
+    let mut get = c.get(Some(&ask_eid)).await;
+    assert_eq!(get.status, 200);
+    let on_c = until_status(&mut get, &task, "completed").await;
+    assert_eq!(
+        on_c, on_b,
+        "B's events after the sampling request, once each"
+    );
+    // The resumed stream is C's standalone stream now: the next request from A arrives here.
+    let task = start_task(&a, 3, 10_000).await;
+    let (eid, ask) = loop {
+        let (id, v) = next_message(&mut get).await.expect("C's GET stream open");
+        if v["method"] == "sampling/createMessage" {
+            break (id, v);
+        }
+    };
+    assert_ne!(
+        stream_of(&eid),
+        stream_of(&ask_eid),
+        "C numbers its own stream"
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "pong"}, "model": "m"}});
+    assert_eq!(
+        b.post(&b.legacy_headers(), &answer, Era::Legacy)
+            .await
+            .status,
+        202
+    );
+    until_status(&mut get, &task, "completed").await;
+    get.close();
+
+    // No GET stream anywhere (C notices its reader left and releases the stream).
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let task = start_task(&a, 3, 60_000).await;
+    let task = start_task(&a, 5, 60_000).await;
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let ex = c.legacy(4, "tasks/get", json!({"taskId": task})).await;

@@ -362,9 +362,17 @@ pub(crate) async fn get(
     let reader = tx.downgrade();
     let asked = get_str(h, LAST_EVENT_ID).and_then(sse::parse_event_id);
     if let Some((s, seq)) = asked {
-        // LHTTP-04 across workers: a POST stream this worker does not hold may be another's.
+        // LHTTP-04 across workers: a stream this worker does not hold may be another's. Another
+        // worker's standalone stream: its missed events, then this worker's standalone stream.
         if s != 0 && entry.find_stream(s).is_none() {
-            if let Some(r) = replica::resume_shared(shared, &entry, s, seq).await {
+            if super::relay::is_standalone(s) {
+                if super::relay::replay_standalone(shared, &entry, s, seq, &tx)
+                    .await
+                    .is_err()
+                {
+                    return replica::unavailable(None);
+                }
+            } else if let Some(r) = replica::resume_shared(shared, &entry, s, seq).await {
                 return r;
             }
         }
@@ -379,7 +387,7 @@ pub(crate) async fn get(
     // the stream (and every later message) from the reader holding it. A POST stream's resume
     // replaces its reader: that stream exists for one request, and a client resumes it after
     // losing the connection, possibly before the server has noticed (LHTTP-04).
-    let exclusive = stream.id() == 0;
+    let exclusive = Arc::ptr_eq(&stream, entry.standalone());
     let priming = after.is_none().then_some(shared.opts.sse_retry_ms);
     if !stream.attach(after, priming, tx, exclusive) {
         return body::text(

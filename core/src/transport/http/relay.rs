@@ -226,6 +226,37 @@ pub(crate) async fn route_cancel(
         .map(|_| ())
 }
 
+/// True for the number of a shared replica's standalone stream (`tag << 20`; its POST streams
+/// are numbered above it).
+pub(crate) fn is_standalone(stream: u64) -> bool {
+    stream != 0 && stream & ((1 << 20) - 1) == 0
+}
+
+/// LHTTP-04 for the standalone stream of another worker (its GET connection was lost): queue
+/// that stream's events after `after`, as the shared event store holds them, on `tx`; the
+/// caller then attaches this worker's standalone stream behind them.
+pub(crate) async fn replay_standalone(
+    shared: &Shared,
+    entry: &Entry,
+    stream: u64,
+    after: u64,
+    tx: &mpsc::Sender<bytes::Bytes>,
+) -> Result<(), StoreUnavailable> {
+    let store = &shared.opts.legacy_stores.events;
+    if !store.is_shared() {
+        return Ok(());
+    }
+    let key = crate::backplane::StreamKey {
+        session: Arc::from(entry.sid()),
+        stream,
+    };
+    for (_, ev) in store.replay(key, after).await?.events {
+        // The channel holds a full replay buffer; the store keeps no more than that.
+        let _ = tx.try_send(ev);
+    }
+    Ok(())
+}
+
 /// Whether messages routed to this replica may be waiting (the router then reads its list):
 /// answers to its server→client requests, cancels of its requests, frames for its GET stream.
 /// A GET claim whose reader went away is released first.

@@ -131,6 +131,17 @@ impl Entry {
         // routed back here by its id (`id >> 20`).
         let tag = u64::from(u32::from_be_bytes(b) >> 1);
         lock(&self.streams).next = tag << 20;
+        // The standalone stream takes the base number itself (POST streams start above it).
+        let key = crate::backplane::StreamKey {
+            session: self.sid.clone(),
+            stream: tag << 20,
+        };
+        let mirror = super::stream::Mirror {
+            store: store.clone(),
+            key,
+            limits,
+        };
+        self.standalone.stream().share(tag << 20, mirror);
         self.session
             .set_peer_id_base(i64::from(u32::from_be_bytes(b) >> 1) << 20);
         let _ = self.tag.set(tag);
@@ -214,8 +225,8 @@ impl Entry {
     }
 
     pub(crate) fn find_stream(&self, id: u64) -> Option<Arc<Stream>> {
-        if id == 0 {
-            return Some(self.standalone.stream.clone());
+        if id == 0 || id == self.standalone().id() {
+            return Some(self.standalone().clone());
         }
         lock(&self.streams).open.get(&id).cloned()
     }
