@@ -396,3 +396,35 @@ async fn legacy_get_stream_hears_changes_from_other_workers() {
         assert_eq!(n["method"], "notifications/tools/list_changed", "{n}");
     }
 }
+
+/// CAN-01 across workers: a `notifications/cancelled` for a call running on one worker, POSTed
+/// through the proxy (so to the next worker), stops the handler there: the call's stream ends
+/// without the result it would otherwise carry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_cancel_reaches_the_running_worker() {
+    let cl = Cluster::start().await;
+    let mut c = cl.client();
+    c.initialize().await;
+    let msg = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"ms": 4000}, "_meta": {"progressToken": "s"}}});
+    let mut call_stream = c
+        .post_raw(&c.legacy_headers(), msg.to_string().as_bytes())
+        .await;
+    assert_eq!(call_stream.status, 200);
+    let p = next_json(&mut call_stream, Era::Legacy).await;
+    assert_eq!(p["method"], "notifications/progress", "{p}");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 5, "reason": "no longer needed"}});
+    check(Era::Legacy, &cancel, None);
+    let r = c.post(&c.legacy_headers(), &cancel, Era::Legacy).await;
+    assert_eq!(r.status, 202);
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(e) = call_stream.next_data_event().await {
+            let v: Value = serde_json::from_str(&e.data).expect("JSON event");
+            check(Era::Legacy, &v, Some("tools/call"));
+            assert!(v.get("result").is_none(), "the call ran to its end: {v}");
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the cancelled call's stream must end");
+}

@@ -177,6 +177,46 @@ pub trait SessionStore: Send + Sync + 'static {
         let _ = (sid, tag);
         Box::pin(async { Ok(Vec::new()) })
     }
+
+    /// Record that the replica tagged `tag` holds `what` of session `sid` (`"get"`: its live
+    /// standalone GET stream; `"r:<id>"`: an in-flight client request), so messages for it
+    /// reach that worker ([`Self::route_to`]). A later claim replaces an earlier one.
+    fn claim(
+        &self,
+        sid: Arc<str>,
+        what: String,
+        tag: u64,
+        ttl_ms: u64,
+    ) -> BoxFuture<Result<(), StoreUnavailable>> {
+        let _ = (sid, what, tag, ttl_ms);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Forget `what` of session `sid` if the replica tagged `tag` still holds it.
+    fn release(
+        &self,
+        sid: Arc<str>,
+        what: String,
+        tag: u64,
+    ) -> BoxFuture<Result<(), StoreUnavailable>> {
+        let _ = (sid, what, tag);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Route `msg` to the replica holding `what` of session `sid` (read back with
+    /// [`Self::take_routed`]). `Ok(false)`: nobody holds it, or the replica tagged `from` (the
+    /// sender) does.
+    fn route_to(
+        &self,
+        sid: Arc<str>,
+        what: String,
+        from: u64,
+        msg: String,
+        ttl_ms: u64,
+    ) -> BoxFuture<Result<bool, StoreUnavailable>> {
+        let _ = (sid, what, from, msg, ttl_ms);
+        Box::pin(async { Ok(false) })
+    }
 }
 
 /// The in-process default: nothing is shared (one process serves each session).

@@ -79,7 +79,7 @@ impl Server {
                     .live_sessions()
                     .into_iter()
                     .filter(|s| s.is_subscribed(uri))
-                    .filter(|s| s.notify("notifications/resources/updated", Some(&params)))
+                    .filter(|s| s.notify_here("notifications/resources/updated", Some(&params)))
                     .count();
                 return sessions + self.fan_out(change);
             }
@@ -95,7 +95,7 @@ impl Server {
             .live_sessions()
             .into_iter()
             .filter(|s| s.is_legacy_initialized())
-            .filter(|s| s.notify(method, None))
+            .filter(|s| s.notify_here(method, None))
             .count();
         sessions + self.fan_out(change)
     }

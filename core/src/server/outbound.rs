@@ -15,6 +15,13 @@ pub trait Outbound: Send + Sync + 'static {
     fn close_stream(&self) -> bool {
         false
     }
+
+    /// Like [`Self::try_send`], for a message every worker sharing the session sends itself
+    /// (a change the notification bus carries to each of them): a transport that relays the
+    /// session's messages to another worker must not relay this one (it would arrive twice).
+    fn try_send_here(&self, frame: Vec<u8>) -> bool {
+        self.try_send(frame)
+    }
 }
 
 impl Outbound for tokio::sync::mpsc::Sender<Vec<u8>> {

@@ -313,6 +313,12 @@ impl Session {
         self.sink.try_send(encode_notification(method, params))
     }
 
+    /// [`Self::notify`] for a change every worker delivers itself (see
+    /// [`Outbound::try_send_here`]).
+    pub(crate) fn notify_here(&self, method: &str, params: Option<&Value>) -> bool {
+        self.sink.try_send_here(encode_notification(method, params))
+    }
+
     pub(crate) fn subscribe(&self, uri: &str) {
         lock(&self.subscriptions).insert(uri.to_owned());
     }

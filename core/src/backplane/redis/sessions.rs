@@ -189,4 +189,47 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<Result<Vec<String>, StoreUnavailable>> {
         Box::pin(super::route::take(self.conn.clone(), sid, tag))
     }
+
+    fn claim(
+        &self,
+        sid: Arc<str>,
+        what: String,
+        tag: u64,
+        ttl_ms: u64,
+    ) -> BoxFuture<Result<(), StoreUnavailable>> {
+        Box::pin(super::relay::claim(
+            self.conn.clone(),
+            sid,
+            what,
+            tag,
+            ttl_ms,
+        ))
+    }
+
+    fn release(
+        &self,
+        sid: Arc<str>,
+        what: String,
+        tag: u64,
+    ) -> BoxFuture<Result<(), StoreUnavailable>> {
+        Box::pin(super::relay::release(self.conn.clone(), sid, what, tag))
+    }
+
+    fn route_to(
+        &self,
+        sid: Arc<str>,
+        what: String,
+        from: u64,
+        msg: String,
+        ttl_ms: u64,
+    ) -> BoxFuture<Result<bool, StoreUnavailable>> {
+        Box::pin(super::relay::route_to(
+            self.conn.clone(),
+            sid,
+            what,
+            from,
+            msg,
+            ttl_ms,
+        ))
+    }
 }

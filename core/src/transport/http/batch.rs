@@ -87,12 +87,20 @@ pub(crate) async fn batch(
                     Err(reply) => ready.push(encode_reply(&id, &reply)),
                     Ok(fut) => {
                         running.ids.push(id.clone());
-                        running.set.spawn(async move { (id, fut.await) });
+                        let claim = super::relay::claim_request(&entry, &id);
+                        running.set.spawn(async move {
+                            let _claim = claim;
+                            (id, fut.await)
+                        });
                     }
                 }
             }
             Incoming::Notification { method, params } => {
                 entry.notification(&method, params.as_ref());
+                if method == "notifications/cancelled" {
+                    // Logged by the store when it fails; cancellation is advisory (CAN-01).
+                    let _ = super::relay::route_cancel(s, &entry, params.as_ref()).await;
+                }
             }
             Incoming::Response { id, outcome } => {
                 session.deliver_response(&id, outcome);

@@ -150,7 +150,10 @@ pub(crate) async fn request(
             // Shared stores: what the request changed is written back before its answer is
             // released, so the client's next request sees it on any worker.
             let (s2, e2) = (shared.clone(), entry.clone());
+            // Shared stores: a cancel POSTed to another worker finds this one (CAN-01).
+            let claim = super::relay::claim_request(&entry, &id);
             let fut = async move {
+                let _claim = claim;
                 let reply = fut.await;
                 replica::sync(&s2, &e2).await;
                 reply
@@ -294,6 +297,14 @@ pub(crate) async fn notification(
     match lookup(shared, h, None, principal).await {
         Ok(e) => {
             e.notification(method, params);
+            // The request may run on another worker (CAN-01 across workers).
+            if method == "notifications/cancelled"
+                && super::relay::route_cancel(shared, &e, params)
+                    .await
+                    .is_err()
+            {
+                return replica::unavailable(None);
+            }
             replica::sync(shared, &e).await;
             body::status(StatusCode::ACCEPTED)
         }
@@ -351,9 +362,17 @@ pub(crate) async fn get(
     let reader = tx.downgrade();
     let asked = get_str(h, LAST_EVENT_ID).and_then(sse::parse_event_id);
     if let Some((s, seq)) = asked {
-        // LHTTP-04 across workers: a POST stream this worker does not hold may be another's.
+        // LHTTP-04 across workers: a stream this worker does not hold may be another's. Another
+        // worker's standalone stream: its missed events, then this worker's standalone stream.
         if s != 0 && entry.find_stream(s).is_none() {
-            if let Some(r) = replica::resume_shared(shared, &entry, s, seq).await {
+            if super::relay::is_standalone(s) {
+                if super::relay::replay_standalone(shared, &entry, s, seq, &tx)
+                    .await
+                    .is_err()
+                {
+                    return replica::unavailable(None);
+                }
+            } else if let Some(r) = replica::resume_shared(shared, &entry, s, seq).await {
                 return r;
             }
         }
@@ -368,13 +387,18 @@ pub(crate) async fn get(
     // the stream (and every later message) from the reader holding it. A POST stream's resume
     // replaces its reader: that stream exists for one request, and a client resumes it after
     // losing the connection, possibly before the server has noticed (LHTTP-04).
-    let exclusive = stream.id() == 0;
+    let exclusive = Arc::ptr_eq(&stream, entry.standalone());
     let priming = after.is_none().then_some(shared.opts.sse_retry_ms);
     if !stream.attach(after, priming, tx, exclusive) {
         return body::text(
             StatusCode::CONFLICT,
             "a standalone SSE stream is already open for this session",
         );
+    }
+    // Shared stores: every worker's standalone messages for the session come here now.
+    if exclusive && super::relay::claim_get(shared, &entry).await.is_err() {
+        stream.detach();
+        return replica::unavailable(None);
     }
     spawn_keepalive(shared, stream, reader);
     body::sse(rx)

@@ -28,6 +28,7 @@ mod listen;
 mod modern;
 mod options;
 mod origin;
+mod relay;
 mod replica;
 mod respond;
 mod server;

@@ -32,7 +32,7 @@ pub(crate) fn is_shared(shared: &Shared) -> bool {
     shared.opts.legacy_stores.sessions.is_shared()
 }
 
-fn ttl_ms(shared: &Shared) -> u64 {
+pub(crate) fn ttl_ms(shared: &Shared) -> u64 {
     shared
         .opts
         .session_idle_timeout
@@ -83,6 +83,7 @@ pub(crate) fn share_events(shared: &Shared, entry: &Entry) {
             ttl_ms: ttl_ms(shared),
         };
         entry.share_events(store.clone(), limits);
+        super::relay::enable(shared, entry);
     }
 }
 
@@ -291,8 +292,9 @@ pub(crate) async fn route_response(
         .await
 }
 
-/// Deliver responses other workers routed to this worker's waiting handlers, every
-/// [`super::LegacyStores::poll`], for replicas with server→client requests pending.
+/// Deliver what other workers routed to this worker's replicas (responses to waiting handlers,
+/// cancels, standalone-stream frames; see [`super::relay`]), every
+/// [`super::LegacyStores::poll`], for replicas that may expect some.
 pub(crate) fn spawn_router(shared: &Arc<Shared>) {
     let every = shared.opts.legacy_stores.poll;
     sessions::spawn_every(shared, every, |shared| async move {
@@ -303,7 +305,7 @@ pub(crate) fn spawn_router(shared: &Arc<Shared>) {
             let Some(tag) = e.tag.get().copied() else {
                 continue;
             };
-            if e.session.pending_count() == 0 {
+            if !super::relay::expects(&shared, &e).await {
                 continue;
             }
             let store = &shared.opts.legacy_stores.sessions;
@@ -311,14 +313,7 @@ pub(crate) fn spawn_router(shared: &Arc<Shared>) {
                 continue;
             };
             for m in msgs {
-                let Ok(v) = serde_json::from_str(&m) else {
-                    continue;
-                };
-                if let crate::jsonrpc::Incoming::Response { id, outcome } =
-                    crate::jsonrpc::classify(v)
-                {
-                    e.session.deliver_response(&id, outcome);
-                }
+                super::relay::deliver(&e, &m);
             }
         }
     });

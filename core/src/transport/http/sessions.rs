@@ -22,26 +22,52 @@ use crate::transport::Outbound;
 /// Finished POST streams kept per session for resumption.
 const KEPT_FINISHED_STREAMS: usize = 8;
 
-/// The session's own channel: the standalone GET stream (stream 0).
-struct StandaloneSink(Arc<Stream>);
+/// The session's own channel: the standalone GET stream (stream 0). With shared stores, a
+/// message no local reader takes is relayed to the worker holding the session's live GET
+/// stream (see [`super::relay`]).
+pub(crate) struct Standalone {
+    stream: Arc<Stream>,
+    relay: std::sync::OnceLock<super::relay::Relay>,
+}
 
-impl Outbound for StandaloneSink {
+impl Outbound for Standalone {
     fn try_send(&self, frame: Vec<u8>) -> bool {
-        self.0.push(&frame)
+        if self.stream.push(&frame) {
+            return true;
+        }
+        self.relay.get().is_some_and(|r| r.forward(frame))
+    }
+
+    fn try_send_here(&self, frame: Vec<u8>) -> bool {
+        self.stream.push(&frame)
+    }
+}
+
+impl Standalone {
+    pub(crate) fn stream(&self) -> &Arc<Stream> {
+        &self.stream
+    }
+
+    /// Relay what no local reader takes (set once; shared stores only).
+    pub(crate) fn set_relay(&self, relay: super::relay::Relay) {
+        let _ = self.relay.set(relay);
     }
 }
 
 /// A new standalone stream (stream 0) and the sink a new session sends unrelated messages to.
-pub(crate) fn standalone(replay: usize) -> (Arc<Stream>, Arc<dyn Outbound>) {
-    let stream = Arc::new(Stream::new(0, replay));
-    (stream.clone(), Arc::new(StandaloneSink(stream)))
+pub(crate) fn standalone(replay: usize) -> (Arc<Standalone>, Arc<dyn Outbound>) {
+    let s = Arc::new(Standalone {
+        stream: Arc::new(Stream::new(0, replay)),
+        relay: std::sync::OnceLock::new(),
+    });
+    (s.clone(), s)
 }
 
 /// One live legacy session.
 pub(crate) struct Entry {
     sid: Arc<str>,
     pub session: Arc<Session>,
-    standalone: Arc<Stream>,
+    standalone: Arc<Standalone>,
     streams: Mutex<StreamTable>,
     last_seen: AtomicU64,
     /// When `initialize` created the session (ms on the service clock).
@@ -71,7 +97,7 @@ impl Entry {
     pub(crate) fn new(
         sid: Arc<str>,
         session: Arc<Session>,
-        standalone: Arc<Stream>,
+        standalone: Arc<Standalone>,
         now: u64,
     ) -> Arc<Self> {
         Arc::new(Self {
@@ -105,6 +131,17 @@ impl Entry {
         // routed back here by its id (`id >> 20`).
         let tag = u64::from(u32::from_be_bytes(b) >> 1);
         lock(&self.streams).next = tag << 20;
+        // The standalone stream takes the base number itself (POST streams start above it).
+        let key = crate::backplane::StreamKey {
+            session: self.sid.clone(),
+            stream: tag << 20,
+        };
+        let mirror = super::stream::Mirror {
+            store: store.clone(),
+            key,
+            limits,
+        };
+        self.standalone.stream().share(tag << 20, mirror);
         self.session
             .set_peer_id_base(i64::from(u32::from_be_bytes(b) >> 1) << 20);
         let _ = self.tag.set(tag);
@@ -128,7 +165,16 @@ impl Entry {
 
     /// The standalone GET stream (stream 0).
     pub(crate) fn standalone(&self) -> &Arc<Stream> {
-        &self.standalone
+        self.standalone.stream()
+    }
+
+    /// The relay of this replica's session-level messages to other workers (shared stores).
+    pub(crate) fn relay(&self) -> Option<&super::relay::Relay> {
+        self.standalone.relay.get()
+    }
+
+    pub(crate) fn set_relay(&self, relay: super::relay::Relay) {
+        self.standalone.set_relay(relay);
     }
 
     pub(crate) fn touch(&self, now: u64) {
@@ -179,15 +225,15 @@ impl Entry {
     }
 
     pub(crate) fn find_stream(&self, id: u64) -> Option<Arc<Stream>> {
-        if id == 0 {
-            return Some(self.standalone.clone());
+        if id == 0 || id == self.standalone().id() {
+            return Some(self.standalone().clone());
         }
         lock(&self.streams).open.get(&id).cloned()
     }
 
     pub(crate) fn close(&self) {
         self.session.cancel_all();
-        self.standalone.finish();
+        self.standalone.stream.finish();
         let streams: Vec<Arc<Stream>> = lock(&self.streams).open.values().cloned().collect();
         for s in streams {
             s.finish();
@@ -195,7 +241,7 @@ impl Entry {
     }
 
     fn busy(&self) -> bool {
-        self.session.inflight_count() > 0 || self.standalone.has_live()
+        self.session.inflight_count() > 0 || self.standalone.stream.has_live()
     }
 }
 

@@ -4,7 +4,8 @@
 
 use bytes::Bytes;
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use tokio::sync::mpsc;
 
 use super::sse;
@@ -13,11 +14,12 @@ use crate::server::lock;
 /// One SSE stream of a session: a bounded replay buffer plus, while a client reads it, a live
 /// channel. Pushing never blocks: a reader that falls behind is detached and resumes by id.
 pub(crate) struct Stream {
-    id: u64,
+    /// Fixed, except once for a shared session's standalone stream (see [`Stream::share`]).
+    id: AtomicU64,
     cap: usize,
     inner: Mutex<StreamInner>,
     /// A shared event store mirroring this stream (LHTTP-04 on any worker).
-    mirror: Option<Mirror>,
+    mirror: OnceLock<Mirror>,
 }
 
 /// Where a stream's events are mirrored for other workers.
@@ -37,7 +39,7 @@ struct StreamInner {
 impl Stream {
     pub(crate) fn new(id: u64, cap: usize) -> Self {
         Self {
-            id,
+            id: AtomicU64::new(id),
             cap,
             inner: Mutex::new(StreamInner {
                 next_seq: 1,
@@ -45,7 +47,7 @@ impl Stream {
                 live: None,
                 finished: false,
             }),
-            mirror: None,
+            mirror: OnceLock::new(),
         }
     }
 
@@ -53,14 +55,27 @@ impl Stream {
     pub(crate) fn mirrored(id: u64, cap: usize, mirror: Mirror) -> Self {
         mirror.store.open(&mirror.key, mirror.limits);
         Self {
-            mirror: Some(mirror),
+            mirror: OnceLock::from(mirror),
             ..Self::new(id, cap)
         }
     }
 
-    /// The stream number (0 is the standalone GET stream).
+    /// Number a shared session replica's standalone stream `id` (a worker-specific number, so
+    /// its event ids never collide with another worker's, LHTTP-06) and mirror it, so a GET
+    /// stream lost on this worker resumes on another (LHTTP-04). Set once, before any event.
+    pub(crate) fn share(&self, id: u64, mirror: Mirror) {
+        let _st = lock(&self.inner);
+        if self.mirror.get().is_some() {
+            return;
+        }
+        mirror.store.open(&mirror.key, mirror.limits);
+        self.id.store(id, Ordering::Relaxed);
+        let _ = self.mirror.set(mirror);
+    }
+
+    /// The stream number (0 is the standalone GET stream of an unshared session).
     pub(crate) fn id(&self) -> u64 {
-        self.id
+        self.id.load(Ordering::Relaxed)
     }
 
     /// Record one message; deliver it live when a reader is attached. `false` when nobody
@@ -69,12 +84,12 @@ impl Stream {
         let mut st = lock(&self.inner);
         let seq = st.next_seq;
         st.next_seq += 1;
-        let ev = sse::event(Some(&sse::event_id(self.id, seq)), frame);
+        let ev = sse::event(Some(&sse::event_id(self.id(), seq)), frame);
         if st.buf.len() >= self.cap {
             st.buf.pop_front();
         }
         st.buf.push_back((seq, ev.clone()));
-        if let Some(m) = &self.mirror {
+        if let Some(m) = self.mirror.get() {
             // Under the lock, so the store sees the stream's events in order.
             m.store.append(&m.key, seq, ev.clone(), m.limits);
         }
@@ -125,7 +140,7 @@ impl Stream {
     pub(crate) fn finish(&self) {
         let mut st = lock(&self.inner);
         if !st.finished {
-            if let Some(m) = &self.mirror {
+            if let Some(m) = self.mirror.get() {
                 m.store.finish(&m.key, m.limits);
             }
         }
@@ -159,7 +174,7 @@ impl Stream {
         }
         if let Some(retry) = priming {
             let last = st.next_seq - 1;
-            let _ = tx.try_send(sse::priming(&sse::event_id(self.id, last), retry));
+            let _ = tx.try_send(sse::priming(&sse::event_id(self.id(), last), retry));
         }
         if let Some(after) = after {
             for (_, ev) in st.buf.iter().filter(|(s, _)| *s > after) {
