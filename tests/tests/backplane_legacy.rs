@@ -422,3 +422,51 @@ async fn mrtr09_the_legacy_shim_asks_from_a_replica() {
     );
     assert_eq!(ex.code(), Some(-32603));
 }
+
+/// JR-06 across workers: what the elements of a 2025-03-26 batch change (the log level, a
+/// resource subscription) is written back like a single request's, so the session's next
+/// request on another worker sees it.
+#[tokio::test]
+async fn jr06_a_batch_on_a_replica_writes_back_what_it_changes() {
+    let redis = RedisServer::start();
+    let w = workers(3, &redis.url(0), "t7:", 100).await;
+    let mut a = w[0].client();
+    a.version = "2025-03-26".into();
+    a.initialize().await;
+    let (b, c) = (on(&a, &w[1]), on(&a, &w[2]));
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "error"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+            "params": {"uri": "demo://readme"}},
+    ]);
+    let mut r = b
+        .post_raw(&b.legacy_headers(), batch.to_string().as_bytes())
+        .await;
+    assert_eq!(r.status, 200);
+    let body = r.json().await;
+    let answers = body.as_array().expect("a JSON array answer");
+    assert_eq!(answers.len(), 2, "{body}");
+    let methods = ["logging/setLevel", "resources/subscribe"];
+    for x in answers {
+        let i = x["id"].as_u64().and_then(|i| i.checked_sub(1)).expect("id");
+        check(Era::Legacy, x, methods.get(i as usize).copied());
+        assert!(x.get("result").is_some(), "{x}");
+    }
+    assert_eq!(
+        log_on(&c, 3, "info").await,
+        "filtered",
+        "C sees the batch's level"
+    );
+    // C's replica, made after the batch, knows the subscription.
+    let mut stream = c.get(None).await;
+    assert_eq!(stream.status, 200);
+    assert!(w[0].server.notify_resource_updated("demo://readme") <= 1);
+    let e = tokio::time::timeout(WAIT, stream.next_data_event())
+        .await
+        .expect("the update in time")
+        .expect("an event");
+    let n: Value = serde_json::from_str(&e.data).expect("JSON");
+    check(Era::Legacy, &n, None);
+    assert_eq!(n["method"], "notifications/resources/updated", "{n}");
+    assert_eq!(n["params"]["uri"], "demo://readme");
+}

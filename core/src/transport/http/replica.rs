@@ -43,8 +43,14 @@ fn ttl_ms(shared: &Shared) -> u64 {
 
 /// The shareable state of `entry`'s session as this worker sees it now.
 pub(crate) fn snapshot(entry: &Entry) -> SessionRecord {
-    let s = &entry.session;
     let base = lock(&entry.baseline).clone();
+    snapshot_with(entry, &base)
+}
+
+/// [`snapshot`] with the baseline already in hand (its lock held by the caller).
+fn snapshot_with(entry: &Entry, base: &SessionRecord) -> SessionRecord {
+    let s = &entry.session;
+    let base = base.clone();
     let st = lock(&s.legacy).clone();
     SessionRecord {
         protocol_version: st.protocol_version,
@@ -57,21 +63,59 @@ pub(crate) fn snapshot(entry: &Entry) -> SessionRecord {
     }
 }
 
-/// Bring `entry`'s session to `rec` (another worker may have changed it).
+/// Bring `entry`'s session to `rec` (another worker may have changed it), keeping what a
+/// request on this worker changed but has not written back yet: a field that differs from the
+/// baseline is such a change, so `rec` does not overwrite it (and the next `sync` still finds it,
+/// as `rec` becomes the baseline). Subscriptions merge per URI: this worker's unsynced
+/// subscribes and unsubscribes applied to the stored list.
 fn apply(entry: &Entry, rec: SessionRecord) {
     let s = &entry.session;
+    let mut base = lock(&entry.baseline);
+    let local = snapshot_with(entry, &base);
+    let unsynced: Vec<&str> = local.changes(&base).into_iter().map(|(n, _)| n).collect();
+    let keep = |name: &str| unsynced.contains(&name);
     {
         let mut st = lock(&s.legacy);
-        st.protocol_version.clone_from(&rec.protocol_version);
-        st.client_info.clone_from(&rec.client_info);
-        st.client_capabilities.clone_from(&rec.client_capabilities);
-        st.log_level = rec.log_level;
+        if !keep("v") {
+            st.protocol_version.clone_from(&rec.protocol_version);
+        }
+        if !keep("info") {
+            st.client_info.clone_from(&rec.client_info);
+        }
+        if !keep("caps") {
+            st.client_capabilities.clone_from(&rec.client_capabilities);
+        }
+        if !keep("level") {
+            st.log_level = rec.log_level;
+        }
     }
-    s.replace_subscriptions(&rec.subscriptions);
+    let subs = merge_subscriptions(
+        &base.subscriptions,
+        &local.subscriptions,
+        &rec.subscriptions,
+    );
+    s.replace_subscriptions(&subs);
     if rec.initialized {
         s.mark_handshake_complete();
     }
-    *lock(&entry.baseline) = rec;
+    *base = rec;
+}
+
+/// `stored` with the changes from `base` to `local` applied: URIs subscribed here since the
+/// baseline added, URIs unsubscribed here removed.
+fn merge_subscriptions(base: &[String], local: &[String], stored: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = stored
+        .iter()
+        .filter(|u| local.contains(u) || !base.contains(u))
+        .cloned()
+        .collect();
+    for u in local {
+        if !base.contains(u) && !out.contains(u) {
+            out.push(u.clone());
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Mirror `entry`'s POST streams to the shared event store, when there is one.
@@ -157,12 +201,23 @@ pub(crate) async fn sync(shared: &Shared, entry: &Entry) {
     if changes.is_empty() {
         return;
     }
+    let written = changes.clone();
     let store = &shared.opts.legacy_stores.sessions;
     match store
         .update(Arc::from(entry.sid()), changes, ttl_ms(shared))
         .await
     {
-        Ok(true) => *lock(&entry.baseline) = now,
+        // Only the written fields: a record another request applied meanwhile stays the
+        // baseline of the others.
+        Ok(true) => {
+            let mut base = lock(&entry.baseline);
+            let fields = base.fields();
+            let merged = fields.iter().map(|(n, v)| {
+                let new = written.iter().find(|(w, _)| w == n).map(|(_, v)| v);
+                (*n, new.unwrap_or(v).as_str())
+            });
+            *base = SessionRecord::from_fields(merged);
+        }
         Ok(false) => {
             if let Some(e) = shared.sessions.remove(entry.sid()) {
                 e.close();
@@ -322,4 +377,71 @@ pub(crate) fn spawn_router(shared: &Arc<Shared>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{NullOutbound, Outbound};
+    use crate::LoggingLevel;
+    use serde_json::json;
+
+    fn replica() -> Arc<Entry> {
+        let server = crate::Server::builder("t", "1").build().expect("server");
+        let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
+        let session = server.new_session(SessionKind::HttpLegacy, sink);
+        let (standalone, _) = sessions::standalone(4);
+        Entry::new(Arc::from("s"), session, standalone, 0)
+    }
+
+    fn record(subs: &[&str]) -> SessionRecord {
+        SessionRecord {
+            protocol_version: Some("2025-11-25".into()),
+            client_capabilities: json!({}),
+            initialized: true,
+            subscriptions: subs.iter().map(|u| (*u).to_owned()).collect(),
+            ..SessionRecord::default()
+        }
+    }
+
+    /// A refresh from the store while a request on this worker changed the level and the
+    /// subscriptions but has not synced keeps those changes, takes the other worker's, and the
+    /// next sync still writes ours (LHTTP-02).
+    #[test]
+    fn lhttp02_apply_keeps_unsynced_local_changes() {
+        let e = replica();
+        apply(&e, record(&["a", "x"]));
+        lock(&e.session.legacy).log_level = Some(LoggingLevel::Error);
+        e.session.subscribe("b");
+        e.session.unsubscribe("a");
+        // Meanwhile another worker declared nothing new but subscribed to c and dropped x.
+        let mut other = record(&["a", "c"]);
+        other.client_capabilities = json!({"roots": {}});
+        apply(&e, other.clone());
+        assert_eq!(e.session.log_level(), Some(LoggingLevel::Error));
+        assert_eq!(e.session.subscription_list(), ["b", "c"]);
+        assert_eq!(
+            lock(&e.session.legacy).client_capabilities,
+            json!({"roots": {}})
+        );
+        let now = snapshot(&e);
+        let changed: Vec<&str> = now.changes(&other).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(changed, ["level", "subs"]);
+        // Once written back, a refresh from the store changes nothing.
+        apply(&e, now.clone());
+        assert!(snapshot(&e).changes(&now).is_empty());
+    }
+
+    /// Without local changes a refresh takes the stored record as it is.
+    #[test]
+    fn lhttp02_apply_takes_the_store_when_nothing_is_pending() {
+        let e = replica();
+        apply(&e, record(&["a"]));
+        let mut other = record(&[]);
+        other.log_level = Some(LoggingLevel::Debug);
+        apply(&e, other.clone());
+        assert_eq!(e.session.log_level(), Some(LoggingLevel::Debug));
+        assert!(e.session.subscription_list().is_empty());
+        assert!(snapshot(&e).changes(&other).is_empty());
+    }
 }
