@@ -470,3 +470,33 @@ async fn jr06_a_batch_on_a_replica_writes_back_what_it_changes() {
     assert_eq!(n["method"], "notifications/resources/updated", "{n}");
     assert_eq!(n["params"]["uri"], "demo://readme");
 }
+
+/// SUB-07 across workers: B's GET stream (its replica made before the subscription) hears the
+/// update of a resource the client subscribed to on A, whichever worker raises it; a resource
+/// the session did not subscribe to is not delivered.
+#[tokio::test]
+async fn sub07_an_update_reaches_a_get_stream_held_by_a_stale_replica() {
+    let redis = RedisServer::start();
+    let w = workers(3, &redis.url(0), "t8:", 100).await;
+    let mut a = w[0].client();
+    a.initialize().await;
+    let b = on(&a, &w[1]);
+    let mut stream = b.get(None).await;
+    assert_eq!(stream.status, 200);
+    let sub = a
+        .legacy(1, "resources/subscribe", json!({"uri": "demo://readme"}))
+        .await;
+    assert_eq!(sub.status, 200, "{:?}", sub.messages);
+    for (k, f) in [&w[2], &w[1], &w[0]].into_iter().enumerate() {
+        f.server.notify_resource_updated("demo://other");
+        f.server.notify_resource_updated("demo://readme");
+        let e = tokio::time::timeout(WAIT, stream.next_data_event())
+            .await
+            .unwrap_or_else(|_| panic!("update {k} in time"))
+            .expect("an event");
+        let n: Value = serde_json::from_str(&e.data).expect("JSON");
+        check(Era::Legacy, &n, None);
+        assert_eq!(n["method"], "notifications/resources/updated", "{n}");
+        assert_eq!(n["params"]["uri"], "demo://readme", "update {k}: {n}");
+    }
+}

@@ -244,6 +244,7 @@ pub(crate) async fn delete(shared: &Shared, sid: &str) -> Result<(), StoreUnavai
 /// Drop replicas of sessions that ended elsewhere (DELETE on another worker, or expiry), so
 /// their streams close here too; runs every [`super::LegacyStores::sweep`].
 pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
+    watch_updates(shared);
     let every = shared.opts.legacy_stores.sweep;
     sessions::spawn_every(shared, every, |shared| async move {
         let sids = shared.sessions.sids();
@@ -259,6 +260,73 @@ pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
                 }
             }
         }
+    });
+}
+
+/// Resource updates for replicas whose subscription list may be stale (SUB-07 across
+/// workers, LHTTP-02): a client may subscribe on one worker while its GET stream is held by
+/// another, whose replica read the record before. Core delivers an update to the sessions
+/// subscribed locally; this sink re-reads the record of each other replica with a GET stream
+/// attached here and delivers the update when the stored list names the URI.
+struct UpdateWatch {
+    shared: std::sync::Weak<Shared>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl crate::server::ChangeSink for UpdateWatch {
+    fn on_change(&self, change: crate::server::ServerChange<'_>) -> usize {
+        let crate::server::ServerChange::ResourceUpdated(uri) = change else {
+            return 0;
+        };
+        let Some(shared) = self.shared.upgrade() else {
+            return 0;
+        };
+        let stale: Vec<Arc<Entry>> = shared
+            .sessions
+            .sids()
+            .iter()
+            .filter_map(|sid| shared.sessions.get(sid))
+            .filter(|e| !e.session.is_subscribed(uri) && e.standalone().has_live())
+            .collect();
+        for entry in stale {
+            let (shared, uri) = (shared.clone(), uri.to_owned());
+            self.runtime.spawn(async move {
+                let store = &shared.opts.legacy_stores.sessions;
+                // Unreachable store: logged by the store; the update is lost for this stream
+                // as for a stream whose queue is full.
+                let Ok(Some(rec)) = store.load(Arc::from(entry.sid()), ttl_ms(&shared)).await
+                else {
+                    return;
+                };
+                apply(&entry, rec);
+                if entry.session.is_subscribed(&uri) {
+                    let params = serde_json::json!({"uri": uri});
+                    entry
+                        .session
+                        .notify("notifications/resources/updated", Some(&params));
+                }
+            });
+        }
+        // Delivered later, if at all: not counted as told.
+        0
+    }
+}
+
+/// Register [`UpdateWatch`] for as long as the service runs.
+fn watch_updates(shared: &Arc<Shared>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let watch: Arc<dyn crate::server::ChangeSink> = Arc::new(UpdateWatch {
+        shared: Arc::downgrade(shared),
+        runtime,
+    });
+    shared.server.add_change_sink(Arc::downgrade(&watch));
+    let stop = shared.stopping.clone();
+    // The server holds its sinks weakly: this task keeps the watch until the service stops.
+    tokio::spawn(async move {
+        stop.cancelled().await;
+        drop(watch);
     });
 }
 
