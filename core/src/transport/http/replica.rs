@@ -3,9 +3,11 @@
 //! session this worker does not hold, but the store does, makes a local replica (a core
 //! `Session` initialized from the record) and is served. State a request changes (log level,
 //! subscriptions, the handshake flag) is written back before its answer is released, so the
-//! client's next request, on whichever worker, sees it. A session missing from the store has
-//! ended: its replica is dropped and its streams close. With the in-process default store none
-//! of this runs.
+//! client's next request, on whichever worker, sees it; a refresh from the store keeps what a
+//! request here changed but has not written back yet, and a resource update is checked against
+//! the stored subscriptions before a replica with a GET stream drops it. A session missing from
+//! the store has ended: its replica is dropped and its streams close. With the in-process
+//! default store none of this runs.
 
 use http::StatusCode;
 use std::sync::Arc;
