@@ -464,10 +464,17 @@ impl McpHttp {
         h
     }
 
-    /// `initialize` + `notifications/initialized`; stores the session id.
+    /// `initialize` (declaring sampling and roots) + `notifications/initialized`; stores the
+    /// session id.
     pub async fn initialize(&mut self) -> Exchange {
+        self.initialize_with(json!({"sampling": {}, "roots": {}}))
+            .await
+    }
+
+    /// `initialize` declaring `capabilities` + `notifications/initialized`; stores the session id.
+    pub async fn initialize_with(&mut self, capabilities: Value) -> Exchange {
         let msg = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": self.version, "capabilities": {"sampling": {}, "roots": {}},
+            "protocolVersion": self.version, "capabilities": capabilities,
             "clientInfo": {"name": "http-wire-test", "version": "1"}}});
         let h: Vec<(String, String)> = self
             .legacy_headers()

@@ -322,11 +322,11 @@ async fn redis_restart_gives_503_then_recovers() {
     }
 }
 
-// ---- legacy era (LHTTP-02): a session served by whichever worker gets each request. Known gap:
-// the demo's `confirm` tool (an input_required round answered through the legacy elicitation
-// shim) asks nothing when its tools/call lands on a worker that did not run `initialize`; the
-// conformance suite's elicitation scenarios (ctx.elicit) pass through the proxy. That test is
-// ignored until the replica path is fixed (`cargo test --test scaleout -- --ignored`).
+// ---- legacy era (LHTTP-02): a session served by whichever worker gets each request. The
+// demo's `confirm` tool is an input_required round; on a legacy session the shim (MRTR-09) asks
+// a real `elicitation/create` on the call's POST stream, from whichever worker runs the call,
+// and only when the client declared elicitation in `initialize` (otherwise -32603, nothing
+// asked).
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_session_is_served_by_every_worker() {
@@ -357,17 +357,21 @@ async fn legacy_session_is_served_by_every_worker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the legacy elicitation shim asks nothing on a replica session (known gap)"]
 async fn legacy_elicitation_answer_reaches_the_asking_worker() {
     let cl = Cluster::start().await;
     let mut c = cl.client();
-    c.initialize().await;
+    // initialize, notifications/initialized and the call land on three different workers.
+    c.initialize_with(json!({"elicitation": {}})).await;
     let msg = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "confirm", "arguments": {"question": "ship it?"}}});
     let mut call_stream = c
         .post_raw(&c.legacy_headers(), msg.to_string().as_bytes())
         .await;
     assert_eq!(call_stream.status, 200);
+    if !call_stream.content_type().starts_with("text/event-stream") {
+        let body = call_stream.body().await;
+        panic!("nothing asked: {}", String::from_utf8_lossy(&body));
+    }
     let ask = next_json(&mut call_stream, Era::Legacy).await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     // The answer is a separate POST: the proxy hands it to another worker.

@@ -88,9 +88,14 @@ pub(crate) async fn batch(
                     Ok(fut) => {
                         running.ids.push(id.clone());
                         let claim = super::relay::claim_request(&entry, &id);
+                        // As for a single request (see `replica`), what an element changed
+                        // (log level, subscriptions) is written back before its answer goes.
+                        let (s2, e2) = (s.clone(), entry.clone());
                         running.set.spawn(async move {
                             let _claim = claim;
-                            (id, fut.await)
+                            let reply = fut.await;
+                            super::replica::sync(&s2, &e2).await;
+                            (id, reply)
                         });
                     }
                 }
@@ -109,6 +114,8 @@ pub(crate) async fn batch(
         }
     }
     drop(sink);
+    // A notification in the batch (`notifications/initialized`) is shared before the 202.
+    super::replica::sync(s, &entry).await;
     if ready.is_empty() && running.set.is_empty() {
         return body::status(StatusCode::ACCEPTED);
     }

@@ -3,9 +3,11 @@
 //! session this worker does not hold, but the store does, makes a local replica (a core
 //! `Session` initialized from the record) and is served. State a request changes (log level,
 //! subscriptions, the handshake flag) is written back before its answer is released, so the
-//! client's next request, on whichever worker, sees it. A session missing from the store has
-//! ended: its replica is dropped and its streams close. With the in-process default store none
-//! of this runs.
+//! client's next request, on whichever worker, sees it; a refresh from the store keeps what a
+//! request here changed but has not written back yet, and a resource update is checked against
+//! the stored subscriptions before a replica with a GET stream drops it. A session missing from
+//! the store has ended: its replica is dropped and its streams close. With the in-process
+//! default store none of this runs.
 
 use http::StatusCode;
 use std::sync::Arc;
@@ -43,8 +45,14 @@ pub(crate) fn ttl_ms(shared: &Shared) -> u64 {
 
 /// The shareable state of `entry`'s session as this worker sees it now.
 pub(crate) fn snapshot(entry: &Entry) -> SessionRecord {
-    let s = &entry.session;
     let base = lock(&entry.baseline).clone();
+    snapshot_with(entry, &base)
+}
+
+/// [`snapshot`] with the baseline already in hand (its lock held by the caller).
+fn snapshot_with(entry: &Entry, base: &SessionRecord) -> SessionRecord {
+    let s = &entry.session;
+    let base = base.clone();
     let st = lock(&s.legacy).clone();
     SessionRecord {
         protocol_version: st.protocol_version,
@@ -57,21 +65,59 @@ pub(crate) fn snapshot(entry: &Entry) -> SessionRecord {
     }
 }
 
-/// Bring `entry`'s session to `rec` (another worker may have changed it).
+/// Bring `entry`'s session to `rec` (another worker may have changed it), keeping what a
+/// request on this worker changed but has not written back yet: a field that differs from the
+/// baseline is such a change, so `rec` does not overwrite it (and the next `sync` still finds it,
+/// as `rec` becomes the baseline). Subscriptions merge per URI: this worker's unsynced
+/// subscribes and unsubscribes applied to the stored list.
 fn apply(entry: &Entry, rec: SessionRecord) {
     let s = &entry.session;
+    let mut base = lock(&entry.baseline);
+    let local = snapshot_with(entry, &base);
+    let unsynced: Vec<&str> = local.changes(&base).into_iter().map(|(n, _)| n).collect();
+    let keep = |name: &str| unsynced.contains(&name);
     {
         let mut st = lock(&s.legacy);
-        st.protocol_version.clone_from(&rec.protocol_version);
-        st.client_info.clone_from(&rec.client_info);
-        st.client_capabilities.clone_from(&rec.client_capabilities);
-        st.log_level = rec.log_level;
+        if !keep("v") {
+            st.protocol_version.clone_from(&rec.protocol_version);
+        }
+        if !keep("info") {
+            st.client_info.clone_from(&rec.client_info);
+        }
+        if !keep("caps") {
+            st.client_capabilities.clone_from(&rec.client_capabilities);
+        }
+        if !keep("level") {
+            st.log_level = rec.log_level;
+        }
     }
-    s.replace_subscriptions(&rec.subscriptions);
+    let subs = merge_subscriptions(
+        &base.subscriptions,
+        &local.subscriptions,
+        &rec.subscriptions,
+    );
+    s.replace_subscriptions(&subs);
     if rec.initialized {
         s.mark_handshake_complete();
     }
-    *lock(&entry.baseline) = rec;
+    *base = rec;
+}
+
+/// `stored` with the changes from `base` to `local` applied: URIs subscribed here since the
+/// baseline added, URIs unsubscribed here removed.
+fn merge_subscriptions(base: &[String], local: &[String], stored: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = stored
+        .iter()
+        .filter(|u| local.contains(u) || !base.contains(u))
+        .cloned()
+        .collect();
+    for u in local {
+        if !base.contains(u) && !out.contains(u) {
+            out.push(u.clone());
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Mirror `entry`'s POST streams to the shared event store, when there is one.
@@ -158,12 +204,23 @@ pub(crate) async fn sync(shared: &Shared, entry: &Entry) {
     if changes.is_empty() {
         return;
     }
+    let written = changes.clone();
     let store = &shared.opts.legacy_stores.sessions;
     match store
         .update(Arc::from(entry.sid()), changes, ttl_ms(shared))
         .await
     {
-        Ok(true) => *lock(&entry.baseline) = now,
+        // Only the written fields: a record another request applied meanwhile stays the
+        // baseline of the others.
+        Ok(true) => {
+            let mut base = lock(&entry.baseline);
+            let fields = base.fields();
+            let merged = fields.iter().map(|(n, v)| {
+                let new = written.iter().find(|(w, _)| w == n).map(|(_, v)| v);
+                (*n, new.unwrap_or(v).as_str())
+            });
+            *base = SessionRecord::from_fields(merged);
+        }
         Ok(false) => {
             if let Some(e) = shared.sessions.remove(entry.sid()) {
                 e.close();
@@ -190,6 +247,7 @@ pub(crate) async fn delete(shared: &Shared, sid: &str) -> Result<(), StoreUnavai
 /// Drop replicas of sessions that ended elsewhere (DELETE on another worker, or expiry), so
 /// their streams close here too; runs every [`super::LegacyStores::sweep`].
 pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
+    watch_updates(shared);
     let every = shared.opts.legacy_stores.sweep;
     sessions::spawn_every(shared, every, |shared| async move {
         let sids = shared.sessions.sids();
@@ -205,6 +263,73 @@ pub(crate) fn spawn_sweeper(shared: &Arc<Shared>) {
                 }
             }
         }
+    });
+}
+
+/// Resource updates for replicas whose subscription list may be stale (SUB-07 across
+/// workers, LHTTP-02): a client may subscribe on one worker while its GET stream is held by
+/// another, whose replica read the record before. Core delivers an update to the sessions
+/// subscribed locally; this sink re-reads the record of each other replica with a GET stream
+/// attached here and delivers the update when the stored list names the URI.
+struct UpdateWatch {
+    shared: std::sync::Weak<Shared>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl crate::server::ChangeSink for UpdateWatch {
+    fn on_change(&self, change: crate::server::ServerChange<'_>) -> usize {
+        let crate::server::ServerChange::ResourceUpdated(uri) = change else {
+            return 0;
+        };
+        let Some(shared) = self.shared.upgrade() else {
+            return 0;
+        };
+        let stale: Vec<Arc<Entry>> = shared
+            .sessions
+            .sids()
+            .iter()
+            .filter_map(|sid| shared.sessions.get(sid))
+            .filter(|e| !e.session.is_subscribed(uri) && e.standalone().has_live())
+            .collect();
+        for entry in stale {
+            let (shared, uri) = (shared.clone(), uri.to_owned());
+            self.runtime.spawn(async move {
+                let store = &shared.opts.legacy_stores.sessions;
+                // Unreachable store: logged by the store; the update is lost for this stream
+                // as for a stream whose queue is full.
+                let Ok(Some(rec)) = store.load(Arc::from(entry.sid()), ttl_ms(&shared)).await
+                else {
+                    return;
+                };
+                apply(&entry, rec);
+                if entry.session.is_subscribed(&uri) {
+                    let params = serde_json::json!({"uri": uri});
+                    entry
+                        .session
+                        .notify("notifications/resources/updated", Some(&params));
+                }
+            });
+        }
+        // Delivered later, if at all: not counted as told.
+        0
+    }
+}
+
+/// Register [`UpdateWatch`] for as long as the service runs.
+fn watch_updates(shared: &Arc<Shared>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let watch: Arc<dyn crate::server::ChangeSink> = Arc::new(UpdateWatch {
+        shared: Arc::downgrade(shared),
+        runtime,
+    });
+    shared.server.add_change_sink(Arc::downgrade(&watch));
+    let stop = shared.stopping.clone();
+    // The server holds its sinks weakly: this task keeps the watch until the service stops.
+    tokio::spawn(async move {
+        stop.cancelled().await;
+        drop(watch);
     });
 }
 
@@ -317,4 +442,71 @@ pub(crate) fn spawn_router(shared: &Arc<Shared>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{NullOutbound, Outbound};
+    use crate::LoggingLevel;
+    use serde_json::json;
+
+    fn replica() -> Arc<Entry> {
+        let server = crate::Server::builder("t", "1").build().expect("server");
+        let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
+        let session = server.new_session(SessionKind::HttpLegacy, sink);
+        let (standalone, _) = sessions::standalone(4);
+        Entry::new(Arc::from("s"), session, standalone, 0)
+    }
+
+    fn record(subs: &[&str]) -> SessionRecord {
+        SessionRecord {
+            protocol_version: Some("2025-11-25".into()),
+            client_capabilities: json!({}),
+            initialized: true,
+            subscriptions: subs.iter().map(|u| (*u).to_owned()).collect(),
+            ..SessionRecord::default()
+        }
+    }
+
+    /// A refresh from the store while a request on this worker changed the level and the
+    /// subscriptions but has not synced keeps those changes, takes the other worker's, and the
+    /// next sync still writes ours (LHTTP-02).
+    #[test]
+    fn lhttp02_apply_keeps_unsynced_local_changes() {
+        let e = replica();
+        apply(&e, record(&["a", "x"]));
+        lock(&e.session.legacy).log_level = Some(LoggingLevel::Error);
+        e.session.subscribe("b");
+        e.session.unsubscribe("a");
+        // Meanwhile another worker declared nothing new but subscribed to c and dropped x.
+        let mut other = record(&["a", "c"]);
+        other.client_capabilities = json!({"roots": {}});
+        apply(&e, other.clone());
+        assert_eq!(e.session.log_level(), Some(LoggingLevel::Error));
+        assert_eq!(e.session.subscription_list(), ["b", "c"]);
+        assert_eq!(
+            lock(&e.session.legacy).client_capabilities,
+            json!({"roots": {}})
+        );
+        let now = snapshot(&e);
+        let changed: Vec<&str> = now.changes(&other).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(changed, ["level", "subs"]);
+        // Once written back, a refresh from the store changes nothing.
+        apply(&e, now.clone());
+        assert!(snapshot(&e).changes(&now).is_empty());
+    }
+
+    /// Without local changes a refresh takes the stored record as it is.
+    #[test]
+    fn lhttp02_apply_takes_the_store_when_nothing_is_pending() {
+        let e = replica();
+        apply(&e, record(&["a"]));
+        let mut other = record(&[]);
+        other.log_level = Some(LoggingLevel::Debug);
+        apply(&e, other.clone());
+        assert_eq!(e.session.log_level(), Some(LoggingLevel::Debug));
+        assert!(e.session.subscription_list().is_empty());
+        assert!(snapshot(&e).changes(&other).is_empty());
+    }
 }
