@@ -337,6 +337,14 @@ impl Exchange {
     pub fn code(&self) -> Option<i64> {
         self.last().pointer("/error/code").and_then(Value::as_i64)
     }
+    /// The text of the response's first content block (a tool result); panics without one.
+    pub fn text(&self) -> String {
+        self.last()
+            .pointer("/result/content/0/text")
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no text result in {:?}", self.messages))
+            .to_owned()
+    }
 }
 
 /// Validate one message received on `era`, answering `method`.
@@ -416,6 +424,16 @@ impl McpHttp {
             path: "/mcp".into(),
             session: None,
             version: "2025-11-25".into(),
+        }
+    }
+
+    /// The same client (session, version) addressed to another server: a worker of the same
+    /// deployment, as a load balancer without sticky sessions would pick.
+    #[must_use]
+    pub fn at(&self, addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            ..self.clone()
         }
     }
 

@@ -112,3 +112,31 @@ impl Drop for RedisServer {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// `n` in-process HTTP servers (the test fixture's tools) sharing the Redis at `url` under
+/// `prefix`, each on its own 127.0.0.1 port, with short sweep and poll periods so cross-worker
+/// effects show within a test's patience.
+pub async fn workers(
+    n: usize,
+    url: &str,
+    prefix: &str,
+    max_sessions: usize,
+) -> Vec<crate::fixture::Fixture> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let mut opts = mcpcore::transport::http::HttpOptions::default();
+        opts.legacy_stores.sweep = Duration::from_millis(100);
+        opts.legacy_stores.poll = Duration::from_millis(20);
+        opts.max_sessions = max_sessions;
+        let bp = mcpcore::backplane::Backplane::redis(url)
+            .expect("redis url")
+            .with_prefix(prefix);
+        let f =
+            crate::fixture::Fixture::with_server_options(mcpcore::Limits::default(), opts, |o| {
+                o.backplane = bp
+            })
+            .await;
+        out.push(f);
+    }
+    out
+}

@@ -90,14 +90,6 @@ async fn call(c: &McpHttp, id: i64, name: &str, args: Value, extra: Value) -> Ex
         .await
 }
 
-fn text(ex: &Exchange) -> String {
-    ex.last()
-        .pointer("/result/content/0/text")
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| panic!("no text result: {:?}", ex.messages))
-        .to_owned()
-}
-
 /// One input_required round: the first call lands on one worker, its retry (carrying the
 /// requestState that worker sealed) on the next.
 async fn confirm_round(c: &McpHttp, id: i64, question: &str) -> Exchange {
@@ -161,7 +153,7 @@ async fn modern_calls_are_served_by_every_worker() {
     for i in 0..2 * WORKERS as i64 {
         let ex = call(&c, i, "echo", json!({"text": format!("hi {i}")}), json!({})).await;
         assert_eq!(ex.status, 200);
-        assert_eq!(text(&ex), format!("hi {i}"));
+        assert_eq!(ex.text(), format!("hi {i}"));
     }
     let listed = c.modern(100, "tools/list", json!({})).await;
     let names: Vec<&str> = listed.last()["result"]["tools"]
@@ -184,7 +176,7 @@ async fn input_required_round_crosses_workers() {
     for i in 0..WORKERS as i64 {
         let done = confirm_round(&c, 10 * i, &format!("deploy {i}?")).await;
         assert_eq!(done.status, 200, "{:?}", done.messages);
-        assert_eq!(text(&done), format!("confirmed: deploy {i}?"));
+        assert_eq!(done.text(), format!("confirmed: deploy {i}?"));
     }
     // Single use across workers (MRTR-06): the same state replayed on another worker is refused.
     let first = call(&c, 50, "confirm", json!({"question": "q"}), json!({})).await;
@@ -192,7 +184,7 @@ async fn input_required_round_crosses_workers() {
     let retry = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
         "requestState": state});
     let ok = call(&c, 51, "confirm", json!({"question": "q"}), retry.clone()).await;
-    assert_eq!(text(&ok), "confirmed: q");
+    assert_eq!(ok.text(), "confirmed: q");
     let replay = call(&c, 52, "confirm", json!({"question": "q"}), retry).await;
     assert!(
         replay.code().is_some(),
@@ -222,12 +214,12 @@ async fn a_killed_worker_leaves_the_others_serving() {
             "request {i} after the kill: {:?}",
             ex.messages
         );
-        assert_eq!(text(&ex), "still here");
+        assert_eq!(ex.text(), "still here");
     }
     let retry = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
         "requestState": state});
     let done = call(&c, 30, "confirm", json!({"question": "q"}), retry).await;
-    assert_eq!(text(&done), "confirmed: q");
+    assert_eq!(done.text(), "confirmed: q");
     // Fan-out between the two survivors.
     let mut stream = listen(&c, 40).await;
     assert_eq!(stream.status, 200);
@@ -262,7 +254,7 @@ async fn redis_restart_gives_503_then_recovers() {
     // Every worker has served a round (and so holds the shared request-state key) before.
     for i in 0..WORKERS as i64 {
         let done = confirm_round(&c, 10 * i, "before").await;
-        assert_eq!(text(&done), "confirmed: before");
+        assert_eq!(done.text(), "confirmed: before");
     }
     cl.redis.stop();
     // Work that needs Redis is refused with 503 + Retry-After and a JSON-RPC error: a listen
@@ -318,7 +310,7 @@ async fn redis_restart_gives_503_then_recovers() {
             done = call(&c, 402 + 10 * i, "confirm", args.clone(), retry.clone()).await;
         }
         assert_eq!(done.status, 200, "{:?}", done.messages);
-        assert_eq!(text(&done), "confirmed: after");
+        assert_eq!(done.text(), "confirmed: after");
     }
 }
 
@@ -342,7 +334,7 @@ async fn legacy_session_is_served_by_every_worker() {
             )
             .await;
         assert_eq!(ex.status, 200, "{:?}", ex.messages);
-        assert_eq!(text(&ex), "legacy");
+        assert_eq!(ex.text(), "legacy");
     }
     let status = c.delete().await;
     assert!(status == 200 || status == 204, "DELETE: {status}");
