@@ -424,3 +424,55 @@ async fn legacy_cancel_reaches_the_running_worker() {
     .await;
     assert!(ended.is_ok(), "the cancelled call's stream must end");
 }
+
+/// LHTTP-04 across processes: a call's POST stream is dropped after its first progress event;
+/// the client resumes it with `Last-Event-ID` through the proxy, so on the next worker, which
+/// replays the rest from the Redis event store: the remaining progress, then the result, each
+/// once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_stream_resumes_on_another_worker() {
+    let cl = Cluster::start().await;
+    let mut c = cl.client();
+    c.initialize().await;
+    let msg = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"ms": 800}, "_meta": {"progressToken": "r"}}});
+    let mut call_stream = c
+        .post_raw(&c.legacy_headers(), msg.to_string().as_bytes())
+        .await;
+    assert_eq!(call_stream.status, 200);
+    let first = call_stream
+        .next_data_event()
+        .await
+        .expect("a progress event");
+    let eid = first.id.clone().expect("legacy events carry ids");
+    let p: Value = serde_json::from_str(&first.data).expect("JSON event");
+    check(Era::Legacy, &p, Some("tools/call"));
+    assert_eq!(p["method"], "notifications/progress", "{p}");
+    call_stream.close();
+
+    let mut resumed = c.get(Some(&eid)).await;
+    assert_eq!(resumed.status, 200);
+    let mut seen = vec![eid];
+    let mut last = Value::Null;
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(e) = resumed.next_data_event().await {
+            let v: Value = serde_json::from_str(&e.data).expect("JSON event");
+            check(Era::Legacy, &v, Some("tools/call"));
+            seen.push(e.id.clone().expect("an event id"));
+            last = v;
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the resumed stream must end with the result");
+    assert_eq!(
+        last["id"], 6,
+        "the result arrives on the resumed stream: {seen:?}"
+    );
+    assert_eq!(last["result"]["content"][0]["text"], "slept 800 ms");
+    // The four progress notifications and the result, none twice.
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    let mut uniq = seen.clone();
+    uniq.sort();
+    uniq.dedup();
+    assert_eq!(uniq.len(), seen.len(), "no event twice: {seen:?}");
+}
