@@ -60,6 +60,21 @@ impl Drop for InflightGuard<'_> {
     }
 }
 
+/// The client's cancellation of a request (CAN-01).
+const CANCELLED: &str = "notifications/cancelled";
+
+/// Whether `method` names a client's cancellation: a transport that runs one session on several
+/// workers routes it to the worker running the request (the rule itself stays here, in
+/// [`Session::handle_notification`]).
+pub(crate) fn is_cancel(method: &str) -> bool {
+    method == CANCELLED
+}
+
+/// A cancellation with `params` as a frame, for the worker running the request.
+pub(crate) fn encode_cancel(params: Option<&Value>) -> Vec<u8> {
+    crate::jsonrpc::encode_notification(CANCELLED, params)
+}
+
 /// Serialize a reply as a JSON-RPC response frame.
 pub fn encode_reply(id: &Id, reply: &Reply) -> Vec<u8> {
     match &reply.result {
@@ -182,7 +197,7 @@ impl Session {
     /// Handle one notification from the peer.
     pub fn handle_notification(&self, method: &str, params: Option<&Map<String, Value>>) {
         match method {
-            "notifications/cancelled" => {
+            CANCELLED => {
                 if let Some(id) = params
                     .and_then(|p| p.get("requestId"))
                     .and_then(Id::from_value)

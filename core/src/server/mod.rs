@@ -37,6 +37,7 @@ pub(crate) mod uri_template;
 
 pub use builder::{BuildError, CacheHints, ServerBuilder, ServerOptions};
 pub use context::RequestContext;
+pub(crate) use dispatch::{encode_cancel, is_cancel};
 pub use dispatch::{encode_reply, Reply};
 pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
 pub use mrtr::RequestStateOptions;

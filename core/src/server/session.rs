@@ -313,6 +313,12 @@ impl Session {
         self.sink.try_send(encode_notification(method, params))
     }
 
+    /// Tell the session `uri` changed (SUB-07, a legacy `resources/subscribe`), on its own channel.
+    pub(crate) fn notify_resource_updated(&self, uri: &str) -> bool {
+        let params = serde_json::json!({ "uri": uri });
+        self.notify("notifications/resources/updated", Some(&params))
+    }
+
     /// [`Self::notify`] for a change every worker delivers itself (see
     /// [`Outbound::try_send_here`]).
     pub(crate) fn notify_here(&self, method: &str, params: Option<&Value>) -> bool {

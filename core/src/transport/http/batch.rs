@@ -102,7 +102,7 @@ pub(crate) async fn batch(
             }
             Incoming::Notification { method, params } => {
                 entry.notification(&method, params.as_ref());
-                if method == "notifications/cancelled" {
+                if crate::server::is_cancel(&method) {
                     // Logged by the store when it fails; cancellation is advisory (CAN-01).
                     let _ = super::relay::route_cancel(s, &entry, params.as_ref()).await;
                 }

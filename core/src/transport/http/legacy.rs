@@ -298,7 +298,7 @@ pub(crate) async fn notification(
         Ok(e) => {
             e.notification(method, params);
             // The request may run on another worker (CAN-01 across workers).
-            if method == "notifications/cancelled"
+            if crate::server::is_cancel(method)
                 && super::relay::route_cancel(shared, &e, params)
                     .await
                     .is_err()

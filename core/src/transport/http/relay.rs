@@ -216,7 +216,7 @@ pub(crate) async fn route_cancel(
         return Ok(());
     }
     let params = params.map(|p| Value::Object(p.clone()));
-    let msg = crate::jsonrpc::encode_notification("notifications/cancelled", params.as_ref());
+    let msg = crate::server::encode_cancel(params.as_ref());
     let msg = String::from_utf8_lossy(&msg).into_owned();
     let store = &shared.opts.legacy_stores.sessions;
     let sid = Arc::from(entry.sid());
@@ -282,7 +282,7 @@ pub(crate) fn deliver(entry: &Entry, msg: &str) {
         Incoming::Response { id, outcome } => {
             entry.session.deliver_response(&id, outcome);
         }
-        Incoming::Notification { method, params } if method == "notifications/cancelled" => {
+        Incoming::Notification { method, params } if crate::server::is_cancel(&method) => {
             entry.session.handle_notification(&method, params.as_ref());
         }
         _ => {}

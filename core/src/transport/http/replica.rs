@@ -303,10 +303,7 @@ impl crate::server::ChangeSink for UpdateWatch {
                 };
                 apply(&entry, rec);
                 if entry.session.is_subscribed(&uri) {
-                    let params = serde_json::json!({"uri": uri});
-                    entry
-                        .session
-                        .notify("notifications/resources/updated", Some(&params));
+                    entry.session.notify_resource_updated(&uri);
                 }
             });
         }
