@@ -226,3 +226,17 @@ impl Fixture {
         crate::http::McpHttp::new(self.addr())
     }
 }
+
+/// Call the fixture's `log` tool at `level` on a legacy session: `"sent"` or `"filtered"` tells
+/// which log level the serving worker sees for the session (LOG-01).
+pub async fn log_on(c: &crate::http::McpHttp, id: i64, level: &str) -> String {
+    let ex = c
+        .legacy(
+            id,
+            "tools/call",
+            json!({"name": "log", "arguments": {"level": level, "message": "m"}}),
+        )
+        .await;
+    assert_eq!(ex.status, 200, "{:?}", ex.messages);
+    ex.text()
+}

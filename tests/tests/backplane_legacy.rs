@@ -3,23 +3,12 @@
 //! each on its own 127.0.0.1 port, share one real `redis-server`; the client sends each request
 //! to the next worker. Every message is validated against the 2025-11-25 schema.
 
-use mcpcore_tests::http::{check, McpHttp, WAIT};
+use mcpcore_tests::fixture::log_on;
+use mcpcore_tests::http::{check, WAIT};
 use mcpcore_tests::redis::{workers, RedisServer};
 use mcpcore_tests::Era;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-async fn log_on(c: &McpHttp, id: i64, level: &str) -> String {
-    let ex = c
-        .legacy(
-            id,
-            "tools/call",
-            json!({"name": "log", "arguments": {"level": level, "message": "m"}}),
-        )
-        .await;
-    assert_eq!(ex.status, 200, "{:?}", ex.messages);
-    ex.text()
-}
 
 /// Initialize on A, call a tool on B, set the log level on C: every worker serves the session
 /// and sees the level; DELETE on C ends it everywhere (404 on A and B, B's GET stream closes).

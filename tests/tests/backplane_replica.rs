@@ -6,23 +6,12 @@
 
 use mcpcore::backplane::Backplane;
 use mcpcore::transport::http::HttpOptions;
+use mcpcore_tests::fixture::log_on;
 use mcpcore_tests::http::{check, McpHttp, WAIT};
 use mcpcore_tests::redis::{workers, RedisServer};
 use mcpcore_tests::Era;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-async fn log_on(c: &McpHttp, id: i64, level: &str) -> String {
-    let ex = c
-        .legacy(
-            id,
-            "tools/call",
-            json!({"name": "log", "arguments": {"level": level, "message": "m"}}),
-        )
-        .await;
-    assert_eq!(ex.status, 200, "{:?}", ex.messages);
-    ex.text()
-}
 
 /// A worker whose `confirm {question}` tool answers `input_required` (one form elicitation)
 /// until the legacy shim re-runs it with the answer.
