@@ -15,6 +15,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _native
+from ._opening import Opening
 from ._schema import coerce, first_paragraph, function_schema, param_types
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
@@ -697,17 +698,23 @@ class Server:
 
         asyncio.run(main())
 
-    async def serve_http(
+    def serve_http(
         self, host: str = "127.0.0.1", port: int = 0, *, options: Optional[Dict[str, Any]] = None
-    ) -> HttpHandle:
-        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port).
+    ) -> Opening[HttpHandle]:
+        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port):
+        ``async with server.serve_http() as handle:`` (closed on exit) or ``handle = await
+        server.serve_http()`` (then ``await handle.close()``).
 
         ``options`` is core's ``HttpOptions`` JSON shape (``{"maxSessions": 100}``, …)."""
-        native = self._build(asyncio.get_running_loop())
-        handle = HttpHandle(await native.serve_http(host, port, options))
-        self._serving.append(native)
-        handle._on_close = lambda: self._serving.remove(native)
-        return handle
+
+        async def start() -> HttpHandle:
+            native = self._build(asyncio.get_running_loop())
+            handle = HttpHandle(await native.serve_http(host, port, options))
+            self._serving.append(native)
+            handle._on_close = lambda: self._serving.remove(native)
+            return handle
+
+        return Opening(start)
 
     # ---- list changes ----
 
