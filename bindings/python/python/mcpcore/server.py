@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _native
 from ._opening import Opening
-from ._schema import coerce, first_paragraph, function_schema, param_types
+from ._schema import coerce, describe_failure, first_paragraph, function_schema, param_types
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 from .results import (
@@ -251,6 +251,14 @@ def _is_context(param: inspect.Parameter, annotation: Any) -> bool:
     return annotation is Context or annotation == "Context"
 
 
+class _InvalidArguments(Exception):
+    """An argument its parameter's type refused (see :func:`describe_failure`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class _Entry:
     """One registered function and how to call it."""
 
@@ -286,7 +294,10 @@ class _Entry:
         kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
         for name, tp in self.types.items():
             if name in kwargs:
-                kwargs[name] = coerce(tp, kwargs[name])
+                try:
+                    kwargs[name] = coerce(tp, kwargs[name])
+                except (ValueError, TypeError) as e:  # pydantic's ValidationError is a ValueError
+                    raise _InvalidArguments(describe_failure(name, e)) from e
         for name in self.ctx_params:
             kwargs[name] = ctx
         return kwargs
@@ -332,7 +343,11 @@ class _Entry:
             self._ok(responder, result)
 
     def _fail(self, responder: _native.Responder, e: BaseException) -> None:
-        if isinstance(e, McpError):
+        if isinstance(e, _InvalidArguments) and self.kind == "tool":
+            # Core's isError result for arguments the schema let through but the parameter's
+            # type refuses (TOOL-07): the same wording as core's schema failures.
+            responder.invalid_arguments(self.label(), e.reason)
+        elif isinstance(e, McpError):
             responder.error(e.code, e.message, e.data)
         elif isinstance(e, ToolError):
             if self.kind == "tool":
@@ -509,7 +524,12 @@ class Server:
         def register(fn: F) -> F:
             schema, names, ctx = self._signature(fn)
             required = set(schema.get("required", []))
+            props = schema.get("properties", {})
             args = [{"name": n, "required": n in required} for n in names]
+            for a in args:  # an Annotated[str, "…"] / Field(description=…) describes it
+                desc_n = props.get(a["name"], {}).get("description")
+                if isinstance(desc_n, str):
+                    a["description"] = desc_n
             if arguments is not None:
                 args = list(arguments)
                 names = [str(a["name"]) for a in args]
