@@ -85,6 +85,15 @@ if pydantic is not None:
         """pydantic Field metadata."""
         return f"{count} {code} {ratio}"
 
+    @server.tool()
+    def field_defaults(
+        count: int = Field(description="How many", ge=1),
+        label: str = Field(default="x", max_length=3),
+        items: List[int] = Field(default_factory=list),
+    ) -> str:
+        """FastMCP's spelling: a Field as the parameter's default."""
+        return f"{count} {label} {items}"
+
     class Order(pydantic.BaseModel):
         qty: int
         note: Annotated[str, Field(description="Free text", max_length=20)] = ""

@@ -243,6 +243,17 @@ async def test_pydantic_field_metadata_is_kept(mode):
             assert _text(r).startswith("Invalid arguments for tool fielded: ")
         r = await c.call_tool("fielded", {"count": 3, "code": "abc"})
         assert _text(r) == "3 abc 0.5"
+        # A Field as the parameter's default: metadata, and the Field's default at call time.
+        fd = tools["field_defaults"]["inputSchema"]
+        assert fd["required"] == ["count"]
+        assert fd["properties"] == {
+            "count": {"type": "integer", "description": "How many", "minimum": 1},
+            "label": {"type": "string", "default": "x", "maxLength": 3},
+            "items": {"type": "array", "items": {"type": "integer"}},
+        }
+        assert _text(await c.call_tool("field_defaults", {"count": 2})) == "2 x []"
+        r = await c.call_tool("field_defaults", {"count": 2, "label": "abcd"})
+        assert r["isError"] is True and "/label" in _text(r)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "modern"])

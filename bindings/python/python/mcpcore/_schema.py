@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import json
 import sys
@@ -267,10 +268,18 @@ def function_schema(
         if skip(p, ann):
             continue
         names.append(p.name)
-        s = type_schema(ann, defs)
-        if p.default is inspect.Parameter.empty:
+        if _is_field_info(p.default):
+            # ``count: int = Field(ge=0, description=...)`` (FastMCP's spelling): the Field is
+            # metadata, and the parameter is required unless the Field has a default.
+            base = Any if ann is inspect.Parameter.empty else ann
+            s = type_schema(typing.Annotated[base, p.default], defs)
+            if p.default.is_required():
+                required.append(p.name)
+        elif p.default is inspect.Parameter.empty:
+            s = type_schema(ann, defs)
             required.append(p.name)
         else:
+            s = type_schema(ann, defs)
             ok, value = _json_default(p.default)
             if ok and value is not None:
                 s = dict(s, default=value)
@@ -281,6 +290,21 @@ def function_schema(
     if defs:
         schema["$defs"] = defs
     return schema, names
+
+
+def _is_field_info(value: Any) -> bool:
+    return type(value).__name__ == "FieldInfo" and type(value).__module__.startswith("pydantic")
+
+
+def field_defaults(fn: Callable[..., Any]) -> Dict[str, Callable[[], Any]]:
+    """The parameters whose default is a pydantic ``Field(...)``: what to pass when the
+    argument is missing (the Field's default; Python's would be the ``FieldInfo`` itself)."""
+    out: Dict[str, Callable[[], Any]] = {}
+    for p in inspect.signature(fn).parameters.values():
+        fi = p.default
+        if _is_field_info(fi) and not fi.is_required():
+            out[p.name] = functools.partial(fi.get_default, call_default_factory=True)
+    return out
 
 
 def output_schema(fn: Callable[..., Any]) -> Optional[Dict[str, Any]]:

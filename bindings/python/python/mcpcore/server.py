@@ -16,7 +16,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _native
 from ._opening import Opening
-from ._schema import coerce, describe_failure, first_paragraph, function_schema, param_types
+from ._schema import (
+    coerce,
+    describe_failure,
+    field_defaults,
+    first_paragraph,
+    function_schema,
+    param_types,
+)
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 from .results import (
@@ -280,6 +287,7 @@ class _Entry:
         self.shape = shape
         self.types = types or {}
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.fills = field_defaults(fn)
         self.var_kw = any(
             p.kind is inspect.Parameter.VAR_KEYWORD
             for p in inspect.signature(fn).parameters.values()
@@ -292,6 +300,9 @@ class _Entry:
     def _kwargs(self, ctx: Context, params: Any) -> Dict[str, Any]:
         args = params if isinstance(params, dict) else {}
         kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
+        for name, default in self.fills.items():
+            if name not in kwargs:
+                kwargs[name] = default()
         for name, tp in self.types.items():
             if name in kwargs:
                 try:
