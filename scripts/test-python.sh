@@ -41,6 +41,9 @@ echo "== python binding built and installed in $((built - start)) s"
 "$venv/bin/ruff" format --check bindings/python examples/python
 (cd bindings/python/python && "$venv/bin/python" -m mypy --strict --no-incremental -p mcpcore)
 (cd "$venv" && bin/python -m mypy.stubtest mcpcore._native)
+# User code: the connect spellings of tests/test_connect_idiom.py type-check against the package.
+(cd bindings/python/tests && "$venv/bin/python" -m mypy --strict --no-incremental \
+  --follow-imports=silent test_connect_idiom.py)
 
 # The demo-server the client tests drive (already built by `cargo test --workspace`).
 cargo build -q -p mcpcore-examples --bin demo-server

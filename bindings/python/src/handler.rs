@@ -231,6 +231,13 @@ impl Responder {
         Ok(())
     }
 
+    /// Arguments the tool's own types refused after core's schema check passed (a pydantic
+    /// `ValidationError`, an `Enum` without that value): core's `isError` result (TOOL-07),
+    /// worded as its schema failures so the model can correct them.
+    fn invalid_arguments(&self, tool: &str, reason: &str) {
+        self.send(Ok(mcpcore::server::invalid_arguments(tool, reason)));
+    }
+
     /// The handler was cancelled.
     fn cancelled(&self) {
         self.send(Err(HandlerError::cancelled()));

@@ -7,7 +7,7 @@ stdio and Streamable HTTP; all protocol behaviour lives in the Rust core.
 import atexit as _atexit
 
 from . import _native, sync
-from .client import AppResource, Client, ui_resource_uri
+from .client import AppResource, Client, Opening, ui_resource_uri
 from .errors import (
     InputRequired,
     McpcoreError,
@@ -37,6 +37,7 @@ __all__ = [
     "Image",
     "Audio",
     "Client",
+    "Opening",
     "Task",
     "AppResource",
     "ui_resource_uri",

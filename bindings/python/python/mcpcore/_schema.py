@@ -2,11 +2,17 @@
 
 Structured types (``TypedDict``, dataclasses, pydantic models) become object schemas; the
 ``$defs`` of pydantic schemas are hoisted to the root so that their ``$ref``s resolve.
+``Annotated`` metadata is kept: a pydantic ``Field(...)`` (or any pydantic metadata) goes through
+pydantic's own ``TypeAdapter(...).json_schema()``; ``annotated_types`` constraints (``Ge``,
+``MaxLen``, ``Interval``, …) and a plain ``str`` (the description) are mapped here, so they work
+without pydantic. ``Enum`` and ``Literal`` become ``enum`` (with the ``type`` of their values).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
+import functools
 import inspect
 import json
 import sys
@@ -42,14 +48,106 @@ def _is_pydantic(tp: Any) -> bool:
 
 def is_structured(tp: Any) -> bool:
     """Whether ``tp`` is a ``TypedDict``, a dataclass or a pydantic model (an object schema)."""
+    tp = _strip(tp)
     return _is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic(tp)
 
 
 def _hints(tp: Any) -> Dict[str, Any]:
+    # include_extras: keep Annotated[...] and its metadata (descriptions, constraints).
     try:
-        return typing.get_type_hints(tp)
+        return typing.get_type_hints(tp, include_extras=True)
     except Exception:  # unresolvable forward references: the raw annotations
         return dict(getattr(tp, "__annotations__", {}))
+
+
+def _strip(tp: Any) -> Any:
+    """``Annotated[T, ...]`` as ``T`` (anything else unchanged)."""
+    while typing.get_origin(tp) is typing.Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+def _is_enum(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _enum_schema(values: List[Any]) -> Dict[str, Any]:
+    """``{"enum": values}`` with the ``type`` when the values share one."""
+    out: Dict[str, Any] = {"enum": values}
+    kinds = {_SIMPLE.get(type(v)) for v in values}
+    if len(kinds) == 1 and None not in kinds:
+        out["type"] = kinds.pop()
+    return out
+
+
+#: annotated_types / pydantic metadata attributes and their JSON Schema keywords.
+_BOUNDS = {
+    "gt": "exclusiveMinimum",
+    "ge": "minimum",
+    "lt": "exclusiveMaximum",
+    "le": "maximum",
+    "multiple_of": "multipleOf",
+    "pattern": "pattern",
+}
+_LENGTHS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}
+_LENGTHS["object"] = ("minProperties", "maxProperties")
+
+
+def _from_library(m: Any) -> bool:
+    module = type(m).__module__.split(".")[0]
+    return module in ("annotated_types", "pydantic", "pydantic_core")
+
+
+def _apply_metadata(schema: Dict[str, Any], m: Any) -> None:
+    """One ``Annotated`` metadata item into ``schema`` (unknown items are ignored)."""
+    if isinstance(m, str):
+        schema.setdefault("description", m)
+        return
+    if not _from_library(m):
+        return
+    for attr in ("title", "description", "examples"):
+        v = getattr(m, attr, None)
+        if v is not None and _json_default(v)[0]:
+            schema[attr] = v
+    for attr, key in _BOUNDS.items():
+        v = getattr(m, attr, None)
+        if isinstance(v, (int, float, str)) and not isinstance(v, bool):
+            schema[key] = v
+    kind = schema.get("type")
+    lo_key, hi_key = (
+        _LENGTHS.get(kind, _LENGTHS["string"]) if isinstance(kind, str) else _LENGTHS["string"]
+    )
+    for attr, key in (("min_length", lo_key), ("max_length", hi_key)):
+        v = getattr(m, attr, None)
+        if isinstance(v, int) and not isinstance(v, bool):
+            schema[key] = v
+    for inner in getattr(m, "metadata", None) or ():  # a pydantic FieldInfo's constraints
+        _apply_metadata(schema, inner)
+
+
+def _pydantic_schema(tp: Any, defs: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """pydantic's own schema of ``tp`` (``None`` when pydantic cannot make one)."""
+    try:
+        from pydantic import TypeAdapter
+
+        schema: Dict[str, Any] = dict(TypeAdapter(tp).json_schema())
+    except Exception:
+        return None
+    defs.update(schema.pop("$defs", {}))
+    return schema
+
+
+def _annotated_schema(tp: Any, defs: Dict[str, Any]) -> Dict[str, Any]:
+    base, *_ = typing.get_args(tp)
+    metadata = getattr(tp, "__metadata__", ())
+    if any(type(m).__module__.startswith("pydantic") for m in metadata):
+        whole = _pydantic_schema(tp, defs)
+        if whole is not None:
+            return whole
+    schema = dict(type_schema(base, defs))
+    for m in metadata:
+        _apply_metadata(schema, m)
+    return schema
 
 
 def _object_schema(
@@ -75,6 +173,11 @@ def type_schema(tp: Any, defs: Optional[Dict[str, Any]] = None) -> Dict[str, Any
         inner: Dict[str, Any] = {}
         whole = type_schema(tp, inner)
         return dict(whole, **{"$defs": inner}) if inner else whole
+    if typing.get_origin(tp) is typing.Annotated:
+        return _annotated_schema(tp, defs)
+    if _is_enum(tp):
+        values = [m.value for m in tp]
+        return _enum_schema(values) if _json_default(values)[0] else {}
     if _is_pydantic(tp):
         schema: Dict[str, Any] = dict(tp.model_json_schema())
         defs.update(schema.pop("$defs", {}))
@@ -111,12 +214,8 @@ def type_schema(tp: Any, defs: Optional[Dict[str, Any]] = None) -> Dict[str, Any
             return {"type": [s["type"] for s in schemas]}
         return {"anyOf": schemas}
     if origin is typing.Literal:
-        values = list(args)
-        out: Dict[str, Any] = {"enum": values}
-        kinds = {_SIMPLE.get(type(v)) for v in values}
-        if len(kinds) == 1 and None not in kinds:
-            out["type"] = kinds.pop()
-        return out
+        return _enum_schema([v.value if isinstance(v, enum.Enum) else v for v in args])
+    out: Dict[str, Any]
     if tp in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset):
         out = {"type": "array"}
         if args and origin is not tuple:
@@ -136,6 +235,8 @@ def type_schema(tp: Any, defs: Optional[Dict[str, Any]] = None) -> Dict[str, Any
 
 
 def _json_default(value: Any) -> Tuple[bool, Any]:
+    if isinstance(value, enum.Enum):
+        value = value.value
     try:
         json.dumps(value)
     except (TypeError, ValueError):
@@ -153,7 +254,7 @@ def function_schema(
     """
     sig = inspect.signature(fn)
     try:
-        hints = typing.get_type_hints(fn)
+        hints = typing.get_type_hints(fn, include_extras=True)
     except Exception:  # unresolvable forward references: fall back to the raw annotations
         hints = {}
     props: Dict[str, Any] = {}
@@ -167,10 +268,18 @@ def function_schema(
         if skip(p, ann):
             continue
         names.append(p.name)
-        s = type_schema(ann, defs)
-        if p.default is inspect.Parameter.empty:
+        if _is_field_info(p.default):
+            # ``count: int = Field(ge=0, description=...)`` (FastMCP's spelling): the Field is
+            # metadata, and the parameter is required unless the Field has a default.
+            base = Any if ann is inspect.Parameter.empty else ann
+            s = type_schema(typing.Annotated[base, p.default], defs)
+            if p.default.is_required():
+                required.append(p.name)
+        elif p.default is inspect.Parameter.empty:
+            s = type_schema(ann, defs)
             required.append(p.name)
         else:
+            s = type_schema(ann, defs)
             ok, value = _json_default(p.default)
             if ok and value is not None:
                 s = dict(s, default=value)
@@ -181,6 +290,21 @@ def function_schema(
     if defs:
         schema["$defs"] = defs
     return schema, names
+
+
+def _is_field_info(value: Any) -> bool:
+    return type(value).__name__ == "FieldInfo" and type(value).__module__.startswith("pydantic")
+
+
+def field_defaults(fn: Callable[..., Any]) -> Dict[str, Callable[[], Any]]:
+    """The parameters whose default is a pydantic ``Field(...)``: what to pass when the
+    argument is missing (the Field's default; Python's would be the ``FieldInfo`` itself)."""
+    out: Dict[str, Callable[[], Any]] = {}
+    for p in inspect.signature(fn).parameters.values():
+        fi = p.default
+        if _is_field_info(fi) and not fi.is_required():
+            out[p.name] = functools.partial(fi.get_default, call_default_factory=True)
+    return out
 
 
 def output_schema(fn: Callable[..., Any]) -> Optional[Dict[str, Any]]:
@@ -196,7 +320,8 @@ def param_types(fn: Callable[..., Any], names: List[str]) -> Dict[str, Any]:
 
 
 def _needs_coercion(tp: Any) -> bool:
-    if _is_dataclass(tp) or _is_pydantic(tp):
+    tp = _strip(tp)
+    if _is_dataclass(tp) or _is_pydantic(tp) or _is_enum(tp):
         return True
     if typing.get_origin(tp) in _UNION_TYPES:
         return any(_needs_coercion(a) for a in typing.get_args(tp))
@@ -204,9 +329,14 @@ def _needs_coercion(tp: Any) -> bool:
 
 
 def coerce(tp: Any, value: Any) -> Any:
-    """A JSON argument as ``tp``: a dataclass or pydantic model is built from its dict."""
+    """A JSON argument as ``tp``: a dataclass or pydantic model is built from its dict, an
+    ``Enum`` member found by its value. Raises ``ValueError``/``TypeError`` (pydantic's
+    ``ValidationError`` is a ``ValueError``) for a value the type refuses."""
+    tp = _strip(tp)
     if value is None:
         return None
+    if _is_enum(tp):
+        return tp(value)
     if _is_pydantic(tp):
         return tp.model_validate(value)
     if _is_dataclass(tp) and isinstance(value, dict):
@@ -217,6 +347,26 @@ def coerce(tp: Any, value: Any) -> Any:
         if len(options) == 1:
             return coerce(options[0], value)
     return value
+
+
+def describe_failure(param: str, e: BaseException) -> str:
+    """Why ``coerce`` refused the argument ``param``, as core words schema failures: one
+    ``location: message`` per problem (pydantic's errors, without their documentation links),
+    at most 5, joined by ``; ``."""
+    errors = getattr(e, "errors", None)
+    items: Any = None
+    if callable(errors):
+        try:
+            items = errors(include_url=False)
+        except Exception:
+            items = None
+    if isinstance(items, list) and items:
+        parts = []
+        for item in items[:5]:
+            loc = ".".join(str(p) for p in (param, *item.get("loc", ())))
+            parts.append(f"{loc}: {item.get('msg', 'invalid value')}")
+        return "; ".join(parts)
+    return f"{param}: {e}"
 
 
 def to_json(value: Any) -> Any:

@@ -17,11 +17,13 @@ from typing import (
     Sequence,
     Set,
     Tuple,
+    Type,
     TypeVar,
     Union,
 )
 
 from . import _native
+from ._opening import Opening
 from .errors import McpError
 from .tasks import Task
 
@@ -30,7 +32,7 @@ logger = logging.getLogger("mcpcore")
 #: A client callback: takes the request's params, returns its result (sync or async).
 Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, Any]]]]
 
-__all__ = ["AppResource", "Client", "Subscription", "ui_resource_uri"]
+__all__ = ["AppResource", "Client", "Opening", "Subscription", "ui_resource_uri"]
 
 
 #: The callback slots: the short name used by ``declare=`` and the request method it answers.
@@ -103,6 +105,7 @@ Listener = Callable[..., Any]
 _tasks: Set["asyncio.Task[Any]"] = set()
 
 _F = TypeVar("_F", bound=Callback)
+_C = TypeVar("_C", bound="Client")
 
 
 def _deliverer(fn: Listener) -> Callable[..., None]:
@@ -312,8 +315,8 @@ class Client:
         return self._register("roots", fn)
 
     @classmethod
-    async def connect_stdio(
-        cls,
+    def connect_stdio(
+        cls: Type[_C],
         argv: Sequence[str],
         *,
         mode: str = "auto",
@@ -323,18 +326,24 @@ class Client:
         on_roots: Optional[Callback] = None,
         on_notification: Optional[Listener] = None,
         declare: Sequence[str] = (),
-    ) -> "Client":
-        """Spawn ``argv`` and connect over its stdin/stdout."""
-        slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
-        hub = _hub(on_notification)
-        native = await _native.NativeClient.connect_stdio(
-            list(argv), mode, options, handlers, hub, asyncio.get_running_loop()
-        )
-        return cls(native, slots, hub)
+    ) -> Opening[_C]:
+        """Spawn ``argv`` and connect over its stdin/stdout: ``async with
+        Client.connect_stdio(argv) as client:`` (closed on exit) or ``client = await
+        Client.connect_stdio(argv)`` (then ``await client.close()``)."""
+
+        async def start() -> _C:
+            slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
+            hub = _hub(on_notification)
+            native = await _native.NativeClient.connect_stdio(
+                list(argv), mode, options, handlers, hub, asyncio.get_running_loop()
+            )
+            return cls(native, slots, hub)
+
+        return Opening(start)
 
     @classmethod
-    async def connect_http(
-        cls,
+    def connect_http(
+        cls: Type[_C],
         url: str,
         *,
         mode: str = "auto",
@@ -347,7 +356,7 @@ class Client:
         headers: Optional[Dict[str, str]] = None,
         http: Optional[Dict[str, Any]] = None,
         on_authorize: Optional[Authorize] = None,
-    ) -> "Client":
+    ) -> Opening[_C]:
         """Connect to a Streamable HTTP endpoint (``http://host:port/mcp``).
 
         ``headers`` go on every request (e.g. ``{"Authorization": "Bearer …"}``); ``http`` is
@@ -357,23 +366,29 @@ class Client:
         show the URL to the user and return the URL the authorization server redirected to,
         with its ``code`` and ``state``. Without it core fetches the authorization URL itself
         and takes the redirect (servers that approve without a user). A callback that raises
-        makes the connect fail with a :class:`McpcoreError`."""
-        if on_authorize is not None and not callable(on_authorize):
-            raise TypeError("on_authorize must be callable")
-        slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
-        hub = _hub(on_notification)
-        native = await _native.NativeClient.connect_http(
-            url,
-            mode,
-            options,
-            handlers,
-            hub,
-            asyncio.get_running_loop(),
-            http=http,
-            headers=headers,
-            on_authorize=None if on_authorize is None else _authorizer(on_authorize),
-        )
-        return cls(native, slots, hub)
+        makes the connect fail with a :class:`McpcoreError`.
+
+        Awaitable and an async context manager, as :meth:`connect_stdio`."""
+
+        async def start() -> _C:
+            if on_authorize is not None and not callable(on_authorize):
+                raise TypeError("on_authorize must be callable")
+            slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
+            hub = _hub(on_notification)
+            native = await _native.NativeClient.connect_http(
+                url,
+                mode,
+                options,
+                handlers,
+                hub,
+                asyncio.get_running_loop(),
+                http=http,
+                headers=headers,
+                on_authorize=None if on_authorize is None else _authorizer(on_authorize),
+            )
+            return cls(native, slots, hub)
+
+        return Opening(start)
 
     async def __aenter__(self) -> "Client":
         return self

@@ -15,7 +15,15 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _native
-from ._schema import coerce, first_paragraph, function_schema, param_types
+from ._opening import Opening
+from ._schema import (
+    coerce,
+    describe_failure,
+    field_defaults,
+    first_paragraph,
+    function_schema,
+    param_types,
+)
 from ._schema import output_schema as derived_output
 from .errors import InputRequired, McpError, ToolError
 from .results import (
@@ -250,6 +258,14 @@ def _is_context(param: inspect.Parameter, annotation: Any) -> bool:
     return annotation is Context or annotation == "Context"
 
 
+class _InvalidArguments(Exception):
+    """An argument its parameter's type refused (see :func:`describe_failure`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class _Entry:
     """One registered function and how to call it."""
 
@@ -271,6 +287,7 @@ class _Entry:
         self.shape = shape
         self.types = types or {}
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.fills = field_defaults(fn)
         self.var_kw = any(
             p.kind is inspect.Parameter.VAR_KEYWORD
             for p in inspect.signature(fn).parameters.values()
@@ -283,9 +300,15 @@ class _Entry:
     def _kwargs(self, ctx: Context, params: Any) -> Dict[str, Any]:
         args = params if isinstance(params, dict) else {}
         kwargs = {k: v for k, v in args.items() if self.var_kw or k in self.params}
+        for name, default in self.fills.items():
+            if name not in kwargs:
+                kwargs[name] = default()
         for name, tp in self.types.items():
             if name in kwargs:
-                kwargs[name] = coerce(tp, kwargs[name])
+                try:
+                    kwargs[name] = coerce(tp, kwargs[name])
+                except (ValueError, TypeError) as e:  # pydantic's ValidationError is a ValueError
+                    raise _InvalidArguments(describe_failure(name, e)) from e
         for name in self.ctx_params:
             kwargs[name] = ctx
         return kwargs
@@ -331,7 +354,11 @@ class _Entry:
             self._ok(responder, result)
 
     def _fail(self, responder: _native.Responder, e: BaseException) -> None:
-        if isinstance(e, McpError):
+        if isinstance(e, _InvalidArguments) and self.kind == "tool":
+            # Core's isError result for arguments the schema let through but the parameter's
+            # type refuses (TOOL-07): the same wording as core's schema failures.
+            responder.invalid_arguments(self.label(), e.reason)
+        elif isinstance(e, McpError):
             responder.error(e.code, e.message, e.data)
         elif isinstance(e, ToolError):
             if self.kind == "tool":
@@ -508,7 +535,12 @@ class Server:
         def register(fn: F) -> F:
             schema, names, ctx = self._signature(fn)
             required = set(schema.get("required", []))
+            props = schema.get("properties", {})
             args = [{"name": n, "required": n in required} for n in names]
+            for a in args:  # an Annotated[str, "…"] / Field(description=…) describes it
+                desc_n = props.get(a["name"], {}).get("description")
+                if isinstance(desc_n, str):
+                    a["description"] = desc_n
             if arguments is not None:
                 args = list(arguments)
                 names = [str(a["name"]) for a in args]
@@ -697,17 +729,23 @@ class Server:
 
         asyncio.run(main())
 
-    async def serve_http(
+    def serve_http(
         self, host: str = "127.0.0.1", port: int = 0, *, options: Optional[Dict[str, Any]] = None
-    ) -> HttpHandle:
-        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port).
+    ) -> Opening[HttpHandle]:
+        """Serve Streamable HTTP at ``http://host:port/mcp`` (port 0 picks a free port):
+        ``async with server.serve_http() as handle:`` (closed on exit) or ``handle = await
+        server.serve_http()`` (then ``await handle.close()``).
 
         ``options`` is core's ``HttpOptions`` JSON shape (``{"maxSessions": 100}``, …)."""
-        native = self._build(asyncio.get_running_loop())
-        handle = HttpHandle(await native.serve_http(host, port, options))
-        self._serving.append(native)
-        handle._on_close = lambda: self._serving.remove(native)
-        return handle
+
+        async def start() -> HttpHandle:
+            native = self._build(asyncio.get_running_loop())
+            handle = HttpHandle(await native.serve_http(host, port, options))
+            self._serving.append(native)
+            handle._on_close = lambda: self._serving.remove(native)
+            return handle
+
+        return Opening(start)
 
     # ---- list changes ----
 

@@ -99,9 +99,14 @@ class Client:
 
     @classmethod
     def _connect(cls, connect: Any, *args: Any, **kwargs: Any) -> "Client":
+        async def start() -> _client.Client:
+            # On the runner's loop: the connect captures the loop it runs on.
+            client: _client.Client = await connect(*args, **kwargs)
+            return client
+
         runner = _LoopThread()
         try:
-            inner = runner.run(connect(*args, **kwargs))
+            inner = runner.run(start())
         except BaseException:
             runner.stop()
             raise
