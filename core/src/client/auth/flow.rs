@@ -14,7 +14,7 @@ use super::options::{AuthHooks, GrantKind, OAuthOptions};
 use super::store::{
     AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore, Tokens,
 };
-use super::util::{form, pkce_pair, query_pairs, random_b64, Url};
+use super::util::{form, is_loopback, pkce_pair, query_pairs, random_b64, Url};
 use crate::client::HttpClientOptions;
 
 /// The OAuth client of one HTTP transport (one MCP server URL).
@@ -68,6 +68,7 @@ impl Authorizer {
         } else {
             None
         };
+        let fetch = Fetcher::new(http.clone(), opts.allow_insecure_http);
         Ok(Arc::new(Self {
             server: server.to_owned(),
             opts,
@@ -76,7 +77,7 @@ impl Authorizer {
                 .clone()
                 .unwrap_or_else(|| Arc::new(HeadlessBrowser::default())),
             store,
-            fetch: Fetcher::new(http.clone()),
+            fetch,
             flow: tokio::sync::Mutex::new(Vec::new()),
             current: Mutex::new(current),
             assertion_key,
@@ -157,9 +158,9 @@ impl Authorizer {
             return Ok(());
         }
         let hinted = t.challenge.and_then(|c| c.param("resource_metadata"));
-        let prm = discover_prm(&self.fetch, &self.server, hinted).await?;
-        let issuer = prm.authorization_servers[0].clone();
-        let meta = discover_as(&self.fetch, &issuer).await?;
+        let prm = discover_prm(&self.fetch, &self.server, hinted, &self.opts).await?;
+        let issuer = self.choose_issuer(&prm)?;
+        let meta = discover_as(&self.fetch, issuer, self.opts.allow_insecure_http).await?;
         let held = self.store.tokens(&self.server);
         let held = match held {
             // AUTH-09: tokens of another authorization server are never presented to this one.
@@ -220,6 +221,41 @@ impl Authorizer {
         Ok(())
     }
 
+    /// The authorization server to use among those the PRM lists: the first one the options
+    /// trust (`auth.issuer`, `auth.allowedIssuers`). Static credentials go to no other one
+    /// (AUTH-09: the resource, not the user, would otherwise pick where the secret is sent),
+    /// so then nothing is contacted; a client without them follows the PRM's first entry
+    /// (the MCP discovery, AUTH-01).
+    fn choose_issuer<'p>(&self, prm: &'p ResourceMetadata) -> Result<&'p str, AuthError> {
+        let servers = &prm.authorization_servers;
+        if let Some(i) = servers.iter().find(|s| self.opts.trusts_issuer(s)) {
+            return Ok(i);
+        }
+        if self.opts.has_static_credentials() && !self.opts.allow_any_issuer {
+            let named = servers
+                .iter()
+                .take(4)
+                .map(|s| format!("{:?}", s.chars().take(200).collect::<String>()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(AuthError::new(
+                AuthErrorKind::UntrustedIssuer,
+                format!(
+                    "the resource names the authorization server(s) {named}, not the issuer the \
+                     configured credentials belong to (auth.issuer / auth.allowedIssuers); \
+                     nothing was sent to them"
+                ),
+            ));
+        }
+        // `parse_prm` refuses an empty list.
+        servers.first().map(String::as_str).ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::ResourceMetadata,
+                "protected resource metadata: `authorization_servers` is empty",
+            )
+        })
+    }
+
     /// Client credentials for `meta.issuer` (AUTH-08 order, AUTH-09 keyed by issuer).
     async fn client_for(
         &self,
@@ -233,7 +269,7 @@ impl Authorizer {
             .opts
             .client_id
             .as_ref()
-            .filter(|_| self.opts.issuer.as_deref().is_none_or(|i| i == meta.issuer));
+            .filter(|_| self.opts.names_no_issuer() || self.opts.trusts_issuer(&meta.issuer));
         let c = if let Some(id) = pre {
             ClientInfo {
                 client_id: id.clone(),
@@ -395,17 +431,8 @@ fn header_value(t: &Tokens) -> String {
 }
 
 fn application_type(redirect: &str) -> &'static str {
-    let host = Url::parse(redirect)
-        .map(|u| u.authority)
-        .unwrap_or_default();
-    let host = host.rsplit_once(':').map_or(host.as_str(), |(h, p)| {
-        if p.chars().all(|c| c.is_ascii_digit()) {
-            h
-        } else {
-            host.as_str()
-        }
-    });
-    if matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
+    let loopback = Url::parse(redirect).is_ok_and(|u| is_loopback(&u.authority));
+    if loopback {
         "native"
     } else {
         "web"
@@ -665,5 +692,85 @@ mod tests {
         o.max_auth_rounds = 3;
         o.grant = GrantKind::JwtBearer;
         assert!(o.check().is_err(), "jwtBearer without an assertion");
+    }
+
+    /// AUTH-09: static credentials need the issuer they belong to (or an allow-list, or the
+    /// explicit opt-out); issuers and the IdP endpoint are https or loopback.
+    #[test]
+    fn static_credentials_need_their_issuer() {
+        let secret = |f: fn(&mut OAuthOptions)| {
+            let mut o = OAuthOptions::default();
+            f(&mut o);
+            o
+        };
+        for o in [
+            secret(|o| o.client_secret = Some("s".into())),
+            secret(|o| o.private_key_pem = Some("k".into())),
+            secret(|o| {
+                o.grant = GrantKind::JwtBearer;
+                o.assertion = Some("a".into());
+            }),
+            secret(|o| o.idp_id_token = Some("t".into())),
+        ] {
+            let e = o.check().unwrap_err();
+            assert!(e.contains("auth.issuer"), "{e}");
+            assert!(!e.contains("\"s\""), "{e}");
+            let mut pinned = o.clone();
+            pinned.issuer = Some("https://as.example".into());
+            assert!(pinned.check().is_ok());
+            let mut listed = o.clone();
+            listed.allowed_issuers = vec!["https://as.example/t1".into()];
+            assert!(listed.check().is_ok());
+            let mut any = o;
+            any.allow_any_issuer = true;
+            assert!(any.check().is_ok());
+        }
+        // A public client (an id, no secret) follows the resource's metadata.
+        let public = secret(|o| o.client_id = Some("pub".into()));
+        assert!(public.check().is_ok());
+        let mut o = OAuthOptions::default();
+        o.issuer = Some("http://as.example".into());
+        assert!(o.check().unwrap_err().contains("allowInsecureHttp"));
+        o.issuer = Some("http://127.0.0.1:9/as".into());
+        assert!(o.check().is_ok());
+        o.idp_token_endpoint = Some("http://idp.example/token".into());
+        assert!(o.check().is_err());
+        o.allow_insecure_http = true;
+        assert!(o.check().is_ok());
+        o.allowed_metadata_origins = vec!["https://meta.example/path".into()];
+        assert!(o.check().is_err(), "an origin has no path");
+        o.allowed_metadata_origins = vec!["https://meta.example".into()];
+        assert!(o.check().is_ok());
+    }
+
+    /// The PRM's first trusted issuer is chosen; with static credentials an untrusted list is
+    /// refused, without them the first entry is followed.
+    #[test]
+    fn issuer_choice_follows_the_trust_options() {
+        let mut o = OAuthOptions::default();
+        o.issuer = Some("https://good".into());
+        o.client_secret = Some("s".into());
+        let a = Authorizer::new(
+            "http://127.0.0.1:1/mcp",
+            o,
+            &AuthHooks::default(),
+            &Default::default(),
+        )
+        .unwrap();
+        let mut p = prm(None);
+        p.authorization_servers = vec!["https://evil".into(), "https://good".into()];
+        assert_eq!(a.choose_issuer(&p).unwrap(), "https://good");
+        p.authorization_servers = vec!["https://evil".into()];
+        let e = a.choose_issuer(&p).unwrap_err();
+        assert_eq!(e.kind(), AuthErrorKind::UntrustedIssuer);
+        assert!(e.message().contains("https://evil") && !e.message().contains("\"s\""));
+        let public = Authorizer::new(
+            "http://127.0.0.1:1/mcp",
+            OAuthOptions::default(),
+            &AuthHooks::default(),
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(public.choose_issuer(&p).unwrap(), "https://evil");
     }
 }
