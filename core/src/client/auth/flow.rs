@@ -728,8 +728,10 @@ mod tests {
         // A public client (an id, no secret) follows the resource's metadata.
         let public = secret(|o| o.client_id = Some("pub".into()));
         assert!(public.check().is_ok());
-        let mut o = OAuthOptions::default();
-        o.issuer = Some("http://as.example".into());
+        let mut o = OAuthOptions {
+            issuer: Some("http://as.example".into()),
+            ..Default::default()
+        };
         assert!(o.check().unwrap_err().contains("allowInsecureHttp"));
         o.issuer = Some("http://127.0.0.1:9/as".into());
         assert!(o.check().is_ok());
@@ -747,9 +749,11 @@ mod tests {
     /// refused, without them the first entry is followed.
     #[test]
     fn issuer_choice_follows_the_trust_options() {
-        let mut o = OAuthOptions::default();
-        o.issuer = Some("https://good".into());
-        o.client_secret = Some("s".into());
+        let o = OAuthOptions {
+            issuer: Some("https://good".into()),
+            client_secret: Some("s".into()),
+            ..Default::default()
+        };
         let a = Authorizer::new(
             "http://127.0.0.1:1/mcp",
             o,

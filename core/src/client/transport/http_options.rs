@@ -228,15 +228,19 @@ mod tests {
     /// secret; it still shows what is configured.
     #[test]
     fn debug_redacts_secrets() {
-        let mut auth = crate::client::auth::OAuthOptions::default();
-        auth.client_id = Some("visible-client".into());
-        auth.client_secret = Some("secret-client-value".into());
-        auth.private_key_pem = Some("secret-private-key-pem".into());
-        auth.assertion = Some("secret-assertion-jwt".into());
-        auth.idp_id_token = Some("secret-idp-id-token".into());
-        let mut tls = ClientTls::default();
-        tls.key_pem = Some("secret-tls-key-pem".into());
-        tls.key_file = Some("/visible/key.pem".into());
+        let auth = crate::client::auth::OAuthOptions {
+            client_id: Some("visible-client".into()),
+            client_secret: Some("secret-client-value".into()),
+            private_key_pem: Some("secret-private-key-pem".into()),
+            assertion: Some("secret-assertion-jwt".into()),
+            idp_id_token: Some("secret-idp-id-token".into()),
+            ..Default::default()
+        };
+        let tls = ClientTls {
+            key_pem: Some("secret-tls-key-pem".into()),
+            key_file: Some("/visible/key.pem".into()),
+            ..Default::default()
+        };
         let mut o = HttpClientOptions::default()
             .header("Authorization", "Bearer secret-header-token")
             .header("X-Api-Key", "secret-api-key");
