@@ -220,8 +220,10 @@ pub extern "C" fn mcp_client_connect_stdio(
 ///                      `clientName`, `grant` (`authorizationCode`, `clientCredentials`,
 ///                      `jwtBearer`, `identityAssertion`), `requestOfflineAccess`,
 ///                      `maxAuthRounds`, `privateKeyPem`, `signingAlgorithm`, `assertion`,
-///                      `idpTokenEndpoint`, `idpIdToken`, `idpClientId`, `dpop`; the browser
-///                      step is `mcp_client_builder_on_authorize`).
+///                      `idpTokenEndpoint`, `idpIdToken`, `idpClientId`, `dpop`,
+///                      `allowedIssuers`, `allowAnyIssuer`, `allowedMetadataOrigins`,
+///                      `allowInsecureHttp`; a secret, key or assertion needs `issuer` or
+///                      `allowedIssuers`; the browser step is `mcp_client_builder_on_authorize`).
 /// @param options_len   length of `options_json`.
 /// @param client_out    receives the client on success.
 /// @param error_out     optional detailed error.

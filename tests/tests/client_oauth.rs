@@ -266,6 +266,11 @@ async fn connect(url: &str, o: HttpClientOptions) -> Result<Client, ClientError>
         .expect("bounded")
 }
 
+/// The scripted authorization server's issuer: the server's origin.
+fn issuer(f: &Fixture) -> String {
+    f.server.url.trim_end_matches("/mcp").to_owned()
+}
+
 fn requests_to(f: &Fixture, path: &str) -> Vec<Req> {
     f.server
         .requests()
@@ -462,6 +467,7 @@ async fn hostile_token_endpoints_get_precise_secret_free_errors() {
         let mut o = oauth();
         o.client_id = Some("pre".into());
         o.client_secret = Some(SECRET.into());
+        o.issuer = Some(issuer(&f));
         let e = connect(&f.server.url, options(o)).await.expect_err(name);
         assert_eq!(auth_kind(&e), kind, "{name}: {e}");
         let shown = format!("{e} {e:?}");
@@ -490,6 +496,7 @@ async fn a_malformed_challenge_is_a_precise_error() {
 async fn bad_auth_options_are_invalid_arguments() {
     let s = Scripted::start(legacy).await;
     let mut o = oauth();
+    o.issuer = Some(s.url.trim_end_matches("/mcp").to_owned());
     o.private_key_pem =
         Some("-----BEGIN PRIVATE KEY-----\nbm90LWEta2V5\n-----END PRIVATE KEY-----".into());
     let e = connect(&s.url, options(o)).await.expect_err("refused");
@@ -586,6 +593,7 @@ async fn secrets_never_reach_the_logs() {
     let mut o = oauth();
     o.client_id = Some("pre".into());
     o.client_secret = Some(SECRET.into());
+    o.issuer = Some(issuer(&f));
     let c = connect(&f.server.url, options(o)).await.expect("connects");
     c.call_tool("echo", json!({})).await.expect("first call");
     f.state.lock().unwrap().valid.clear();

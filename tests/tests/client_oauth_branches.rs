@@ -236,6 +236,11 @@ async fn start(cfg: Cfg) -> Fixture {
 }
 
 impl Fixture {
+    /// The issuer `<origin>/<a>` of the scripted authorization server `a`.
+    fn issuer(&self, a: &str) -> String {
+        format!("{}/{a}", self.server.url.trim_end_matches("/mcp"))
+    }
+
     fn to(&self, p: &str) -> Vec<Req> {
         self.server
             .requests()
@@ -399,16 +404,17 @@ async fn a_new_authorization_server_gets_a_new_registration() {
     c.close().await;
 }
 
-/// AUTH-09: pre-registered credentials bound to one issuer (`auth.issuer`) are used there only;
-/// when the PRM names another authorization server the client registers with it instead.
+/// AUTH-09: pre-registered credentials bound to one issuer (`auth.issuer`) are used there only.
+/// When the PRM then names another authorization server, the call fails with
+/// `UntrustedIssuer` naming it, and that server receives nothing at all (not even a metadata
+/// request): the MCP server does not get to choose where the secret goes.
 #[tokio::test]
 async fn pre_registered_credentials_stay_with_their_issuer() {
     let f = start(Cfg::default()).await;
-    let base = f.server.url.trim_end_matches("/mcp").to_owned();
     let mut o = oauth();
     o.client_id = Some("pre-id".into());
     o.client_secret = Some("pre-secret".into());
-    o.issuer = Some(format!("{base}/as1"));
+    o.issuer = Some(f.issuer("as1"));
     let c = connect(&f.server.url, options(o)).await.expect("connects");
     c.call_tool("echo", json!({})).await.expect("via as1");
     assert!(f.to("/as1/register").is_empty(), "pre-registered at as1");
@@ -422,21 +428,46 @@ async fn pre_registered_credentials_stay_with_their_issuer() {
         s.current = "as2".into();
         s.valid.clear();
     }
+    let e = c
+        .call_tool("echo", json!({}))
+        .await
+        .expect_err("as2 refused");
+    c.close().await;
+    assert_eq!(auth_kind(&e), AuthErrorKind::UntrustedIssuer, "{e}");
+    let shown = format!("{e} {e:?}");
+    assert!(
+        shown.contains(&f.issuer("as2")),
+        "names the server: {shown}"
+    );
+    assert!(!shown.contains("pre-secret"), "{shown}");
+    let to_as2: Vec<Req> = f
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| path(r).contains("as2"))
+        .collect();
+    assert!(to_as2.is_empty(), "as2 was contacted: {:?}", to_as2.len());
+}
+
+/// A pre-registered public client (an id, no secret) bound to one issuer follows the PRM to
+/// another authorization server by registering there (AUTH-08/09: MCP discovery); its id is not
+/// sent there.
+#[tokio::test]
+async fn a_public_client_follows_the_prm_to_a_new_server() {
+    let f = start(Cfg::default()).await;
+    f.state.lock().unwrap().current = "as2".into();
+    let mut o = oauth();
+    o.client_id = Some("pre-id".into());
+    o.issuer = Some(f.issuer("as1"));
+    let c = connect(&f.server.url, options(o)).await.expect("connects");
     c.call_tool("echo", json!({})).await.expect("via as2");
     c.close().await;
-    assert_eq!(
-        f.to("/as2/register").len(),
-        1,
-        "registered with the new server"
-    );
+    assert_eq!(f.to("/as2/register").len(), 1, "registered with as2");
     let auth = f.to("/as2/authorize");
     assert_eq!(get(&form(&auth[0].target), "client_id"), Some("client-as2"));
     for r in f.to("/as2/token").iter().chain(&auth) {
         let all = format!("{} {} {}", r.raw_head, r.target, r.text);
-        assert!(
-            !all.contains("pre-id") && !all.contains(&pre) && !all.contains("pre-secret"),
-            "{all}"
-        );
+        assert!(!all.contains("pre-id"), "{all}");
     }
 }
 
@@ -487,6 +518,7 @@ async fn client_credentials_with_client_secret_basic() {
     o.grant = GrantKind::ClientCredentials;
     o.client_id = Some("svc:1".into());
     o.client_secret = Some("p@ss w/+".into());
+    o.issuer = Some(f.issuer("as1"));
     let c = connect(&f.server.url, options(o)).await.expect("connects");
     c.call_tool("echo", json!({})).await.expect("authorized");
     assert!(f.to("/as1/authorize").is_empty() && f.to("/as1/register").is_empty());
@@ -539,6 +571,7 @@ async fn client_credentials_with_private_key_jwt() {
         o.grant = GrantKind::ClientCredentials;
         o.client_id = Some("svc-jwt".into());
         o.private_key_pem = Some(pem.clone());
+        o.issuer = Some(f.issuer("as1"));
         let c = connect(&f.server.url, options(o)).await.expect("connects");
         c.call_tool("echo", json!({})).await.expect("authorized");
         f.state.lock().unwrap().valid.clear();

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use super::error::{AuthError, AuthErrorKind};
 use super::fetch::Fetcher;
-use super::util::{as_metadata_urls, prm_urls, resource_covers, Url};
+use super::options::OAuthOptions;
+use super::util::{as_metadata_urls, prm_urls, require_secure, resource_covers, Url};
 
 /// The parts of a Protected Resource Metadata document the flow uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,14 +143,49 @@ pub(crate) fn parse_as(m: &Map<String, Value>, issuer: &str) -> Result<ServerMet
     })
 }
 
+/// Check the challenge's `resource_metadata` URL before anything is fetched from it: the
+/// server supplies it, so it must be https (or loopback http) and on the MCP server's own
+/// origin unless `auth.allowedMetadataOrigins` names its origin (RFC 9728 §5.1, §7.3): a
+/// resource must not steer the client to arbitrary hosts.
+pub(crate) fn check_hinted(
+    hinted: &str,
+    server: &Url,
+    opts: &OAuthOptions,
+) -> Result<(), AuthError> {
+    let kind = AuthErrorKind::ResourceMetadata;
+    let what = "the challenge's resource_metadata URL";
+    let h = require_secure(hinted, opts.allow_insecure_http, kind, what)?;
+    let origin = h.origin();
+    let allowed = origin == server.origin()
+        || opts
+            .allowed_metadata_origins
+            .iter()
+            .any(|o| Url::parse(o).is_ok_and(|u| u.origin() == origin));
+    if !allowed {
+        return Err(AuthError::new(
+            kind,
+            format!(
+                "{what} is on {origin:?}, not the MCP server's origin {:?} (auth.allowedMetadataOrigins allows it)",
+                server.origin()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Find the PRM: the challenge's `resource_metadata` first, then the well-known URIs in order
-/// (AUTH-01). The last failure is reported when none works; a resource mismatch is final.
+/// (AUTH-01). The last failure is reported when none works; a resource mismatch is final, and
+/// so is a refused `resource_metadata` URL.
 pub(crate) async fn discover_prm(
     f: &Fetcher,
     server: &str,
     hinted: Option<&str>,
+    opts: &OAuthOptions,
 ) -> Result<ResourceMetadata, AuthError> {
     let s = Url::parse(server)?;
+    if let Some(h) = hinted {
+        check_hinted(h, &s, opts)?;
+    }
     let mut urls: Vec<String> = hinted.map(str::to_owned).into_iter().collect();
     urls.extend(prm_urls(&s));
     let mut last = AuthError::new(AuthErrorKind::ResourceMetadata, "no PRM location");
@@ -173,11 +209,37 @@ pub(crate) async fn discover_prm(
     Err(last)
 }
 
+/// The endpoints of `meta` carry codes, secrets and tokens: https, or http to a loopback host
+/// unless `allow_http` (OAuth 2.1 §1.5). Checked before any of them is used.
+pub(crate) fn check_endpoints(meta: &ServerMetadata, allow_http: bool) -> Result<(), AuthError> {
+    let kind = AuthErrorKind::ServerMetadata;
+    let named = [
+        ("token_endpoint", Some(&meta.token_endpoint)),
+        (
+            "authorization_endpoint",
+            meta.authorization_endpoint.as_ref(),
+        ),
+        ("registration_endpoint", meta.registration_endpoint.as_ref()),
+    ];
+    for (k, v) in named {
+        if let Some(u) = v {
+            let what = format!("authorization server metadata: `{k}`");
+            require_secure(u, allow_http, kind, &what)?;
+        }
+    }
+    Ok(())
+}
+
 /// Find and validate the metadata of `issuer` (AUTH-03). A document whose `issuer` differs is
 /// discarded (not used, not tried further: the next location would be for the same issuer).
-pub(crate) async fn discover_as(f: &Fetcher, issuer: &str) -> Result<ServerMetadata, AuthError> {
-    let i = Url::parse(issuer)
-        .map_err(|e| AuthError::new(AuthErrorKind::ServerMetadata, e.message().to_owned()))?;
+/// The issuer and the endpoints must be https or loopback (unless `allow_http`).
+pub(crate) async fn discover_as(
+    f: &Fetcher,
+    issuer: &str,
+    allow_http: bool,
+) -> Result<ServerMetadata, AuthError> {
+    let kind = AuthErrorKind::ServerMetadata;
+    let i = require_secure(issuer, allow_http, kind, "the authorization server")?;
     let mut last = AuthError::new(AuthErrorKind::ServerMetadata, "no metadata location");
     for u in as_metadata_urls(&i) {
         match fetch_json(
@@ -188,7 +250,11 @@ pub(crate) async fn discover_as(f: &Fetcher, issuer: &str) -> Result<ServerMetad
         )
         .await
         {
-            Ok(m) => return parse_as(&m, issuer),
+            Ok(m) => {
+                let meta = parse_as(&m, issuer)?;
+                check_endpoints(&meta, allow_http)?;
+                return Ok(meta);
+            }
             Err(e) => last = e,
         }
     }
@@ -262,6 +328,53 @@ mod tests {
                 "{v}"
             );
         }
+    }
+
+    /// OAuth 2.1 §1.5: endpoints off loopback must be https unless plain http is allowed.
+    #[test]
+    fn endpoints_must_be_https_off_loopback() {
+        let mut m = ServerMetadata {
+            issuer: "https://as.example".into(),
+            token_endpoint: "https://as.example/token".into(),
+            authorization_endpoint: Some("http://127.0.0.1:9/authorize".into()),
+            ..Default::default()
+        };
+        assert!(check_endpoints(&m, false).is_ok());
+        m.registration_endpoint = Some("http://as.example/register".into());
+        let e = check_endpoints(&m, false).unwrap_err();
+        assert_eq!(e.kind(), AuthErrorKind::ServerMetadata);
+        assert!(e.message().contains("registration_endpoint"), "{e}");
+        assert!(check_endpoints(&m, true).is_ok());
+        m.registration_endpoint = None;
+        m.token_endpoint = "http://as.example/token".into();
+        assert!(check_endpoints(&m, false).is_err());
+    }
+
+    /// RFC 9728 §5.1: a challenge's metadata URL is same-origin and https-or-loopback unless
+    /// the options allow its origin.
+    #[test]
+    fn hinted_metadata_url_is_same_origin_and_secure() {
+        let server = Url::parse("http://127.0.0.1:8/mcp").unwrap();
+        let mut o = OAuthOptions::default();
+        let same = "http://127.0.0.1:8/.well-known/oauth-protected-resource/mcp";
+        assert!(check_hinted(same, &server, &o).is_ok());
+        for bad in [
+            "http://127.0.0.1:9/.well-known/oauth-protected-resource",
+            "https://example.com/.well-known/oauth-protected-resource",
+            "http://example.com/prm",
+            "file:///etc/passwd",
+        ] {
+            let e = check_hinted(bad, &server, &o).unwrap_err();
+            assert_eq!(e.kind(), AuthErrorKind::ResourceMetadata, "{bad}");
+        }
+        o.allowed_metadata_origins = vec!["http://127.0.0.1:9".into(), "http://example.com".into()];
+        assert!(check_hinted("http://127.0.0.1:9/prm", &server, &o).is_ok());
+        assert!(
+            check_hinted("http://example.com/prm", &server, &o).is_err(),
+            "an allowed origin still needs https off loopback"
+        );
+        o.allow_insecure_http = true;
+        assert!(check_hinted("http://example.com/prm", &server, &o).is_ok());
     }
 
     #[test]

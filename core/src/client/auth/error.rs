@@ -14,6 +14,9 @@ pub enum AuthErrorKind {
     /// No usable authorization-server metadata, or its `issuer` is not the expected one
     /// (AUTH-03).
     ServerMetadata,
+    /// The resource names only authorization servers the configured static credentials do not
+    /// belong to (`auth.issuer`, `auth.allowedIssuers`; AUTH-09); nothing was sent to them.
+    UntrustedIssuer,
     /// The authorization server does not advertise PKCE `S256` (AUTH-04).
     PkceUnsupported,
     /// No way to obtain client credentials (AUTH-08).

@@ -10,6 +10,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 use super::error::{AuthError, AuthErrorKind};
+use super::util::is_loopback;
 use crate::client::transport::http_options::HttpClientOptions;
 use crate::client::transport::pool::{Hold, Pool};
 
@@ -55,13 +56,16 @@ impl Fetched {
 #[derive(Clone)]
 pub(crate) struct Fetcher {
     opts: HttpClientOptions,
+    /// `auth.allowInsecureHttp`: plain http off loopback is fetched too.
+    allow_http: bool,
 }
 
 impl Fetcher {
-    pub(crate) fn new(mut opts: HttpClientOptions) -> Self {
+    /// A fetcher with the transport's settings; `allow_http` is `auth.allowInsecureHttp`.
+    pub(crate) fn new(mut opts: HttpClientOptions, allow_http: bool) -> Self {
         opts.headers.clear();
         opts.max_connections = opts.max_connections.max(2);
-        Self { opts }
+        Self { opts, allow_http }
     }
 
     pub(crate) async fn get(&self, url: &str) -> Result<Fetched, AuthError> {
@@ -107,6 +111,15 @@ impl Fetcher {
         if !matches!(uri.scheme_str(), Some("http" | "https")) {
             return Err(err(format!(
                 "{shown}: only http:// and https:// URLs can be fetched"
+            )));
+        }
+        // OAuth 2.1 §1.5: what the flow exchanges (metadata, codes, secrets, tokens) travels
+        // over TLS; plain http only to a loopback host. Discovery already refused such
+        // endpoints with a precise error; this keeps every other path to the wire honest.
+        let loopback = uri.authority().is_some_and(|a| is_loopback(a.as_str()));
+        if uri.scheme_str() == Some("http") && !loopback && !self.allow_http {
+            return Err(err(format!(
+                "{shown}: plain http is refused except to a loopback host (auth.allowInsecureHttp allows it)"
             )));
         }
         let mut b = Request::builder().method(method).uri(uri.clone());

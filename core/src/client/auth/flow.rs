@@ -14,7 +14,7 @@ use super::options::{AuthHooks, GrantKind, OAuthOptions};
 use super::store::{
     AuthorizationBrowser, ClientInfo, HeadlessBrowser, MemoryTokenStore, TokenStore, Tokens,
 };
-use super::util::{form, pkce_pair, query_pairs, random_b64, Url};
+use super::util::{form, is_loopback, pkce_pair, query_pairs, random_b64, Url};
 use crate::client::HttpClientOptions;
 
 /// The OAuth client of one HTTP transport (one MCP server URL).
@@ -68,6 +68,7 @@ impl Authorizer {
         } else {
             None
         };
+        let fetch = Fetcher::new(http.clone(), opts.allow_insecure_http);
         Ok(Arc::new(Self {
             server: server.to_owned(),
             opts,
@@ -76,7 +77,7 @@ impl Authorizer {
                 .clone()
                 .unwrap_or_else(|| Arc::new(HeadlessBrowser::default())),
             store,
-            fetch: Fetcher::new(http.clone()),
+            fetch,
             flow: tokio::sync::Mutex::new(Vec::new()),
             current: Mutex::new(current),
             assertion_key,
@@ -157,9 +158,9 @@ impl Authorizer {
             return Ok(());
         }
         let hinted = t.challenge.and_then(|c| c.param("resource_metadata"));
-        let prm = discover_prm(&self.fetch, &self.server, hinted).await?;
-        let issuer = prm.authorization_servers[0].clone();
-        let meta = discover_as(&self.fetch, &issuer).await?;
+        let prm = discover_prm(&self.fetch, &self.server, hinted, &self.opts).await?;
+        let issuer = self.choose_issuer(&prm)?;
+        let meta = discover_as(&self.fetch, issuer, self.opts.allow_insecure_http).await?;
         let held = self.store.tokens(&self.server);
         let held = match held {
             // AUTH-09: tokens of another authorization server are never presented to this one.
@@ -220,6 +221,41 @@ impl Authorizer {
         Ok(())
     }
 
+    /// The authorization server to use among those the PRM lists: the first one the options
+    /// trust (`auth.issuer`, `auth.allowedIssuers`). Static credentials go to no other one
+    /// (AUTH-09: the resource, not the user, would otherwise pick where the secret is sent),
+    /// so then nothing is contacted; a client without them follows the PRM's first entry
+    /// (the MCP discovery, AUTH-01).
+    fn choose_issuer<'p>(&self, prm: &'p ResourceMetadata) -> Result<&'p str, AuthError> {
+        let servers = &prm.authorization_servers;
+        if let Some(i) = servers.iter().find(|s| self.opts.trusts_issuer(s)) {
+            return Ok(i);
+        }
+        if self.opts.has_static_credentials() && !self.opts.allow_any_issuer {
+            let named = servers
+                .iter()
+                .take(4)
+                .map(|s| format!("{:?}", s.chars().take(200).collect::<String>()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(AuthError::new(
+                AuthErrorKind::UntrustedIssuer,
+                format!(
+                    "the resource names the authorization server(s) {named}, not the issuer the \
+                     configured credentials belong to (auth.issuer / auth.allowedIssuers); \
+                     nothing was sent to them"
+                ),
+            ));
+        }
+        // `parse_prm` refuses an empty list.
+        servers.first().map(String::as_str).ok_or_else(|| {
+            AuthError::new(
+                AuthErrorKind::ResourceMetadata,
+                "protected resource metadata: `authorization_servers` is empty",
+            )
+        })
+    }
+
     /// Client credentials for `meta.issuer` (AUTH-08 order, AUTH-09 keyed by issuer).
     async fn client_for(
         &self,
@@ -233,7 +269,7 @@ impl Authorizer {
             .opts
             .client_id
             .as_ref()
-            .filter(|_| self.opts.issuer.as_deref().is_none_or(|i| i == meta.issuer));
+            .filter(|_| self.opts.names_no_issuer() || self.opts.trusts_issuer(&meta.issuer));
         let c = if let Some(id) = pre {
             ClientInfo {
                 client_id: id.clone(),
@@ -395,17 +431,8 @@ fn header_value(t: &Tokens) -> String {
 }
 
 fn application_type(redirect: &str) -> &'static str {
-    let host = Url::parse(redirect)
-        .map(|u| u.authority)
-        .unwrap_or_default();
-    let host = host.rsplit_once(':').map_or(host.as_str(), |(h, p)| {
-        if p.chars().all(|c| c.is_ascii_digit()) {
-            h
-        } else {
-            host.as_str()
-        }
-    });
-    if matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
+    let loopback = Url::parse(redirect).is_ok_and(|u| is_loopback(&u.authority));
+    if loopback {
         "native"
     } else {
         "web"
@@ -525,145 +552,5 @@ fn check_redirect(redirect: &str, state: &str, meta: &ServerMetadata) -> Result<
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::client::auth::parse_www_authenticate;
-
-    fn meta() -> ServerMetadata {
-        ServerMetadata {
-            issuer: "http://as/t".into(),
-            token_endpoint: "http://as/t/token".into(),
-            ..Default::default()
-        }
-    }
-
-    fn prm(scopes: Option<&[&str]>) -> ResourceMetadata {
-        ResourceMetadata {
-            resource: "http://h/mcp".into(),
-            authorization_servers: vec!["http://as/t".into()],
-            scopes_supported: scopes.map(|s| s.iter().map(|x| (*x).to_owned()).collect()),
-        }
-    }
-
-    fn scope(
-        status: u16,
-        header: Option<&str>,
-        p: &ResourceMetadata,
-        m: &ServerMetadata,
-        before: &[&str],
-    ) -> Option<String> {
-        let c = header.map(|h| parse_www_authenticate(h).unwrap().remove(0));
-        let t = Trigger {
-            status,
-            challenge: c.as_ref(),
-            modern: true,
-            sent: None,
-        };
-        let before: Vec<String> = before.iter().map(|s| (*s).to_owned()).collect();
-        choose_scope(&t, p, m, &before, true)
-    }
-
-    #[test]
-    fn scope_choice_follows_auth_02() {
-        let m = meta();
-        let p = prm(Some(&["a", "b"]));
-        assert_eq!(
-            scope(401, Some("Bearer scope=\"x y\""), &p, &m, &[]).as_deref(),
-            Some("x y")
-        );
-        assert_eq!(
-            scope(401, Some("Bearer realm=\"r\""), &p, &m, &[]).as_deref(),
-            Some("a b")
-        );
-        assert_eq!(scope(401, None, &prm(None), &m, &[]), None);
-        // A 403 step-up asks for the union; a 401 takes the challenge as authoritative.
-        assert_eq!(
-            scope(403, Some("Bearer scope=\"w\""), &p, &m, &["r"]).as_deref(),
-            Some("r w")
-        );
-        assert_eq!(
-            scope(401, Some("Bearer scope=\"w\""), &p, &m, &["r"]).as_deref(),
-            Some("w")
-        );
-        let mut off = meta();
-        off.scopes_supported = Some(vec!["a".into(), "offline_access".into()]);
-        assert_eq!(
-            scope(401, None, &p, &off, &[]).as_deref(),
-            Some("a b offline_access")
-        );
-    }
-
-    #[test]
-    fn token_endpoint_auth_method_choice() {
-        let with = |secret: Option<&str>, said: Option<&str>| ClientInfo {
-            client_id: "c".into(),
-            client_secret: secret.map(str::to_owned),
-            auth_method: said.map(str::to_owned),
-        };
-        let mut m = meta();
-        assert_eq!(
-            auth_method(&with(Some("s"), None), &m, false),
-            "client_secret_basic"
-        );
-        assert_eq!(auth_method(&with(None, None), &m, false), "none");
-        assert_eq!(auth_method(&with(None, None), &m, true), "private_key_jwt");
-        m.token_auth_methods = Some(vec!["client_secret_post".into()]);
-        assert_eq!(
-            auth_method(&with(Some("s"), None), &m, false),
-            "client_secret_post"
-        );
-        assert_eq!(
-            auth_method(&with(Some("s"), Some("client_secret_basic")), &m, false),
-            "client_secret_post"
-        );
-        m.token_auth_methods = Some(vec!["none".into()]);
-        assert_eq!(auth_method(&with(Some("s"), None), &m, false), "none");
-        m.token_auth_methods = Some(vec!["private_key_jwt".into()]);
-        assert_eq!(auth_method(&with(None, None), &m, true), "private_key_jwt");
-        // Without a key, `none` is taken where the server also accepts it.
-        m.token_auth_methods = Some(vec!["private_key_jwt".into(), "none".into()]);
-        assert_eq!(auth_method(&with(None, None), &m, false), "none");
-        assert_eq!(auth_method(&with(None, None), &m, true), "private_key_jwt");
-    }
-
-    #[test]
-    fn authorization_response_checks_follow_auth_07() {
-        let mut m = meta();
-        let ok = "http://cb/?code=k&state=s&iss=http%3A%2F%2Fas%2Ft";
-        assert_eq!(check_redirect(ok, "s", &m).unwrap(), "k");
-        // iss present is compared even when not advertised, by exact string.
-        for bad in [
-            "http://cb/?code=k&state=s&iss=http%3A%2F%2Fas%2Ft%2F",
-            "http://cb/?code=k&state=s&iss=http%3A%2F%2Fevil",
-            "http://cb/?code=k&state=other&iss=http%3A%2F%2Fas%2Ft",
-            "http://cb/?state=s&iss=http%3A%2F%2Fas%2Ft",
-            "http://cb/?error=access_denied&state=s",
-        ] {
-            let e = check_redirect(bad, "s", &m).unwrap_err();
-            assert_eq!(e.kind(), AuthErrorKind::AuthorizationResponse, "{bad}");
-        }
-        assert!(check_redirect("http://cb/?code=k&state=s", "s", &m).is_ok());
-        m.iss_supported = true;
-        assert!(check_redirect("http://cb/?code=k&state=s", "s", &m).is_err());
-    }
-
-    #[test]
-    fn options_are_checked() {
-        let mut o = OAuthOptions::default();
-        assert!(o.check().is_ok());
-        assert_eq!(application_type(&o.redirect_uri), "native");
-        assert_eq!(application_type("https://app.example/cb"), "web");
-        o.redirect_uri = "http://app.example/cb".into();
-        assert!(o.check().is_err(), "plain http off loopback");
-        o.redirect_uri = "https://app.example/cb".into();
-        o.client_metadata_url = Some("https://app.example".into());
-        assert!(o.check().is_err(), "CIMD URL without a path");
-        o.client_metadata_url = Some("https://app.example/client.json".into());
-        assert!(o.check().is_ok());
-        o.max_auth_rounds = 0;
-        assert!(o.check().is_err());
-        o.max_auth_rounds = 3;
-        o.grant = GrantKind::JwtBearer;
-        assert!(o.check().is_err(), "jwtBearer without an assertion");
-    }
-}
+#[path = "flow_tests.rs"]
+mod tests;

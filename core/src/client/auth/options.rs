@@ -34,8 +34,25 @@ pub struct OAuthOptions {
     /// Pre-registered client secret.
     pub client_secret: Option<String>,
     /// The issuer the pre-registered credentials belong to; they are used with no other
-    /// authorization server (AUTH-09). Unset: any.
+    /// authorization server (AUTH-09). Required (or [`Self::allowed_issuers`]) when a secret,
+    /// a `private_key_jwt` key or an assertion is configured: the resource then may only name
+    /// this authorization server. Unset without such credentials: a pre-registered public
+    /// `client_id` is used with whichever server the resource names.
     pub issuer: Option<String>,
+    /// Further issuers the pre-registered credentials may be used with (exact strings,
+    /// AUTH-03); the first one the resource's metadata lists is taken.
+    pub allowed_issuers: Vec<String>,
+    /// Send the static credentials to whichever authorization server the resource names,
+    /// without [`Self::issuer`] (default false). Unsafe: the MCP server then decides where the
+    /// secret goes; only for test harnesses whose servers are all trusted.
+    pub allow_any_issuer: bool,
+    /// Origins (`scheme://host[:port]`) besides the MCP server's own from which a
+    /// `resource_metadata` URL of a challenge is fetched (RFC 9728 §5.1). Default none: a
+    /// challenge naming another origin is refused.
+    pub allowed_metadata_origins: Vec<String>,
+    /// Allow plain `http://` authorization-server, metadata and IdP URLs off loopback
+    /// (default false: OAuth 2.1 §1.5 requires TLS; loopback hosts are always allowed).
+    pub allow_insecure_http: bool,
     /// A Client ID Metadata Document URL used as `client_id` when the server advertises
     /// `client_id_metadata_document_supported` (AUTH-08, second choice).
     pub client_metadata_url: Option<String>,
@@ -73,6 +90,10 @@ impl Default for OAuthOptions {
             client_id: None,
             client_secret: None,
             issuer: None,
+            allowed_issuers: Vec::new(),
+            allow_any_issuer: false,
+            allowed_metadata_origins: Vec::new(),
+            allow_insecure_http: false,
             client_metadata_url: None,
             redirect_uri: "http://127.0.0.1:33418/callback".into(),
             client_name: "mcpcore".into(),
@@ -94,48 +115,72 @@ impl std::fmt::Debug for OAuthOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuthOptions")
             .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("client_secret", &redacted(&self.client_secret))
             .field("issuer", &self.issuer)
+            .field("allowed_issuers", &self.allowed_issuers)
+            .field("allow_any_issuer", &self.allow_any_issuer)
+            .field("allowed_metadata_origins", &self.allowed_metadata_origins)
+            .field("allow_insecure_http", &self.allow_insecure_http)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("redirect_uri", &self.redirect_uri)
             .field("client_name", &self.client_name)
             .field("grant", &self.grant)
             .field("request_offline_access", &self.request_offline_access)
             .field("max_auth_rounds", &self.max_auth_rounds)
-            .field(
-                "private_key_pem",
-                &self.private_key_pem.as_ref().map(|_| "***"),
-            )
+            .field("private_key_pem", &redacted(&self.private_key_pem))
             .field("signing_algorithm", &self.signing_algorithm)
-            .field("assertion", &self.assertion.as_ref().map(|_| "***"))
+            .field("assertion", &redacted(&self.assertion))
             .field("idp_token_endpoint", &self.idp_token_endpoint)
-            .field("idp_id_token", &self.idp_id_token.as_ref().map(|_| "***"))
+            .field("idp_id_token", &redacted(&self.idp_id_token))
             .field("idp_client_id", &self.idp_client_id)
             .field("dpop", &self.dpop)
             .finish()
     }
 }
 
+/// A secret shown by `Debug`: whether it is set, never its value.
+fn redacted(v: &Option<String>) -> Option<&'static str> {
+    v.as_ref().map(|_| "<redacted>")
+}
+
 impl OAuthOptions {
+    /// True when a credential that belongs to one authorization server is configured: a
+    /// client secret, a `private_key_jwt` key, a JWT-bearer assertion or an IdP ID token
+    /// (whose ID-JAG is minted for the issuer it is presented to).
+    pub(crate) fn has_static_credentials(&self) -> bool {
+        self.client_secret.is_some()
+            || self.private_key_pem.is_some()
+            || self.assertion.is_some()
+            || self.idp_id_token.is_some()
+    }
+
+    /// True when `issuer` is [`Self::issuer`] or one of [`Self::allowed_issuers`] (exact
+    /// strings, as AUTH-03 compares issuers).
+    pub(crate) fn trusts_issuer(&self, issuer: &str) -> bool {
+        self.issuer.as_deref() == Some(issuer) || self.allowed_issuers.iter().any(|i| i == issuer)
+    }
+
+    /// True when no issuer is named: a pre-registered public client goes with any server.
+    pub(crate) fn names_no_issuer(&self) -> bool {
+        self.issuer.is_none() && self.allowed_issuers.is_empty()
+    }
+
     pub(crate) fn check(&self) -> Result<(), String> {
+        use super::util::Url;
         if !(1..=10).contains(&self.max_auth_rounds) {
             return Err("auth.maxAuthRounds must be within 1..=10".into());
         }
         // AUTH-04: the redirect URI is HTTPS or a loopback http URL.
-        let r = super::util::Url::parse(&self.redirect_uri)
+        let r = Url::parse(&self.redirect_uri)
             .map_err(|_| "auth.redirectUri must be an http(s) URL".to_owned())?;
-        let host = r
-            .authority
-            .rsplit_once(':')
-            .map_or(r.authority.as_str(), |(h, _)| h);
-        let loopback = matches!(host, "localhost" | "127.0.0.1" | "[::1]");
-        if r.scheme != "https" && !loopback {
+        if !r.secure_or_loopback() {
             return Err("auth.redirectUri must be https or a localhost http URL".into());
         }
+        self.check_trust()?;
         // AUTH-08: a Client ID Metadata Document URL is HTTPS with a path.
         if let Some(u) = &self.client_metadata_url {
-            let ok = super::util::Url::parse(u)
-                .is_ok_and(|c| c.scheme == "https" && !c.trimmed_path().is_empty());
+            let ok =
+                Url::parse(u).is_ok_and(|c| c.scheme == "https" && !c.trimmed_path().is_empty());
             if !ok {
                 return Err("auth.clientMetadataUrl must be an https URL with a path".into());
             }
@@ -151,6 +196,37 @@ impl OAuthOptions {
         }
         if self.grant == GrantKind::JwtBearer && self.assertion.is_none() {
             return Err("auth.grant jwtBearer needs auth.assertion".into());
+        }
+        Ok(())
+    }
+
+    /// Where credentials and metadata may go (AUTH-09, OAuth 2.1 §1.5, RFC 9728 §5.1).
+    fn check_trust(&self) -> Result<(), String> {
+        use super::util::{require_secure, Url};
+        // Credentials registered with one authorization server are only ever sent to it
+        // (AUTH-09): a resource must not be able to name another one and receive them.
+        if self.has_static_credentials() && self.names_no_issuer() && !self.allow_any_issuer {
+            return Err("auth.clientSecret, auth.privateKeyPem, auth.assertion and \
+                 auth.idpIdToken are sent only to the authorization server they belong to: \
+                 set auth.issuer (or auth.allowedIssuers)"
+                .into());
+        }
+        let insecure = self.allow_insecure_http;
+        let cfg = super::error::AuthErrorKind::Config;
+        for i in self.issuer.iter().chain(&self.allowed_issuers) {
+            require_secure(i, insecure, cfg, "auth.issuer / auth.allowedIssuers entry")
+                .map_err(|e| e.message().to_owned())?;
+        }
+        if let Some(e) = &self.idp_token_endpoint {
+            require_secure(e, insecure, cfg, "auth.idpTokenEndpoint")
+                .map_err(|e| e.message().to_owned())?;
+        }
+        for o in &self.allowed_metadata_origins {
+            if !Url::parse(o).is_ok_and(|u| u.path.is_empty() && !o.contains('?')) {
+                return Err(format!(
+                    "auth.allowedMetadataOrigins entries are origins (scheme://host[:port]), not {o:?}"
+                ));
+            }
         }
         Ok(())
     }

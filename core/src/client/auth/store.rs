@@ -125,7 +125,8 @@ pub struct HeadlessBrowser {
 impl Default for HeadlessBrowser {
     fn default() -> Self {
         Self {
-            fetch: Fetcher::new(crate::client::HttpClientOptions::default()),
+            // The URL it is given was checked by discovery; plain http only to loopback.
+            fetch: Fetcher::new(crate::client::HttpClientOptions::default(), false),
         }
     }
 }

@@ -116,6 +116,64 @@ impl Url {
     pub(crate) fn trimmed_path(&self) -> &str {
         self.path.trim_end_matches('/')
     }
+
+    /// `https`, or `http` to a loopback host (OAuth 2.1 §1.5: every authorization exchange
+    /// is protected by TLS; loopback traffic never leaves the machine, RFC 8252 §8.3).
+    pub(crate) fn secure_or_loopback(&self) -> bool {
+        self.scheme == "https" || is_loopback(&self.authority)
+    }
+}
+
+/// Check that `url` may carry authorization traffic: `https`, or `http` to a loopback host
+/// unless plain http is allowed (`auth.allowInsecureHttp`). `what` names the URL in the error.
+pub(crate) fn require_secure(
+    url: &str,
+    allow_http: bool,
+    kind: AuthErrorKind,
+    what: &str,
+) -> Result<Url, AuthError> {
+    let u = Url::parse(url)
+        .map_err(|_| AuthError::new(kind, format!("{what} is not an http(s) URL")))?;
+    if !allow_http && !u.secure_or_loopback() {
+        return Err(AuthError::new(
+            kind,
+            format!(
+                "{what} {:?}: plain http is refused except to a loopback host \
+                 (auth.allowInsecureHttp allows it)",
+                u.origin()
+            ),
+        ));
+    }
+    Ok(u)
+}
+
+/// The host of a URL authority (userinfo and port removed; an IPv6 literal keeps its
+/// brackets).
+pub(crate) fn host_of(authority: &str) -> &str {
+    // What follows the last `@` is the host the connection goes to.
+    let a = authority.rsplit('@').next().unwrap_or(authority);
+    if a.starts_with('[') {
+        return a.find(']').map_or(a, |end| &a[..=end]);
+    }
+    match a.rsplit_once(':') {
+        Some((h, p)) if p.chars().all(|c| c.is_ascii_digit()) => h,
+        _ => a,
+    }
+}
+
+/// True for `localhost`, 127.0.0.0/8 and `[::1]` (RFC 6761 §6.3, RFC 5735, RFC 4291).
+pub(crate) fn is_loopback(authority: &str) -> bool {
+    let host = host_of(authority);
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return v6
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|a| a.is_loopback());
+    }
+    host.parse::<std::net::Ipv4Addr>()
+        .is_ok_and(|a| a.is_loopback())
 }
 
 /// True when the PRM `resource` identifies `server` (RFC 9728 §3.3, AUTH-05): same origin and
@@ -200,6 +258,40 @@ mod tests {
         assert_eq!(as_metadata_urls(&root).len(), 2);
         assert!(Url::parse("ftp://x").is_err());
         assert!(Url::parse("http://").is_err());
+    }
+
+    #[test]
+    fn loopback_hosts_are_recognised() {
+        for a in [
+            "localhost",
+            "localhost:3000",
+            "127.0.0.1",
+            "127.0.0.1:80",
+            "127.9.8.7:1",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_loopback(a), "{a}");
+        }
+        for a in [
+            "example.com",
+            "127.0.0.1.example.com",
+            "127.0.0.1@example.com",
+            "127.0.0.1:80@example.com:80",
+            "localhost.example.com",
+            "[::2]:80",
+            "10.0.0.1",
+            "128.0.0.1",
+        ] {
+            assert!(!is_loopback(a), "{a}");
+        }
+        let http = |s: &str| require_secure(s, false, AuthErrorKind::Config, "x");
+        assert!(http("https://example.com/as").is_ok());
+        assert!(http("http://127.0.0.1:9/as").is_ok());
+        let e = http("http://example.com/as").unwrap_err();
+        assert!(e.message().contains("allowInsecureHttp"), "{e}");
+        assert!(require_secure("http://example.com", true, AuthErrorKind::Config, "x").is_ok());
+        assert!(http("ftp://127.0.0.1/").is_err());
     }
 
     #[test]

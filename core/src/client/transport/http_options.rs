@@ -14,7 +14,10 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
 /// `listenStream`, `postTimeoutMs`, `maxConnections`, `poolIdleTimeoutMs`, `http2`,
 /// `http2PriorKnowledge`, `tls` (an object, see [`ClientTls`]), `auth` (OAuth,
 /// [`crate::client::auth::OAuthOptions`]).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// `Debug` prints header names only (a value may be a credential) and no secret of
+/// [`Self::tls`] or [`Self::auth`].
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct HttpClientOptions {
@@ -81,6 +84,30 @@ impl Default for HttpClientOptions {
             auth: None,
             auth_hooks: Default::default(),
         }
+    }
+}
+
+impl std::fmt::Debug for HttpClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Any header may carry a credential (`Authorization`, `Cookie`, an API key header).
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(k, _)| (k.as_str(), "<redacted>"))
+            .collect();
+        f.debug_struct("HttpClientOptions")
+            .field("headers", &headers)
+            .field("listen_stream", &self.listen_stream)
+            .field("post_timeout", &self.post_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("pool_idle_timeout", &self.pool_idle_timeout)
+            .field("http2", &self.http2)
+            .field("http2_prior_knowledge", &self.http2_prior_knowledge)
+            .field("tls", &self.tls)
+            .field("tls_config", &self.tls_config.is_some())
+            .field("auth", &self.auth)
+            .field("auth_hooks", &self.auth_hooks)
+            .finish()
     }
 }
 
@@ -195,6 +222,59 @@ mod tests {
             assert_eq!(matches!(e, OptionsError::Shape(_)), shape, "{bad}: {e}");
         }
         assert_eq!(o.max_connections, 2, "a refused patch changes nothing");
+    }
+
+    /// `Debug` (plain and pretty) never prints a header value, the TLS key or an OAuth
+    /// secret; it still shows what is configured.
+    #[test]
+    fn debug_redacts_secrets() {
+        let auth = crate::client::auth::OAuthOptions {
+            client_id: Some("visible-client".into()),
+            client_secret: Some("secret-client-value".into()),
+            private_key_pem: Some("secret-private-key-pem".into()),
+            assertion: Some("secret-assertion-jwt".into()),
+            idp_id_token: Some("secret-idp-id-token".into()),
+            ..Default::default()
+        };
+        let tls = ClientTls {
+            key_pem: Some("secret-tls-key-pem".into()),
+            key_file: Some("/visible/key.pem".into()),
+            ..Default::default()
+        };
+        let mut o = HttpClientOptions::default()
+            .header("Authorization", "Bearer secret-header-token")
+            .header("X-Api-Key", "secret-api-key");
+        o.tls = tls.clone();
+        o.auth = Some(auth.clone());
+        let secrets = [
+            "secret-client-value",
+            "secret-private-key-pem",
+            "secret-assertion-jwt",
+            "secret-idp-id-token",
+            "secret-tls-key-pem",
+            "secret-header-token",
+            "secret-api-key",
+        ];
+        let shown = [
+            format!("{o:?}"),
+            format!("{o:#?}"),
+            format!("{tls:?}"),
+            format!("{tls:#?}"),
+            format!("{auth:?}"),
+            format!("{auth:#?}"),
+        ];
+        for s in &shown {
+            for secret in secrets {
+                assert!(!s.contains(secret), "{secret} printed: {s}");
+            }
+        }
+        assert!(shown[0].contains("Authorization") && shown[0].contains("X-Api-Key"));
+        assert!(shown[0].contains("visible-client") && shown[0].contains("/visible/key.pem"));
+        assert!(
+            shown[2].contains("key_pem: Some(\"<redacted>\")"),
+            "{}",
+            shown[2]
+        );
     }
 
     #[test]

@@ -18,8 +18,8 @@ use crate::transport::tls::{
 };
 
 /// Client TLS options. JSON shape: `{"caFile", "caPem", "certFile", "keyFile", "certPem",
-/// "keyPem", "platformRoots"}` (all optional).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// "keyPem", "platformRoots"}` (all optional). `Debug` never prints the inline key.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct ClientTls {
@@ -39,6 +39,21 @@ pub struct ClientTls {
     /// Trust the platform's root certificates (default true). Off, only the CAs given here
     /// are trusted (a private PKI that must not accept public certificates).
     pub platform_roots: bool,
+}
+
+impl std::fmt::Debug for ClientTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Paths and public certificates are shown; the inline private key only as set/unset.
+        f.debug_struct("ClientTls")
+            .field("ca_file", &self.ca_file)
+            .field("ca_pem", &self.ca_pem.as_ref().map(|_| "<pem>"))
+            .field("cert_file", &self.cert_file)
+            .field("key_file", &self.key_file)
+            .field("cert_pem", &self.cert_pem.as_ref().map(|_| "<pem>"))
+            .field("key_pem", &self.key_pem.as_ref().map(|_| "<redacted>"))
+            .field("platform_roots", &self.platform_roots)
+            .finish()
+    }
 }
 
 impl Default for ClientTls {
