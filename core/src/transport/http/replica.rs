@@ -166,17 +166,22 @@ pub(crate) async fn resolve(
         }
         return Ok(None);
     };
-    if let Some(e) = shared.sessions.get(sid) {
-        apply(&e, rec);
-        return Ok(Some(e));
-    }
-    // AUTH-06: a session is bound to the principal that created it, on every worker.
+    // AUTH-06: a session is bound to the principal that created it, on every worker and on
+    // every request: a local replica existing already proves nothing about this request (it
+    // may have passed the transport's gate before the replica was made).
     if rec.owner != principal.map(crate::auth::Principal::binding_key) {
         tracing::warn!("a shared legacy session id was presented by another principal");
         return Ok(None);
     }
+    if let Some(e) = shared.sessions.get(sid) {
+        apply(&e, rec);
+        return Ok(Some(e));
+    }
     let (standalone, sink) = sessions::standalone(shared.opts.replay_buffer);
     let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
+    // The owner's principal (this request's, whose binding key the record names), so the
+    // replica's handlers see it (`RequestContext::principal`) and its tasks are the owner's.
+    session.bind_principal(principal.map(|p| Arc::new(p.clone())));
     session.mark_initialized();
     session.lock_era(Era::Legacy);
     let entry = Entry::new(Arc::from(sid), session, standalone, shared.now_ms());
@@ -440,6 +445,9 @@ pub(crate) fn spawn_router(shared: &Arc<Shared>) {
         }
     });
 }
+
+#[cfg(test)]
+mod owner_tests;
 
 #[cfg(test)]
 mod tests {
