@@ -21,7 +21,9 @@ use std::time::Duration;
 /// A worker: `whoami` (the subject of `ctx.principal()`, or null) and the task-capable `job`,
 /// sharing legacy sessions and tasks through the Redis at `url`.
 async fn worker(url: &str, auth: AuthOptions) -> HttpListener {
-    let bp = Backplane::redis(url).expect("redis url").with_prefix("own:");
+    let bp = Backplane::redis(url)
+        .expect("redis url")
+        .with_prefix("own:");
     let ring = KeyRing::new(SealKey::new("k1", [7u8; 32]).expect("key"));
     let server = Server::builder("owner-test", "1")
         .options(|o| o.backplane = bp)
@@ -134,7 +136,11 @@ async fn auth06_a_replica_keeps_the_session_owner() {
 
     let alice_a = User::initialize(a, alice_token).await;
     let alice_b = alice_a.at(b);
-    assert_eq!(alice_b.whoami(1).await, "\"alice\"", "B serves alice as alice");
+    assert_eq!(
+        alice_b.whoami(1).await,
+        "\"alice\"",
+        "B serves alice as alice"
+    );
 
     let made = alice_b
         .call(
@@ -148,7 +154,10 @@ async fn auth06_a_replica_keeps_the_session_owner() {
     let task = task.unwrap_or_else(|| panic!("{}", made.last())).to_owned();
 
     let bob = User::initialize(b, bob_token.clone()).await;
-    assert!(!bob.task_ids(1).await.contains(&task), "bob must not list it");
+    assert!(
+        !bob.task_ids(1).await.contains(&task),
+        "bob must not list it"
+    );
     assert!(!bob.at(a).task_ids(2).await.contains(&task));
     let got = bob.call(3, "tasks/get", json!({"taskId": task})).await;
     assert!(
@@ -157,7 +166,10 @@ async fn auth06_a_replica_keeps_the_session_owner() {
         got.last()
     );
 
-    assert!(alice_b.task_ids(3).await.contains(&task), "alice lists it on B");
+    assert!(
+        alice_b.task_ids(3).await.contains(&task),
+        "alice lists it on B"
+    );
     assert!(alice_a.task_ids(4).await.contains(&task), "and on A");
     let got = alice_b.call(5, "tasks/get", json!({"taskId": task})).await;
     assert_eq!(got.status, 200, "{:?}", got.messages);
