@@ -48,6 +48,8 @@ pub struct mcp_listener_t {
 ///                      "keyFile", "clientCaFile"}` PEM paths: serve HTTPS, mutual TLS with a
 ///                      client CA], `http2` [true: ALPN h2 and h2c prior knowledge],
 ///                      `maxConcurrentStreams` [100; per HTTP/2 connection],
+///                      `maxRoutedBytes` [16777216: a legacy session's messages waiting in
+///                      Redis for other workers; past it they are dropped],
 ///                      `auth` [null: open; an object
 ///                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
 ///                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or

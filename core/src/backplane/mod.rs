@@ -310,4 +310,4 @@ impl SharedKey {
 pub mod events;
 pub mod sessions;
 pub use events::{EventLimits, EventStore, LocalEventStore, Replayed, StreamKey};
-pub use sessions::{LocalSessionStore, SessionRecord, SessionStore, StoreUnavailable};
+pub use sessions::{LocalSessionStore, RouteLimits, SessionRecord, SessionStore, StoreUnavailable};

@@ -116,6 +116,15 @@ pub enum Created {
     Full,
 }
 
+/// Bounds on what [`SessionStore::route_to`] keeps for one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteLimits {
+    /// How long an unread message is kept (the session's idle timeout).
+    pub ttl_ms: u64,
+    /// Most bytes of messages waiting to be read, across all replicas of the session.
+    pub max_bytes: u64,
+}
+
 /// Where legacy sessions are shared between workers.
 pub trait SessionStore: Send + Sync + 'static {
     /// `false` for the in-process default: the transport's own table is then the whole truth
@@ -155,19 +164,6 @@ pub trait SessionStore: Send + Sync + 'static {
     /// sessions ended elsewhere.
     fn existing(&self, sids: Vec<Arc<str>>) -> BoxFuture<Result<Vec<bool>, StoreUnavailable>>;
 
-    /// Route a client's message (a JSON-RPC response to a server→client request) to the
-    /// replica tagged `tag` of session `sid`, which runs the waiting handler (LHTTP-08).
-    fn route(
-        &self,
-        sid: Arc<str>,
-        tag: u64,
-        msg: String,
-        ttl_ms: u64,
-    ) -> BoxFuture<Result<(), StoreUnavailable>> {
-        let _ = (sid, tag, msg, ttl_ms);
-        Box::pin(async { Ok(()) })
-    }
-
     /// Take the messages routed to the replica tagged `tag` of session `sid`.
     fn take_routed(
         &self,
@@ -179,8 +175,9 @@ pub trait SessionStore: Send + Sync + 'static {
     }
 
     /// Record that the replica tagged `tag` holds `what` of session `sid` (`"get"`: its live
-    /// standalone GET stream; `"r:<id>"`: an in-flight client request), so messages for it
-    /// reach that worker ([`Self::route_to`]). A later claim replaces an earlier one.
+    /// standalone GET stream; `"r:<id>"`: an in-flight client request; `"q:<id>"`: a
+    /// server→client request waiting for the client's answer), so messages for it reach that
+    /// worker ([`Self::route_to`]). A later claim replaces an earlier one.
     fn claim(
         &self,
         sid: Arc<str>,
@@ -204,17 +201,19 @@ pub trait SessionStore: Send + Sync + 'static {
     }
 
     /// Route `msg` to the replica holding `what` of session `sid` (read back with
-    /// [`Self::take_routed`]). `Ok(false)`: nobody holds it, or the replica tagged `from` (the
-    /// sender) does.
+    /// [`Self::take_routed`]); a `"q:<id>"` claim is consumed by the answer routed to it.
+    /// `Ok(false)`: nobody holds it, the replica tagged `from` (the sender) does, or the
+    /// session's routed messages waiting to be read would exceed `limits.max_bytes` (then the
+    /// message is dropped).
     fn route_to(
         &self,
         sid: Arc<str>,
         what: String,
         from: u64,
         msg: String,
-        ttl_ms: u64,
+        limits: RouteLimits,
     ) -> BoxFuture<Result<bool, StoreUnavailable>> {
-        let _ = (sid, what, from, msg, ttl_ms);
+        let _ = (sid, what, from, msg, limits);
         Box::pin(async { Ok(false) })
     }
 }

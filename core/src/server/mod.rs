@@ -43,7 +43,7 @@ pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
 pub use mrtr::RequestStateOptions;
 pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
-pub(crate) use session::lock;
+pub(crate) use session::{lock, AnswerWatch};
 pub use session::{Session, SessionKind};
 pub use tasks::{TaskOptions, TaskSupport, EXTENSION as TASKS_EXTENSION, RELATED_TASK};
 pub use typed::{invalid_arguments, prompt_fn, schema_for, tool_fn, ToolOutput};

@@ -3,10 +3,12 @@
 //! parent is cancelled, first-writer-wins between response, cancel and timeout.
 
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
 use super::context::RequestContext;
+use super::AnswerWatch;
 use crate::error::{codes, ErrorObject, HandlerError};
 use crate::jsonrpc::encode_request;
 
@@ -71,6 +73,16 @@ impl From<PeerError> for HandlerError {
     }
 }
 
+/// A server→client request an [`AnswerWatch`] was told about; dropping it tells the watch the
+/// request no longer waits.
+struct Watched(Arc<dyn AnswerWatch>, crate::jsonrpc::Id);
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        self.0.done(&self.1);
+    }
+}
+
 impl RequestContext {
     /// Send a request to the client over the originating request's stream and wait for the
     /// answer (legacy era only). `timeout` defaults to the server's `peer_request_timeout`.
@@ -93,6 +105,15 @@ impl RequestContext {
         let id = session.next_peer_id();
         let (tx, mut rx) = oneshot::channel();
         session.add_pending(id.clone(), tx);
+        // A session shared across workers records the request before the client can see it,
+        // so the answer is routed back from any worker (LHTTP-08); the record goes with
+        // `_watch` however this ends.
+        let _watch = session
+            .answer_watch()
+            .map(|w| Watched(w.clone(), id.clone()));
+        if let Some(Watched(w, id)) = &_watch {
+            w.sending(id).await;
+        }
         if !self
             .sink()
             .try_send(encode_request(&id, method, params.as_ref()))

@@ -107,6 +107,19 @@ pub struct Session {
     /// The verified principal of the HTTP request(s) this session serves (AUTH-06); a legacy
     /// session keeps the one that created it.
     principal: std::sync::OnceLock<Arc<crate::auth::Principal>>,
+    /// Told about each server→client request (a session shared across workers, LHTTP-08).
+    answers: std::sync::OnceLock<Arc<dyn AnswerWatch>>,
+}
+
+/// Told about a session's server→client requests by the transport serving it. A transport that
+/// shares a legacy session between workers records each request before it is sent, so that the
+/// client's answer, POSTed to any worker, is routed back to this one, and so that an answer to
+/// a request nobody sent is dropped instead of being stored (LHTTP-08).
+pub(crate) trait AnswerWatch: Send + Sync {
+    /// Request `id` is about to be sent: resolves once an answer to it can be routed here.
+    fn sending(&self, id: &Id) -> crate::future::BoxFuture<()>;
+    /// Request `id` no longer waits for an answer (answered, timed out, cancelled, unsent).
+    fn done(&self, id: &Id);
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -133,6 +146,7 @@ impl Session {
             sink,
             key,
             principal: std::sync::OnceLock::new(),
+            answers: std::sync::OnceLock::new(),
         });
         if kind != SessionKind::HttpModern {
             s.server.inner.register_session(key, Arc::downgrade(&s));
@@ -259,6 +273,15 @@ impl Session {
     /// ids stay unique across the workers serving one shared legacy session).
     pub(crate) fn set_peer_id_base(&self, base: i64) {
         self.next_peer_id.store(base, Ordering::Relaxed);
+    }
+
+    /// Watch this session's server→client requests (once; later calls keep the first).
+    pub(crate) fn watch_answers(&self, w: Arc<dyn AnswerWatch>) {
+        let _ = self.answers.set(w);
+    }
+
+    pub(crate) fn answer_watch(&self) -> Option<&Arc<dyn AnswerWatch>> {
+        self.answers.get()
     }
 
     /// Server→client requests awaiting the client's answer.

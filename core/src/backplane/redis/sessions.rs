@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::conn::RedisConn;
 use crate::backplane::sessions::{
-    unix_ms as now_ms, Created, SessionRecord, SessionStore, StoreUnavailable,
+    unix_ms as now_ms, Created, RouteLimits, SessionRecord, SessionStore, StoreUnavailable,
 };
 use crate::future::BoxFuture;
 
@@ -166,22 +166,6 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
-    fn route(
-        &self,
-        sid: Arc<str>,
-        tag: u64,
-        msg: String,
-        ttl_ms: u64,
-    ) -> BoxFuture<Result<(), StoreUnavailable>> {
-        Box::pin(super::route::route(
-            self.conn.clone(),
-            sid,
-            tag,
-            msg,
-            ttl_ms,
-        ))
-    }
-
     fn take_routed(
         &self,
         sid: Arc<str>,
@@ -221,15 +205,15 @@ impl SessionStore for RedisSessionStore {
         what: String,
         from: u64,
         msg: String,
-        ttl_ms: u64,
+        limits: RouteLimits,
     ) -> BoxFuture<Result<bool, StoreUnavailable>> {
-        Box::pin(super::relay::route_to(
+        Box::pin(super::route::route_to(
             self.conn.clone(),
             sid,
             what,
             from,
             msg,
-            ttl_ms,
+            limits,
         ))
     }
 }

@@ -183,6 +183,11 @@ pub struct HttpOptions {
     /// Protect the endpoint as an OAuth 2.1 resource server (AUTH-01, AUTH-06; default `None`:
     /// open). See [`crate::auth::AuthOptions`].
     pub auth: Option<crate::auth::AuthOptions>,
+    /// Most bytes of client messages (answers to server→client requests, cancels) and relayed
+    /// standalone-stream messages that one legacy session may have waiting in the shared store
+    /// for other workers to read (default 16 MiB; shared stores only). Past it a message is
+    /// dropped and logged, so a client cannot fill Redis through one session (LHTTP-08).
+    pub max_routed_bytes: usize,
     /// Where legacy sessions and their SSE events are shared between workers (Rust API; the
     /// default shares nothing: one process serves each session). See [`LegacyStores`].
     #[serde(skip)]
@@ -287,6 +292,7 @@ impl Default for HttpOptions {
             http2: true,
             max_concurrent_streams: 100,
             auth: None,
+            max_routed_bytes: 16 << 20,
             legacy_stores: LegacyStores::default(),
         }
     }
@@ -336,6 +342,7 @@ impl HttpOptions {
             ("replay_buffer", self.replay_buffer),
             ("max_listen_streams", self.max_listen_streams),
             ("max_connections", self.max_connections),
+            ("max_routed_bytes", self.max_routed_bytes),
             (
                 "max_concurrent_streams",
                 usize::try_from(self.max_concurrent_streams).unwrap_or(usize::MAX),
@@ -412,5 +419,20 @@ mod tests {
             zero(&mut o);
             assert_eq!(o.validate().map_err(|e| e.name), Err(name));
         }
+    }
+
+    /// The cap on bytes routed per shared legacy session: on by default, set from JSON
+    /// (`maxRoutedBytes`), never zero.
+    #[test]
+    fn lhttp08_max_routed_bytes_default_json_and_zero_refused() {
+        assert_eq!(HttpOptions::default().max_routed_bytes, 16 << 20);
+        let o: HttpOptions =
+            serde_json::from_value(serde_json::json!({"maxRoutedBytes": 1024})).expect("json");
+        assert_eq!(o.max_routed_bytes, 1024);
+        let zero = HttpOptions {
+            max_routed_bytes: 0,
+            ..HttpOptions::default()
+        };
+        assert_eq!(zero.validate().map_err(|e| e.name), Err("max_routed_bytes"));
     }
 }

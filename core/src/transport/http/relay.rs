@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use super::replica;
 use super::server::Shared;
 use super::sessions::Entry;
-use crate::backplane::{SessionStore, StoreUnavailable};
+use crate::backplane::{RouteLimits, SessionStore, StoreUnavailable};
 use crate::jsonrpc::{Id, Incoming};
 use crate::server::Session;
 
@@ -82,11 +82,16 @@ fn request_field(id: &Id) -> String {
     format!("r:{}", id.to_value())
 }
 
+/// The claim field of server→client request `id`: the client's answer to it is expected.
+pub(crate) fn answer_field(id: &Id) -> String {
+    format!("q:{}", id.to_value())
+}
+
 struct Writer {
     store: Arc<dyn SessionStore>,
     sid: Arc<str>,
     tag: u64,
-    ttl_ms: u64,
+    limits: RouteLimits,
     session: Weak<Session>,
 }
 
@@ -99,7 +104,7 @@ impl Writer {
             match op {
                 Op::Frame(f) => self.frame(f).await,
                 Op::Claim(w) => {
-                    let _ = self.store.claim(sid, w, self.tag, self.ttl_ms).await;
+                    let _ = self.store.claim(sid, w, self.tag, self.limits.ttl_ms).await;
                 }
                 Op::Release(w) => {
                     let _ = self.store.release(sid, w, self.tag).await;
@@ -112,7 +117,7 @@ impl Writer {
         let msg = format!("{FRAME}{}", String::from_utf8_lossy(&frame));
         let routed = self
             .store
-            .route_to(self.sid.clone(), GET.into(), self.tag, msg, self.ttl_ms)
+            .route_to(self.sid.clone(), GET.into(), self.tag, msg, self.limits)
             .await;
         if matches!(routed, Ok(true)) {
             return;
@@ -131,6 +136,35 @@ impl Writer {
     }
 }
 
+/// Claims the answers to a replica's server→client requests (LHTTP-08): the claim is written
+/// before the request is sent, so another worker receiving the answer finds it, and an answer
+/// with an id no worker sent finds none and is dropped there (never stored). It is released,
+/// in order after the replica's other claims, once the request stops waiting.
+struct Answers {
+    store: Arc<dyn SessionStore>,
+    sid: Arc<str>,
+    tag: u64,
+    ttl_ms: u64,
+    tx: mpsc::Sender<Op>,
+}
+
+impl crate::server::AnswerWatch for Answers {
+    fn sending(&self, id: &Id) -> crate::future::BoxFuture<()> {
+        let claim = self
+            .store
+            .claim(self.sid.clone(), answer_field(id), self.tag, self.ttl_ms);
+        // Unreachable store: logged there; the answer is then only taken on this worker.
+        Box::pin(async move {
+            let _ = claim.await;
+        })
+    }
+
+    fn done(&self, id: &Id) {
+        // A full queue leaves the claim to expire with the session's claims hash.
+        let _ = self.tx.try_send(Op::Release(answer_field(id)));
+    }
+}
+
 /// Give `entry` (a replica of a shared session, tagged) its relay.
 pub(crate) fn enable(shared: &Shared, entry: &Entry) {
     let Some(tag) = entry.tag.get().copied() else {
@@ -144,9 +178,16 @@ pub(crate) fn enable(shared: &Shared, entry: &Entry) {
         store: shared.opts.legacy_stores.sessions.clone(),
         sid: Arc::from(entry.sid()),
         tag,
-        ttl_ms: replica::ttl_ms(shared),
+        limits: replica::route_limits(shared),
         session: Arc::downgrade(&entry.session),
     };
+    entry.session.watch_answers(Arc::new(Answers {
+        store: writer.store.clone(),
+        sid: writer.sid.clone(),
+        tag,
+        ttl_ms: writer.limits.ttl_ms,
+        tx: tx.clone(),
+    }));
     tokio::spawn(writer.run(rx));
     entry.set_relay(Relay {
         tx,
@@ -221,7 +262,13 @@ pub(crate) async fn route_cancel(
     let store = &shared.opts.legacy_stores.sessions;
     let sid = Arc::from(entry.sid());
     store
-        .route_to(sid, request_field(&id), tag, msg, replica::ttl_ms(shared))
+        .route_to(
+            sid,
+            request_field(&id),
+            tag,
+            msg,
+            replica::route_limits(shared),
+        )
         .await
         .map(|_| ())
 }

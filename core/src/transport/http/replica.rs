@@ -43,6 +43,14 @@ pub(crate) fn ttl_ms(shared: &Shared) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// What the shared store keeps of one session's routed messages (LHTTP-08).
+pub(crate) fn route_limits(shared: &Shared) -> crate::backplane::RouteLimits {
+    crate::backplane::RouteLimits {
+        ttl_ms: ttl_ms(shared),
+        max_bytes: u64::try_from(shared.opts.max_routed_bytes).unwrap_or(u64::MAX),
+    }
+}
+
 /// The shareable state of `entry`'s session as this worker sees it now.
 pub(crate) fn snapshot(entry: &Entry) -> SessionRecord {
     let base = lock(&entry.baseline).clone();
@@ -166,17 +174,22 @@ pub(crate) async fn resolve(
         }
         return Ok(None);
     };
-    if let Some(e) = shared.sessions.get(sid) {
-        apply(&e, rec);
-        return Ok(Some(e));
-    }
-    // AUTH-06: a session is bound to the principal that created it, on every worker.
+    // AUTH-06: a session is bound to the principal that created it, on every worker and on
+    // every request: a local replica existing already proves nothing about this request (it
+    // may have passed the transport's gate before the replica was made).
     if rec.owner != principal.map(crate::auth::Principal::binding_key) {
         tracing::warn!("a shared legacy session id was presented by another principal");
         return Ok(None);
     }
+    if let Some(e) = shared.sessions.get(sid) {
+        apply(&e, rec);
+        return Ok(Some(e));
+    }
     let (standalone, sink) = sessions::standalone(shared.opts.replay_buffer);
     let session = shared.server.new_session(SessionKind::HttpLegacy, sink);
+    // The owner's principal (this request's, whose binding key the record names), so the
+    // replica's handlers see it (`RequestContext::principal`) and its tasks are the owner's.
+    session.bind_principal(principal.map(|p| Arc::new(p.clone())));
     session.mark_initialized();
     session.lock_era(Era::Legacy);
     let entry = Entry::new(Arc::from(sid), session, standalone, shared.now_ms());
@@ -386,20 +399,23 @@ pub(crate) async fn resume_shared(
     Some(body::sse(rx))
 }
 
-/// Route a client's response that no request on this worker waits for to the worker whose tag
-/// its id carries (LHTTP-08 across workers). Ids outside every shared range are ignored, as
-/// unknown ids are on one worker.
+/// Route a client's response that no request on this worker waits for to the worker that sent
+/// the request (LHTTP-08 across workers): the one whose claim `q:<id>` the shared store holds.
+/// An id no worker claimed (unknown, finished, or forged) is ignored, as unknown ids are on
+/// one worker, and never stored.
 pub(crate) async fn route_response(
     shared: &Shared,
     entry: &Entry,
     id: &Id,
     outcome: Result<serde_json::Value, crate::error::ErrorObject>,
 ) -> Result<(), StoreUnavailable> {
-    let Id::Num(n) = id else {
+    let (Id::Num(n), Some(&own)) = (id, entry.tag.get()) else {
         return Ok(());
     };
+    // Ids carry the asking worker's tag (`Entry::share_events`): one below every worker's
+    // range, or in this worker's own, was sent by nobody else.
     let tag = u64::try_from(*n).unwrap_or(0) >> 20;
-    if !is_shared(shared) || tag == 0 || entry.tag.get() == Some(&tag) {
+    if !is_shared(shared) || tag == 0 || tag == own {
         tracing::debug!(%id, "ignoring a response to an unknown or finished request");
         return Ok(());
     }
@@ -409,9 +425,15 @@ pub(crate) async fn route_response(
     };
     let msg = String::from_utf8_lossy(&msg).into_owned();
     let store = &shared.opts.legacy_stores.sessions;
-    store
-        .route(Arc::from(entry.sid()), tag, msg, ttl_ms(shared))
-        .await
+    let field = super::relay::answer_field(id);
+    let sid = Arc::from(entry.sid());
+    if !store
+        .route_to(sid, field, own, msg, route_limits(shared))
+        .await?
+    {
+        tracing::debug!(%id, "ignoring a response to a request no worker waits for");
+    }
+    Ok(())
 }
 
 /// Deliver what other workers routed to this worker's replicas (responses to waiting handlers,
@@ -440,6 +462,9 @@ pub(crate) fn spawn_router(shared: &Arc<Shared>) {
         }
     });
 }
+
+#[cfg(test)]
+mod owner_tests;
 
 #[cfg(test)]
 mod tests {

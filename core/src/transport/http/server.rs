@@ -161,6 +161,12 @@ impl HttpService {
         })
     }
 
+    /// The state the handlers share (unit tests of the modules beside this one).
+    #[cfg(test)]
+    pub(super) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     pub(super) fn options(&self) -> &HttpOptions {
         &self.shared.opts
     }
