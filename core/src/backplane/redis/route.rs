@@ -15,6 +15,10 @@ use crate::backplane::sessions::{RouteLimits, StoreUnavailable};
 /// Messages kept per holder while its worker has not read them (older ones are dropped).
 const ROUTE_CAP: usize = 256;
 
+/// Above this size a message is shipped to Redis only after a plain `HGET` found a holder: a
+/// forged answer (no claim) then costs Redis one small command, not a copy of its body.
+const PRECHECK_BYTES: usize = 4096;
+
 // KEYS[1] = claims, KEYS[2] = bytes queued per holder tag;
 // ARGV = field, from, msg, cap, ttl, route list prefix, max bytes.
 // 0: nobody (else) holds the field; -1: the session's byte cap is reached; 1: routed.
@@ -66,6 +70,14 @@ pub(crate) async fn route_to(
 ) -> Result<bool, StoreUnavailable> {
     let RouteLimits { ttl_ms, max_bytes } = limits;
     let keys = vec![conn.key(&format!("at:{sid}")), bytes_key(&conn, &sid)];
+    if msg.len() > PRECHECK_BYTES {
+        let mut hget = redis::cmd("HGET");
+        hget.arg(&keys[0]).arg(&what);
+        let holder: Option<String> = conn.run(&hget).await.map_err(|_| StoreUnavailable)?;
+        if holder.is_none_or(|tag| tag == from.to_string()) {
+            return Ok(false);
+        }
+    }
     let args = vec![
         what,
         from.to_string(),
