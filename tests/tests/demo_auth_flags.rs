@@ -1,11 +1,17 @@
 //! The example servers' `--auth-jwks FILE_OR_URL --auth-issuer ISS --auth-audience AUD` flags
 //! (AUTH-01, AUTH-06), end to end: the built binaries, spawned on 127.0.0.1, challenge a
 //! request without a token, publish the protected-resource metadata, serve a signed token,
-//! refuse another audience's, and refuse incomplete flag sets with a usage error.
+//! refuse another audience's, and refuse incomplete flag sets with a usage error. Two
+//! `--redis` workers with the same flags accept the same tokens, and a `requestState` sealed
+//! for one user on one worker opens on the other for that user only.
 
 use mcpcore_tests::auth::{claims, jwks, jwks_file, TestKey, ISSUER, RESOURCE};
-use mcpcore_tests::http::{modern_headers, raw_request, spawn_example, HttpReply};
+use mcpcore_tests::http::{
+    modern_headers, raw_request, spawn_example, Exchange, HttpReply, McpHttp,
+};
+use mcpcore_tests::redis::RedisServer;
 use mcpcore_tests::stdio::envelope;
+use mcpcore_tests::Era;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -183,4 +189,72 @@ async fn incomplete_or_bad_auth_flags_are_usage_errors() {
     ])
     .await;
     assert_eq!(code, Some(2), "{err}");
+}
+
+/// A modern `confirm` call as `token` on `addr`, with `extra` params (a retry's answers).
+async fn confirm(addr: SocketAddr, token: &str, extra: Value) -> Exchange {
+    let mut params = json!({"name": "confirm", "arguments": {"question": "deploy?"},
+        "_meta": envelope(json!({"elicitation": {}}))});
+    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let mut h = modern_headers("tools/call", Some("confirm"));
+    h.push(("Authorization".into(), format!("Bearer {token}")));
+    McpHttp::new(addr).post(&h, &msg, Era::Modern).await
+}
+
+/// The retry params answering a first round whose result was `first`.
+fn answer(first: &Exchange) -> Value {
+    let state = first.last()["result"]["requestState"].clone();
+    assert!(state.is_string(), "no requestState: {:?}", first.messages);
+    json!({"inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
+           "requestState": state})
+}
+
+#[tokio::test]
+async fn two_redis_workers_two_tokens() {
+    let redis = RedisServer::start();
+    let url = redis.url(0);
+    let key = TestKey::generate("k1");
+    let file = jwks_file(&jwks(&[&key]));
+    let mut workers = Vec::new();
+    for _ in 0..2 {
+        let args = [
+            "--http",
+            "127.0.0.1:0",
+            "--redis",
+            &url,
+            "--auth-jwks",
+            &file,
+            "--auth-issuer",
+            ISSUER,
+            "--auth-audience",
+            RESOURCE,
+        ];
+        workers.push(spawn_example("demo-server", &args).await);
+    }
+    let (a, b) = (workers[0].1, workers[1].1);
+    let alice = key.sign(&claims("alice", ""));
+    let bob = key.sign(&claims("bob", ""));
+    assert_eq!(call(b, "echo", None).await.status, 401);
+
+    // Alice's round starts on worker A; Bob cannot finish it on worker B, Alice can.
+    let first = confirm(a, &alice, json!({})).await;
+    assert_eq!(first.last()["result"]["resultType"], "input_required");
+    let retry = answer(&first);
+    let stolen = confirm(b, &bob, retry.clone()).await;
+    assert_eq!(
+        (stolen.status, stolen.code()),
+        (400, Some(-32602)),
+        "{:?}",
+        stolen.messages
+    );
+    let done = confirm(b, &alice, retry).await;
+    assert_eq!(done.status, 200);
+    assert_eq!(done.text(), "confirmed: deploy?");
+    for (mut child, _) in workers {
+        child.start_kill().expect("kill");
+        let _ = child.wait().await;
+    }
 }
