@@ -3,8 +3,12 @@
 //! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address),
 //! whose legacy session limits take `--max-sessions N`, `--session-idle-secs S` and
 //! `--init-timeout-secs S`; `--redis URL [--redis-prefix P]` (with `--allowed-hosts` naming the
-//! load balancer) runs it as one worker of several (scripts/conformance-scaleout.sh).
+//! load balancer) runs it as one worker of several (scripts/conformance-scaleout.sh);
+//! `--auth-jwks FILE_OR_URL --auth-issuer ISS --auth-audience AUD` (or `--auth FILE`) protects
+//! the endpoint as an OAuth 2.1 resource server.
 
+#[path = "auth_flags.rs"]
+mod auth_flags;
 #[path = "backplane_flags.rs"]
 mod backplane_flags;
 #[path = "conformance/fixture.rs"]
@@ -66,6 +70,10 @@ async fn main() {
         Ok(r) => r,
         Err(e) => usage(&e),
     };
+    let (args, auth_flags) = match auth_flags::take(args, &mut opts) {
+        Ok(r) => r,
+        Err(e) => usage(&e),
+    };
     let addr = match args.as_slice() {
         [flag, addr] if flag == "--http" => Some(addr.clone()),
         [flag, port] if flag == "--port" => Some(format!("127.0.0.1:{port}")),
@@ -73,7 +81,7 @@ async fn main() {
         [flag] if flag == "--stdio" => None,
         _ => usage("unexpected arguments"),
     };
-    if addr.is_none() && (session_flags || with_backplane) {
+    if addr.is_none() && (session_flags || with_backplane || auth_flags) {
         usage("the HTTP flags apply to HTTP only");
     }
     if let Some(addr) = addr {
@@ -107,8 +115,9 @@ fn usage(problem: &str) -> ! {
     eprintln!(
         "conformance-server: {problem}\n\
          usage: conformance-server [--port N | --http 127.0.0.1:PORT | --stdio] [HTTP FLAGS]  (or PORT=N)\n\
-         HTTP flags (legacy sessions, HTTPS, scale-out):\n{}\n{}",
+         HTTP flags (legacy sessions, HTTPS, authorization, scale-out):\n{}\n{}{}",
         http_flags::USAGE,
+        auth_flags::USAGE,
         backplane_flags::USAGE
     );
     std::process::exit(2);

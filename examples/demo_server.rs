@@ -2,8 +2,9 @@
 //! Streamable HTTP (`--http 127.0.0.1:PORT`, endpoint `/mcp`; port 0 picks a free port and the
 //! bound address is printed on stderr). With `--http`, the legacy session limits can be set:
 //! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S`, `--tls-cert PEM --tls-key PEM`,
-//! `--allowed-hosts H,H`, and `--redis URL [--redis-prefix P]` to run as one worker of several
-//! behind a load balancer (see `usage`).
+//! `--allowed-hosts H,H`, `--auth FILE` or `--auth-jwks FILE_OR_URL --auth-issuer ISS
+//! --auth-audience AUD` for an OAuth-protected endpoint, and `--redis URL [--redis-prefix P]` to
+//! run as one worker of several behind a load balancer (see `usage`).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured output), `slow {ms}` (progress, cancellable),
 //! `log {level, message}`, `fail` (an internal error the client sees only as -32603),
@@ -24,6 +25,8 @@ use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+#[path = "auth_flags.rs"]
+mod auth_flags;
 #[path = "backplane_flags.rs"]
 mod backplane_flags;
 #[path = "http_flags.rs"]
@@ -263,8 +266,14 @@ async fn main() {
         Ok(r) => r,
         Err(e) => usage(&e),
     };
+    let (args, auth_flags) = match auth_flags::take(args, &mut opts) {
+        Ok(r) => r,
+        Err(e) => usage(&e),
+    };
     match args.as_slice() {
-        [] if session_flags || with_backplane => usage("the HTTP flags apply to --http only"),
+        [] if session_flags || with_backplane || auth_flags => {
+            usage("the HTTP flags apply to --http only")
+        }
         [] => {}
         [flag, addr] if flag == "--http" => {
             let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
@@ -284,8 +293,9 @@ fn usage(problem: &str) -> ! {
     eprintln!(
         "demo-server: {problem}\n\
          usage: demo-server [--http 127.0.0.1:PORT [HTTP FLAGS]]   (default: MCP on stdin/stdout)\n\
-         HTTP flags (legacy sessions, HTTPS, scale-out):\n{}\n{}",
+         HTTP flags (legacy sessions, HTTPS, authorization, scale-out):\n{}\n{}{}",
         http_flags::USAGE,
+        auth_flags::USAGE,
         backplane_flags::USAGE
     );
     std::process::exit(2);

@@ -2751,9 +2751,11 @@ void mcp_string_free(char *s);
  *                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or
  *                      `jwksUrl`, optional `audience`, `scopesSupported`, `requiredScopes`,
  *                      `toolScopes`, `algorithms` (["RS256","ES256"]), `clockSkewMs` (60000),
- *                      `jwksMinRefreshMs` (30000), `jwksTimeoutMs` (5000), `jwksMaxBytes`
- *                      (262144), `jwksTls` (the client `tls` object, for an `https://`
- *                      `jwksUrl`), `resourceMetadataUrl`; `mcp_server_listen_http_auth` takes a
+ *                      `jwksMinRefreshMs` (30000), `jwksMaxAgeMs` (3600000), `jwksTimeoutMs`
+ *                      (5000), `jwksMaxBytes` (262144), `jwksTls` (the client `tls` object,
+ *                      for an `https://` `jwksUrl`), `jwksAllowHttp` (false: `http://` only
+ *                      on loopback), `tokenTypes` (["at+jwt","JWT"]), `requireTokenType`
+ *                      (false), `resourceMetadataUrl`; `mcp_server_listen_http_auth` takes a
  *                      verifier callback instead]. Unknown keys and wrong types:
  *                      `MCP_STATUS_INVALID_JSON`; values out of range:
  *                      `MCP_STATUS_INVALID_ARGUMENT`. Request size, depth and in-flight limits

@@ -111,6 +111,14 @@ impl TestKey {
         h.kid = Some(kid.into());
         jsonwebtoken::encode(&h, claims, &self.enc).expect("sign")
     }
+
+    /// Sign `claims` with the JWS `typ` header `typ` (`None`: no `typ` at all).
+    pub fn sign_typ(&self, typ: Option<&str>, claims: &Value) -> String {
+        let mut h = Header::new(self.alg);
+        h.kid = Some(self.kid.clone());
+        h.typ = typ.map(str::to_owned);
+        jsonwebtoken::encode(&h, claims, &self.enc).expect("sign")
+    }
 }
 
 /// A JWKS document of `keys`.
@@ -215,6 +223,8 @@ pub struct JwksServer {
     pub doc: Arc<Mutex<Value>>,
     /// Requests served.
     pub hits: Arc<AtomicUsize>,
+    /// The `Cache-Control` value sent with the document, if any.
+    pub cache_control: Arc<Mutex<Option<String>>>,
 }
 
 impl JwksServer {
@@ -226,10 +236,11 @@ impl JwksServer {
         let url = format!("http://{}/jwks.json", l.local_addr().expect("addr"));
         let doc = Arc::new(Mutex::new(doc));
         let hits = Arc::new(AtomicUsize::new(0));
-        let (d, h) = (doc.clone(), hits.clone());
+        let cache_control = Arc::new(Mutex::new(None::<String>));
+        let (d, h, cc) = (doc.clone(), hits.clone(), cache_control.clone());
         tokio::spawn(async move {
             while let Ok((mut s, _)) = l.accept().await {
-                let (d, h) = (d.clone(), h.clone());
+                let (d, h, cc) = (d.clone(), h.clone(), cc.clone());
                 tokio::spawn(async move {
                     let mut buf = Vec::new();
                     let mut chunk = [0u8; 1024];
@@ -241,15 +252,23 @@ impl JwksServer {
                     }
                     h.fetch_add(1, Ordering::SeqCst);
                     let body = d.lock().expect("doc").to_string();
+                    let cc = cc.lock().expect("cache-control").clone();
+                    let cc = cc.map(|v| format!("Cache-Control: {v}\r\n"));
                     let head = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}Connection: close\r\n\r\n",
+                        body.len(),
+                        cc.unwrap_or_default()
                     );
                     let _ = s.write_all(head.as_bytes()).await;
                     let _ = s.write_all(body.as_bytes()).await;
                 });
             }
         });
-        Self { url, doc, hits }
+        Self {
+            url,
+            doc,
+            hits,
+            cache_control,
+        }
     }
 }

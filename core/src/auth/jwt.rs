@@ -1,16 +1,22 @@
 //! The built-in JWT access-token verifier (AUTH-06): signature by a JWKS key (file or URL),
 //! algorithm allow-list (never `none`, never a MAC), issuer, audience = this resource
 //! (RFC 8707; a token minted for another resource is refused, no passthrough), `exp`/`nbf`
-//! with a clock-skew leeway.
+//! with a clock-skew leeway, and a JWS `typ` that is not another kind of token (RFC 9068 §4:
+//! `at+jwt`; an ID token or logout token of the same issuer is no access token).
+//!
+//! The key set is trusted for its `Cache-Control: max-age`, at most `jwksMaxAgeMs` (1 h) and at
+//! least `jwksMinRefreshMs`; past that it is reloaded before a token verifies, so a key the
+//! authorization server withdrew (after a compromise) stops verifying within that time. A
+//! reload that fails past expiry does not fall back on the old keys: verification answers
+//! "unavailable" (503) until a reload succeeds, tried at most once per `jwksMinRefreshMs`.
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+use super::jwks::{self, Loaded};
 use super::{AuthOptions, Principal, TokenVerifier, VerifyError};
 use crate::future::BoxFuture;
 
@@ -44,12 +50,37 @@ struct Inner {
     issuer: String,
     audience: String,
     leeway: u64,
+    /// Accepted `typ` values, normalised ([`normal_typ`]); empty: any.
+    token_types: Vec<String>,
+    require_token_type: bool,
     min_refresh: Duration,
+    max_age: Duration,
     timeout: Duration,
     max_bytes: usize,
-    keys: RwLock<Arc<Vec<Jwk>>>,
+    keys: RwLock<Arc<KeySet>>,
     /// When the key set was last (re)loaded; the lock also makes refreshes single-flight.
     refreshed: tokio::sync::Mutex<Option<Instant>>,
+}
+
+/// The loaded keys and until when they may be trusted (`None`: forever, for a configured age
+/// too large to add to an `Instant`).
+struct KeySet {
+    keys: Vec<Jwk>,
+    until: Option<Instant>,
+}
+
+impl KeySet {
+    fn fresh(&self) -> bool {
+        self.until.is_none_or(|u| Instant::now() < u)
+    }
+}
+
+/// A JWS `typ` for comparison: case-insensitive, `application/` optional (RFC 7515 §4.1.9).
+fn normal_typ(t: &str) -> String {
+    let t = t.trim().to_ascii_lowercase();
+    t.strip_prefix("application/")
+        .map(str::to_owned)
+        .unwrap_or(t)
 }
 
 /// Verifies JWT access tokens against a JWKS (see the module docs).
@@ -64,38 +95,50 @@ impl JwtVerifier {
     ///
     /// # Errors
     /// Invalid options, an unreadable JWKS file, a JWKS URL that is not `http://` or
-    /// `https://` (only `http://` without the `http-client` feature), unusable `jwksTls`.
+    /// `https://` (only `http://` without the `http-client` feature), an `http://` one off
+    /// loopback without `jwksAllowHttp`, unusable `jwksTls`.
     pub fn from_options(o: &AuthOptions) -> Result<Self, String> {
         let algorithms = parse_algorithms(&o.algorithms)?;
         let issuer = o.issuer.clone().ok_or("auth.issuer is required")?;
-        let (source, keys, refreshed) = match (&o.jwks_path, &o.jwks_url) {
+        let (source, loaded, refreshed) = match (&o.jwks_path, &o.jwks_url) {
             (Some(p), None) => {
                 let path = std::path::PathBuf::from(p);
-                let keys = read_file(&path, o.jwks_max_bytes)?;
-                (Source::File(path), keys, Some(Instant::now()))
+                let loaded = jwks::read_file(&path, o.jwks_max_bytes)?;
+                (Source::File(path), Some(loaded), Some(Instant::now()))
             }
             (None, Some(u)) => {
                 let uri: http::Uri = u.parse().map_err(|_| "auth.jwksUrl is not a URL")?;
-                check_url(&uri, o)?;
-                (Source::Url(uri), Vec::new(), None)
+                jwks::check_url(&uri, o)?;
+                (Source::Url(uri), None, None)
             }
             _ => return Err("auth: set exactly one of jwksPath and jwksUrl".into()),
         };
+        let inner = Inner {
+            source,
+            #[cfg(feature = "http-client")]
+            tls: o.jwks_tls.clone().unwrap_or_default(),
+            algorithms,
+            issuer,
+            audience: o.expected_audience().to_owned(),
+            leeway: o.clock_skew.as_secs(),
+            token_types: o.token_types.iter().map(|t| normal_typ(t)).collect(),
+            require_token_type: o.require_token_type,
+            min_refresh: o.jwks_min_refresh,
+            max_age: o.jwks_max_age,
+            timeout: o.jwks_timeout,
+            max_bytes: o.jwks_max_bytes,
+            // Not loaded yet: stale from the start.
+            keys: RwLock::new(Arc::new(KeySet {
+                keys: Vec::new(),
+                until: Some(Instant::now()),
+            })),
+            refreshed: tokio::sync::Mutex::new(refreshed),
+        };
+        if let Some(l) = loaded {
+            inner.store(l);
+        }
         Ok(Self {
-            inner: Arc::new(Inner {
-                source,
-                #[cfg(feature = "http-client")]
-                tls: o.jwks_tls.clone().unwrap_or_default(),
-                algorithms,
-                issuer,
-                audience: o.expected_audience().to_owned(),
-                leeway: o.clock_skew.as_secs(),
-                min_refresh: o.jwks_min_refresh,
-                timeout: o.jwks_timeout,
-                max_bytes: o.jwks_max_bytes,
-                keys: RwLock::new(Arc::new(keys)),
-                refreshed: tokio::sync::Mutex::new(refreshed),
-            }),
+            inner: Arc::new(inner),
         })
     }
 }
@@ -119,6 +162,9 @@ impl Inner {
         if !self.algorithms.contains(&header.alg) {
             return Err(invalid("algorithm not allowed"));
         }
+        if !self.typ_ok(header.typ.as_deref()) {
+            return Err(invalid("token type is not an access token"));
+        }
         let jwk = match self.find(&header) {
             Some(k) => k,
             None => self.refresh_and_find(&header).await?,
@@ -136,16 +182,50 @@ impl Inner {
         principal(data.claims)
     }
 
-    fn loaded(&self) -> Arc<Vec<Jwk>> {
+    /// RFC 9068 §4: `typ` names what the JWT is; one outside `tokenTypes` (an ID token's or a
+    /// logout token's, say) is refused even if its audience and signature fit.
+    fn typ_ok(&self, typ: Option<&str>) -> bool {
+        match typ {
+            None => !self.require_token_type,
+            Some(_) if self.token_types.is_empty() => true,
+            Some(t) => {
+                let t = normal_typ(t);
+                self.token_types.contains(&t)
+            }
+        }
+    }
+
+    fn loaded(&self) -> Arc<KeySet> {
         self.keys
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
+    /// Keep `l` for its announced age, within `[min_refresh, max_age]`.
+    fn store(&self, l: Loaded) {
+        let ttl = l
+            .max_age
+            .unwrap_or(self.max_age)
+            .min(self.max_age)
+            .max(self.min_refresh);
+        let set = KeySet {
+            keys: l.keys,
+            until: Instant::now().checked_add(ttl),
+        };
+        *self
+            .keys
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(set);
+    }
+
+    /// The key for `header` in the current set, if that set is still fresh.
     fn find(&self, header: &jsonwebtoken::Header) -> Option<Jwk> {
-        let keys = self.loaded();
-        let mut usable = keys.iter().filter(|k| fits(k, header.alg));
+        let set = self.loaded();
+        if !set.fresh() {
+            return None;
+        }
+        let mut usable = set.keys.iter().filter(|k| fits(k, header.alg));
         match &header.kid {
             Some(kid) => usable
                 .find(|k| k.common.key_id.as_deref() == Some(kid))
@@ -158,35 +238,32 @@ impl Inner {
         }
     }
 
-    /// An unknown key: reload the set (single flight, at most once per `min_refresh`) and look
-    /// again. A peer sending random `kid`s cannot make this server hammer the JWKS endpoint.
+    /// An unknown key or a stale set: reload the set (single flight, at most once per
+    /// `min_refresh`) and look again. A peer sending random `kid`s cannot make this server
+    /// hammer the JWKS endpoint.
     async fn refresh_and_find(&self, header: &jsonwebtoken::Header) -> Result<Jwk, VerifyError> {
         let mut last = self.refreshed.lock().await;
         if let Some(k) = self.find(header) {
             return Ok(k);
         }
         if last.is_some_and(|t| t.elapsed() < self.min_refresh) {
-            // Never loaded (the source failed): that is no verdict on the token.
-            if self.loaded().is_empty() {
+            // No fresh set (never loaded, or past its age and the reload failed): that is no
+            // verdict on the token.
+            if !self.loaded().fresh() {
                 return Err(VerifyError::Unavailable("key set unavailable".into()));
             }
             return Err(invalid("unknown signing key"));
         }
         *last = Some(Instant::now());
         let loaded = match &self.source {
-            Source::File(p) => read_file(p, self.max_bytes),
+            Source::File(p) => jwks::read_file(p, self.max_bytes),
             #[cfg(feature = "http-client")]
-            Source::Url(u) => fetch(u, &self.tls, self.timeout, self.max_bytes).await,
+            Source::Url(u) => jwks::fetch(u, &self.tls, self.timeout, self.max_bytes).await,
             #[cfg(not(feature = "http-client"))]
-            Source::Url(u) => fetch(u, self.timeout, self.max_bytes).await,
+            Source::Url(u) => jwks::fetch(u, self.timeout, self.max_bytes).await,
         };
         match loaded {
-            Ok(keys) => {
-                *self
-                    .keys
-                    .write()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(keys);
-            }
+            Ok(l) => self.store(l),
             Err(e) => {
                 tracing::warn!(error = %e, "could not load the JWKS");
                 return Err(VerifyError::Unavailable("key set unavailable".into()));
@@ -267,124 +344,6 @@ fn principal(claims: Map<String, Value>) -> Result<Principal, VerifyError> {
     })
 }
 
-/// The usable keys of a JWKS document; keys of unknown types are skipped, not fatal.
-fn parse_set(bytes: &[u8]) -> Result<Vec<Jwk>, String> {
-    let doc: Value = serde_json::from_slice(bytes).map_err(|_| "JWKS is not JSON")?;
-    let keys = doc
-        .get("keys")
-        .and_then(Value::as_array)
-        .ok_or("JWKS has no keys array")?;
-    Ok(keys
-        .iter()
-        .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
-        .filter(|k| !matches!(k.algorithm, AlgorithmParameters::OctetKey(_)))
-        .collect())
-}
-
-fn read_file(p: &std::path::Path, max: usize) -> Result<Vec<Jwk>, String> {
-    let bytes = std::fs::read(p).map_err(|e| format!("auth.jwksPath {}: {e}", p.display()))?;
-    if bytes.len() > max {
-        return Err("auth.jwksPath: the JWKS exceeds jwksMaxBytes".into());
-    }
-    parse_set(&bytes)
-}
-
-/// The JWKS URL is fetched over plain HTTP or, through core's HTTP client, HTTPS; the TLS
-/// settings are checked now so a bad CA file fails at startup, not at the first token.
-#[cfg(feature = "http-client")]
-fn check_url(uri: &http::Uri, o: &AuthOptions) -> Result<(), String> {
-    match uri.scheme_str() {
-        Some("http") => Ok(()),
-        Some("https") => o
-            .jwks_tls
-            .clone()
-            .unwrap_or_default()
-            .client_config(false)
-            .map(|_| ())
-            .map_err(|e| format!("auth.jwksTls: {e}")),
-        _ => Err("auth.jwksUrl must be an http:// or https:// URL".into()),
-    }
-}
-
-/// Without the HTTP client (and its TLS) only plain HTTP is fetched.
-#[cfg(not(feature = "http-client"))]
-fn check_url(uri: &http::Uri, _o: &AuthOptions) -> Result<(), String> {
-    if uri.scheme_str() != Some("http") {
-        return Err("auth.jwksUrl must be http:// in this build (no TLS client)".into());
-    }
-    Ok(())
-}
-
-/// The body of a successful JWKS answer, at most `max` bytes, else a reason.
-async fn read_jwks<B>(resp: http::Response<B>, max: usize) -> Result<Vec<Jwk>, String>
-where
-    B: hyper::body::Body<Data = Bytes>,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    if !resp.status().is_success() {
-        return Err(format!("JWKS answered HTTP {}", resp.status()));
-    }
-    let body = http_body_util::Limited::new(resp.into_body(), max)
-        .collect()
-        .await
-        .map_err(|_| "JWKS body too large or cut short".to_owned())?
-        .to_bytes();
-    parse_set(&body)
-}
-
-/// GET the JWKS with a deadline and a size cap through core's HTTP client (`http://` or
-/// `https://` with the `jwksTls` trust settings; a connection pool per fetch, as fetches are
-/// rare: at most one per `jwksMinRefreshMs`).
-#[cfg(feature = "http-client")]
-async fn fetch(
-    uri: &http::Uri,
-    tls: &crate::client::ClientTls,
-    timeout: Duration,
-    max: usize,
-) -> Result<Vec<Jwk>, String> {
-    use crate::client::transport::pool::{Hold, Pool};
-    let opts = crate::client::HttpClientOptions {
-        tls: tls.clone(),
-        listen_stream: false,
-        max_connections: 2,
-        ..Default::default()
-    };
-    let pool = Pool::new(uri, &opts).map_err(|e| format!("JWKS client: {e}"))?;
-    let req = http::Request::get(uri.clone())
-        .header(http::header::ACCEPT, "application/json")
-        .body(http_body_util::Full::new(Bytes::new()))
-        .map_err(|e| format!("JWKS request: {e}"))?;
-    let get = async {
-        let resp = pool
-            .send(req, Hold::Short)
-            .await
-            .map_err(|e| format!("JWKS request failed: {e}"))?;
-        read_jwks(resp, max).await
-    };
-    let r = tokio::time::timeout(timeout, get)
-        .await
-        .map_err(|_| "JWKS request timed out".to_owned());
-    pool.close();
-    r?
-}
-
-/// GET the JWKS with a deadline and a size cap, through hyper's plain client.
-#[cfg(not(feature = "http-client"))]
-async fn fetch(uri: &http::Uri, timeout: Duration, max: usize) -> Result<Vec<Jwk>, String> {
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<http_body_util::Empty<Bytes>>();
-    let get = async {
-        let resp = client
-            .get(uri.clone())
-            .await
-            .map_err(|e| format!("JWKS request failed: {e}"))?;
-        read_jwks(resp, max).await
-    };
-    tokio::time::timeout(timeout, get)
-        .await
-        .map_err(|_| "JWKS request timed out".to_owned())?
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,10 +384,10 @@ mod tests {
              "x": "WKn-ZIGevcwGIyyrzFoZNBdaq9_TsqzGl96oc0CWuis",
              "y": "y77t-RvAHRKTsSGdIYUfweuOvwrvDD-Q3Hv5J0fSKbE"}
         ]});
-        let keys = parse_set(doc.to_string().as_bytes()).expect("set");
+        let keys = jwks::parse_set(doc.to_string().as_bytes()).expect("set");
         assert_eq!(keys.len(), 1);
         assert!(fits(&keys[0], Algorithm::ES256));
         assert!(!fits(&keys[0], Algorithm::RS256));
-        assert!(parse_set(b"{\"no\": []}").is_err());
+        assert!(jwks::parse_set(b"{\"no\": []}").is_err());
     }
 }

@@ -6,6 +6,7 @@
 //! [`AuthOptions`] in [`crate::transport::http::HttpOptions::auth`]; tokens are checked by a
 //! [`TokenVerifier`]: the built-in [`JwtVerifier`] (JWKS from a file or URL) or one of your own.
 
+mod jwks;
 mod jwt;
 
 pub use jwt::JwtVerifier;
@@ -103,10 +104,10 @@ pub trait TokenVerifier: Send + Sync + 'static {
 ///
 /// JSON shape ([`crate::options`]): `resource`, `authorizationServers`, `scopesSupported`,
 /// `requiredScopes`, `toolScopes` (`{"tool": ["scope", …]}`), `issuer`, `audience`,
-/// `jwksPath`, `jwksUrl`, `algorithms`, `clockSkewMs`, `jwksMinRefreshMs`, `jwksTimeoutMs`,
-/// `jwksMaxBytes`, `jwksTls` (the client TLS shape of [`crate::client::ClientTls`], with the
-/// `http-client` feature), `resourceMetadataUrl`. The custom [`TokenVerifier`] has no JSON
-/// form.
+/// `jwksPath`, `jwksUrl`, `jwksAllowHttp`, `algorithms`, `tokenTypes`, `requireTokenType`,
+/// `clockSkewMs`, `jwksMinRefreshMs`, `jwksMaxAgeMs`, `jwksTimeoutMs`, `jwksMaxBytes`, `jwksTls`
+/// (the client TLS shape of [`crate::client::ClientTls`], with the `http-client` feature),
+/// `resourceMetadataUrl`. The custom [`TokenVerifier`] has no JSON form.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 #[non_exhaustive]
@@ -130,9 +131,14 @@ pub struct AuthOptions {
     /// JWKS file for the built-in verifier.
     pub jwks_path: Option<String>,
     /// JWKS URL for the built-in verifier (`https://` or `http://`; only `http://` without the
-    /// `http-client` feature; fetched on first use and again when a token names an unknown
-    /// `kid`, at most once per [`Self::jwks_min_refresh`]).
+    /// `http-client` feature; fetched on first use, again when a token names an unknown `kid`
+    /// (at most once per [`Self::jwks_min_refresh`]) and when the set is older than its
+    /// `Cache-Control: max-age`, capped by [`Self::jwks_max_age`]). `http://` is refused unless
+    /// the host is loopback (`localhost`, 127.0.0.0/8, `::1`) or [`Self::jwks_allow_http`].
     pub jwks_url: Option<String>,
+    /// Accept an `http://` [`Self::jwks_url`] on a non-loopback host (default false: whoever
+    /// can alter a plain-text fetch can substitute keys and mint accepted tokens).
+    pub jwks_allow_http: bool,
     /// Whom an `https://` [`Self::jwks_url`] is trusted from: the HTTP client's TLS options
     /// (default: the platform roots). A private authorization server's CA goes here.
     #[cfg(feature = "http-client")]
@@ -141,12 +147,26 @@ pub struct AuthOptions {
     /// Accepted JWS algorithms (default `RS256`, `ES256`). `none` and `HS*` are refused: a
     /// public key must never verify a MAC.
     pub algorithms: Vec<String>,
+    /// Accepted JWS `typ` headers (RFC 9068 §4), compared case-insensitively with the
+    /// `application/` prefix optional. Default `["at+jwt", "JWT"]`: RFC 9068 access tokens and
+    /// the many authorization servers that label theirs `JWT`; any other type (an ID token's
+    /// `id_token+jwt`, a logout token's `logout+jwt`, …) is refused. `["at+jwt"]` for a server
+    /// that follows RFC 9068; empty accepts every `typ`.
+    pub token_types: Vec<String>,
+    /// Refuse tokens without a `typ` header (default false: many servers omit it).
+    pub require_token_type: bool,
     /// Tolerance for `exp` and `nbf` (default 60 s; whole seconds are used).
     #[serde(rename = "clockSkewMs", with = "crate::options::millis")]
     pub clock_skew: Duration,
     /// Least time between two JWKS fetches (default 30 s).
     #[serde(rename = "jwksMinRefreshMs", with = "crate::options::millis")]
     pub jwks_min_refresh: Duration,
+    /// Longest time a loaded key set is trusted (default 1 h), whatever its `Cache-Control`
+    /// says; no `Cache-Control` age means this one. Past it the set is reloaded before a token
+    /// verifies, and a failed reload answers 503 rather than trusting the old keys. At least
+    /// [`Self::jwks_min_refresh`].
+    #[serde(rename = "jwksMaxAgeMs", with = "crate::options::millis")]
+    pub jwks_max_age: Duration,
     /// Deadline of one JWKS fetch (default 5 s).
     #[serde(rename = "jwksTimeoutMs", with = "crate::options::millis")]
     pub jwks_timeout: Duration,
@@ -184,11 +204,15 @@ impl Default for AuthOptions {
             audience: None,
             jwks_path: None,
             jwks_url: None,
+            jwks_allow_http: false,
             #[cfg(feature = "http-client")]
             jwks_tls: None,
             algorithms: vec!["RS256".into(), "ES256".into()],
+            token_types: vec!["at+jwt".into(), "JWT".into()],
+            require_token_type: false,
             clock_skew: Duration::from_secs(60),
             jwks_min_refresh: Duration::from_secs(30),
+            jwks_max_age: Duration::from_secs(3600),
             jwks_timeout: Duration::from_secs(5),
             jwks_max_bytes: 256 * 1024,
             resource_metadata_url: None,
@@ -223,7 +247,9 @@ impl AuthOptions {
     ///
     /// # Errors
     /// A missing `resource` or authorization server, a refused algorithm, no key source for
-    /// the built-in verifier.
+    /// the built-in verifier, a plain `http://` JWKS URL off loopback (without
+    /// `jwksAllowHttp`), a `jwksMaxAgeMs` below `jwksMinRefreshMs`, `requireTokenType` without
+    /// `tokenTypes`.
     pub fn validate(&self) -> Result<(), &'static str> {
         let Ok(uri) = self.resource.parse::<http::Uri>() else {
             return Err("auth.resource must be an absolute URL");
@@ -241,12 +267,22 @@ impl AuthOptions {
         if self.issuer.is_none() {
             return Err("auth.issuer is required by the JWT verifier");
         }
+        if self.jwks_max_age.is_zero() || self.jwks_max_age < self.jwks_min_refresh {
+            return Err("auth.jwksMaxAgeMs must be positive and at least jwksMinRefreshMs");
+        }
+        if self.require_token_type && self.token_types.is_empty() {
+            return Err("auth.requireTokenType needs tokenTypes");
+        }
         match (&self.jwks_path, &self.jwks_url) {
             (None, None) => Err("auth needs jwksPath, jwksUrl or a custom verifier"),
             (Some(_), Some(_)) => Err("auth: set jwksPath or jwksUrl, not both"),
             _ if self.jwks_max_bytes == 0 || self.jwks_timeout.is_zero() => {
                 Err("auth: jwksMaxBytes and jwksTimeoutMs must be positive")
             }
+            (None, Some(u)) => match u.parse::<http::Uri>() {
+                Ok(uri) => jwks::check_plain_http(&uri, self),
+                Err(_) => Err("auth.jwksUrl is not a URL"),
+            },
             _ => Ok(()),
         }
     }
@@ -325,5 +361,30 @@ mod tests {
         let v: Result<AuthOptions, _> =
             serde_json::from_value(serde_json::json!({"resourse": "x"}));
         assert!(v.is_err(), "unknown keys are refused");
+    }
+
+    #[test]
+    fn options_refuse_plain_http_jwks_off_loopback_and_bad_ages() {
+        let mut o = AuthOptions::new("https://mcp.example/mcp", "https://as.example");
+        o.issuer = Some("https://as.example".into());
+        o.jwks_url = Some("http://as.example/jwks.json".into());
+        assert!(o.validate().is_err(), "plain http off loopback");
+        assert!(o.build_verifier().is_err());
+        o.jwks_url = Some("http://127.0.0.1:9/jwks.json".into());
+        assert!(o.validate().is_ok());
+        let mut json = serde_json::to_value(&o).expect("json");
+        json["jwksUrl"] = "http://as.example/jwks.json".into();
+        json["jwksAllowHttp"] = true.into();
+        let relaxed: AuthOptions = serde_json::from_value(json).expect("options");
+        assert!(relaxed.validate().is_ok(), "jwksAllowHttp relaxes it");
+        let mut short = o.clone();
+        short.jwks_max_age = Duration::from_secs(1);
+        assert!(short.validate().is_err(), "below jwksMinRefreshMs");
+        short.jwks_min_refresh = Duration::from_millis(500);
+        assert!(short.validate().is_ok());
+        let mut typ = o.clone();
+        typ.require_token_type = true;
+        typ.token_types.clear();
+        assert!(typ.validate().is_err());
     }
 }

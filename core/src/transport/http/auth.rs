@@ -309,10 +309,17 @@ fn quoted(s: &str) -> String {
         .collect()
 }
 
+/// Whether the query carries an `access_token` parameter (RFC 6750 §2.3, which OAuth 2.1
+/// forbids). Names are form-decoded first (`+` is a space, then percent-decoding), as the
+/// application behind a proxy or framework would read them: `access%5Ftoken` and
+/// `%61ccess_token` are the same parameter.
 fn token_in_query(uri: &Uri) -> bool {
     uri.query().is_some_and(|q| {
-        q.split('&')
-            .any(|kv| kv.split('=').next() == Some("access_token"))
+        q.split(['&', ';']).any(|kv| {
+            let name = kv.split('=').next().unwrap_or_default().replace('+', " ");
+            let decoded = percent_encoding::percent_decode_str(&name).collect::<Vec<u8>>();
+            decoded.eq_ignore_ascii_case(b"access_token")
+        })
     })
 }
 
@@ -394,5 +401,25 @@ mod tests {
         assert!(token_in_query(&u));
         let u: Uri = "/mcp?not_access_token=abc".parse().expect("uri");
         assert!(!token_in_query(&u));
+        for q in [
+            "access%5Ftoken=abc",
+            "%61ccess_token=abc",
+            "x=1&%61%63%63%65%73%73%5f%74%6f%6b%65%6e=abc",
+            "Access_Token=abc",
+            "x=1;access_token=abc",
+            "access_token",
+        ] {
+            let u: Uri = format!("/mcp?{q}").parse().expect("uri");
+            assert!(token_in_query(&u), "{q}");
+        }
+        for q in [
+            "access+token=abc",
+            "access_token_hint=x",
+            "a=access_token",
+            "%ZZ=1",
+        ] {
+            let u: Uri = format!("/mcp?{q}").parse().expect("uri");
+            assert!(!token_in_query(&u), "{q}");
+        }
     }
 }
