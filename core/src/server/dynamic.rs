@@ -129,25 +129,26 @@ impl State {
 }
 
 /// A scheduled announcement: clears its pending flag when it runs, and also when it is dropped
-/// unrun (a runtime shutting down), so later changes are announced again.
+/// unrun (a runtime shutting down), so later changes are announced again. It holds the server
+/// weakly: a server dropped meanwhile has no one left to tell.
 struct Due {
-    server: Option<Server>,
+    server: Weak<ServerInner>,
     list: usize,
 }
 
 impl Due {
-    fn fire(mut self) {
-        if let Some(server) = self.server.take() {
-            server.inner.dynamic.pending[self.list].store(false, Ordering::SeqCst);
-            server.raise(LIST_CHANGES[self.list]);
+    fn fire(self) {
+        if let Some(inner) = self.server.upgrade() {
+            inner.dynamic.pending[self.list].store(false, Ordering::SeqCst);
+            Server { inner }.raise(LIST_CHANGES[self.list]);
         }
     }
 }
 
 impl Drop for Due {
     fn drop(&mut self) {
-        if let Some(server) = &self.server {
-            server.inner.dynamic.pending[self.list].store(false, Ordering::SeqCst);
+        if let Some(inner) = self.server.upgrade() {
+            inner.dynamic.pending[self.list].store(false, Ordering::SeqCst);
         }
     }
 }
@@ -489,7 +490,7 @@ impl Server {
             return true; // the scheduled announcement has not run: this change rides on it
         }
         let due = Due {
-            server: Some(self.clone()),
+            server: Arc::downgrade(&self.inner),
             list,
         };
         let runtime = tokio::runtime::Handle::try_current()
@@ -508,3 +509,7 @@ impl Server {
         true
     }
 }
+
+#[cfg(test)]
+#[path = "dynamic_tests.rs"]
+mod tests;
