@@ -215,13 +215,12 @@ impl Server {
     ///
     /// ```
     /// use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
-    /// use serde_json::Value;
     ///
     /// let server = Server::builder("demo", "1.0").dynamic().build()?;
     /// // … serve it (stdio or HTTP), then, from any task or thread:
     /// let echo = server.add_tool(
     ///     Tool::new("echo").description("Echo the arguments"),
-    ///     handler_fn(|_ctx, args: Value| async move {
+    ///     handler_fn(|_ctx, args: serde_json::Value| async move {
     ///         Ok::<_, HandlerError>(CallToolResult::text(args.to_string()))
     ///     }),
     /// )?;
@@ -231,6 +230,7 @@ impl Server {
     /// # Ok::<(), mcpcore::server::BuildError>(())
     /// ```
     ///
+    /// (The README's "Changing a server while it serves" shows this example: keep them alike.)
     /// Many changes made in one go (without yielding to the runtime) send one `list_changed`
     /// per kind. Calls already running when a tool is removed or replaced finish with the
     /// handler they started with.

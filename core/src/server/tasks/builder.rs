@@ -142,10 +142,8 @@ impl ServerBuilder {
     ) -> Result<(), BuildError> {
         let entry = crate::server::registry::ToolEntry::new(tool, handler, support, None)?;
         self.add_tool_entry(entry)?;
-        if support != TaskSupport::Forbidden {
-            if self.options.tasks.is_none() {
-                self.options.tasks = Some(TaskOptions::default());
-            }
+        if support != TaskSupport::Forbidden && self.options.tasks.is_none() {
+            self.options.tasks = Some(TaskOptions::default());
         }
         Ok(())
     }
