@@ -387,3 +387,54 @@ async fn cursors_survive_a_changing_list() {
     assert_eq!(names(&p["result"], "tools", "name"), ["d"]);
     l.shutdown().await;
 }
+
+/// With a Redis backplane a change made on one worker reaches listen streams on the others, but
+/// the registry itself stays per worker: the same change must be applied on every worker
+/// (README, "Changing a server while it serves").
+#[tokio::test]
+async fn a_change_on_one_worker_reaches_listen_streams_on_another() {
+    let redis = mcpcore_tests::redis::RedisServer::start();
+    let mut workers = Vec::new();
+    for _ in 0..2 {
+        let backplane = mcpcore::backplane::Backplane::redis(&redis.url(0))
+            .expect("url")
+            .with_prefix("dyn:");
+        let server = Server::builder("dynamic", "1")
+            .dynamic()
+            .backplane(backplane)
+            .build()
+            .expect("server");
+        let addr = "127.0.0.1:0".parse().expect("addr");
+        let listener = serve(server.clone(), addr, HttpOptions::default())
+            .await
+            .expect("listen");
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while !server.backplane_available() {
+            assert!(tokio::time::Instant::now() < deadline, "backplane never up");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        workers.push((server, listener));
+    }
+    let c1 = McpHttp::new(workers[0].1.local_addr());
+    let mut s1 = listen_all(&c1).await;
+    workers[1]
+        .0
+        .add_tool(Tool::new("late"), says("x"))
+        .expect("add on worker 2");
+    let n = next_on(&mut s1, Era::Modern, Some("subscriptions/listen")).await;
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    let list = modern_result(&c1, 1, "tools/list", json!({})).await;
+    assert!(
+        names(&list["result"], "tools", "name").is_empty(),
+        "worker 1's registry did not change"
+    );
+    workers[0]
+        .0
+        .add_tool(Tool::new("late"), says("x"))
+        .expect("add on worker 1");
+    let list = modern_result(&c1, 2, "tools/list", json!({})).await;
+    assert_eq!(names(&list["result"], "tools", "name"), ["late"]);
+    for (_, l) in workers {
+        l.shutdown().await;
+    }
+}
