@@ -7,7 +7,7 @@
 //!   refused when different), and its `resources/read` contents are completed with that type,
 //!   the URI and the resource's `_meta.ui` when the handler left them out;
 //! - the app MIME type on a non-`ui://` URI is refused (hosts only render `ui://` resources);
-//! - a tool's `_meta.ui.resourceUri` must name a registered app resource ([`check_links`],
+//! - a tool's `_meta.ui.resourceUri` must name a registered app resource ([`check_link`],
 //!   at build time, since tools and resources may be registered in any order);
 //! - once an app resource exists, `io.modelcontextprotocol/ui` is advertised in
 //!   `capabilities.extensions` (both eras: the legacy schema has no `extensions` member but
@@ -152,22 +152,8 @@ pub(super) fn prepare_resource(
 /// # Errors
 /// [`BuildError::App`] naming the tool and its link.
 pub(super) fn finish(options: &mut ServerOptions, registry: &Registry) -> Result<(), BuildError> {
-    for t in &registry.tools {
-        let Some(link) = t.def.get("_meta").and_then(ui_resource_uri) else {
-            continue;
-        };
-        let name = t.def.get("name").and_then(Value::as_str).unwrap_or("");
-        let registered = registry.resource(link).is_some_and(|r| {
-            r.def
-                .get("mimeType")
-                .and_then(Value::as_str)
-                .is_some_and(is_app_mime_type)
-        });
-        if !is_ui_uri(link) || !registered {
-            return Err(refused(format!(
-                "tool {name}: _meta.ui.resourceUri {link:?} is not a registered ui:// app resource"
-            )));
-        }
+    for t in registry.tools.iter() {
+        check_link(&t.def, registry)?;
     }
     let any_app = registry.resources.iter().any(|r| {
         r.def
@@ -179,6 +165,30 @@ pub(super) fn finish(options: &mut ServerOptions, registry: &Registry) -> Result
         options
             .extensions
             .insert(UI_EXTENSION.into(), extension_settings());
+    }
+    Ok(())
+}
+
+/// Check a tool definition's `_meta.ui.resourceUri` against the app resources of `registry`
+/// (at build, and when a tool is added while serving).
+///
+/// # Errors
+/// [`BuildError::App`] naming the tool and its link.
+pub(super) fn check_link(tool_def: &Value, registry: &Registry) -> Result<(), BuildError> {
+    let Some(link) = tool_def.get("_meta").and_then(ui_resource_uri) else {
+        return Ok(());
+    };
+    let name = tool_def.get("name").and_then(Value::as_str).unwrap_or("");
+    let registered = registry.resource(link).is_some_and(|r| {
+        r.def
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .is_some_and(is_app_mime_type)
+    });
+    if !is_ui_uri(link) || !registered {
+        return Err(refused(format!(
+            "tool {name}: _meta.ui.resourceUri {link:?} is not a registered ui:// app resource"
+        )));
     }
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! Building a server: configuration plus a registry that is built once and never rebuilt.
+//! Building a server: configuration plus its initial registry (which may change while it serves,
+//! see `dynamic`).
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -9,12 +10,10 @@ use super::handler::Handler;
 use super::mrtr::{self, RequestStateOptions};
 use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::session::{lock, Session};
-use super::uri_template::UriTemplate;
 use super::Server;
 use crate::backplane::{Backplane, SharedKey};
 use crate::limits::Limits;
-use crate::protocol::{mcp_header, Implementation, Prompt, Resource, ResourceTemplate, Tool};
-use crate::schema;
+use crate::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::security::{KeyRing, ReplayGuard, Sealer};
 
 /// Cache hints stamped on cacheable modern results (CACHE-01).
@@ -89,6 +88,10 @@ pub struct ServerOptions {
     /// What this server shares with the other workers of its deployment (default: nothing,
     /// [`Backplane::local`]). JSON: `redis` (URL or `null`) and `redisPrefix`.
     pub backplane: Backplane,
+    /// Advertise tools, prompts and resources even when none is registered at build, so they
+    /// can be added while serving ([`Server::add_tool`] and the rest; default `false`: a kind
+    /// is advertised when one is registered at build). JSON: `dynamic`.
+    pub dynamic: bool,
 }
 
 impl ServerOptions {
@@ -113,6 +116,7 @@ impl ServerOptions {
             max_concurrency: None,
             tasks: None,
             backplane: Backplane::local(),
+            dynamic: false,
         }
     }
 }
@@ -162,34 +166,17 @@ pub enum BuildError {
     /// A limit or option is out of range.
     #[error("invalid option: {0}")]
     Option(String),
+    /// A change while serving names a kind this server does not advertise (`"tools"`,
+    /// `"prompts"` or `"resources"`): build with [`ServerBuilder::dynamic`] or register one
+    /// before building.
+    #[error(
+        "this server does not advertise {0}: build it with dynamic() to add them while serving"
+    )]
+    NotAdvertised(&'static str),
     /// An MCP Apps rule is broken (EXT-03): a `ui://` resource with another MIME type, the app
     /// MIME type outside `ui://`, or a tool linked to a UI resource that is not registered.
     #[error("MCP Apps: {0}")]
     App(String),
-}
-
-/// Registered names and URIs must be non-empty and free of control characters: a NUL cuts a C
-/// string short (every binding hands names back as C or host strings), and a control character
-/// cannot travel in the `Mcp-Name` header unencoded (HTTP-16). Tool names should also keep to
-/// TOOL-04's `[A-Za-z0-9_.-]{1,128}`, which is not enforced.
-fn check_name(what: &'static str, name: &str) -> Result<(), BuildError> {
-    let reason = if name.is_empty() {
-        "must not be empty"
-    } else if name.chars().any(char::is_control) {
-        "must not contain control characters (NUL included)"
-    } else {
-        return Ok(());
-    };
-    Err(BuildError::Name {
-        what,
-        name: name.to_owned(),
-        reason,
-    })
-}
-
-/// The pre-serialized `*/list` form of a definition.
-fn definition(d: &impl serde::Serialize) -> Result<Value, BuildError> {
-    serde_json::to_value(d).map_err(|e| BuildError::Option(e.to_string()))
 }
 
 /// Builds a [`Server`].
@@ -201,7 +188,9 @@ pub struct ServerBuilder {
 
 pub(crate) struct ServerInner {
     pub options: ServerOptions,
-    pub registry: Registry,
+    pub registry: super::registry::Live,
+    /// What changes made while serving need (see `dynamic`).
+    pub dynamic: super::dynamic::State,
     pub capabilities: Value,
     pub sealer: Option<Sealer>,
     /// The request-state key shared through the backplane, when sealing is on with a Redis
@@ -316,6 +305,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Advertise tools, prompts and resources even if none is registered yet, so they can be
+    /// added while serving ([`ServerOptions::dynamic`]).
+    #[must_use]
+    pub fn dynamic(mut self) -> Self {
+        self.options.dynamic = true;
+        self
+    }
+
     /// Edit any option.
     #[must_use]
     pub fn options(mut self, f: impl FnOnce(&mut ServerOptions)) -> Self {
@@ -338,52 +335,19 @@ impl ServerBuilder {
     /// or with a control character ([`BuildError::Duplicate`], [`BuildError::Name`]), or a
     /// schema that does not compile ([`BuildError::Schema`], [`BuildError::McpHeader`]).
     pub fn add_tool(&mut self, tool: Tool, handler: Arc<dyn Handler>) -> Result<(), BuildError> {
-        check_name("tool", &tool.name)?;
-        if self.registry.tool_index.contains_key(&tool.name) {
-            return Err(BuildError::Duplicate(format!("tool {}", tool.name)));
+        let support = super::tasks::TaskSupport::Forbidden;
+        self.add_tool_entry(ToolEntry::new(tool, handler, support, None)?)
+    }
+
+    /// Register a checked tool, unless its name is taken.
+    pub(super) fn add_tool_entry(
+        &mut self,
+        (name, e): (String, ToolEntry),
+    ) -> Result<(), BuildError> {
+        if self.registry.tools.contains(&name) {
+            return Err(BuildError::Duplicate(format!("tool {name}")));
         }
-        let schema_error = |reason| BuildError::Schema {
-            tool: tool.name.clone(),
-            reason,
-        };
-        let input = schema::compile_input(&tool.input_schema).map_err(schema_error)?;
-        let param_headers = mcp_header::declarations(&tool.input_schema).map_err(|reason| {
-            BuildError::McpHeader {
-                tool: tool.name.clone(),
-                reason,
-            }
-        })?;
-        let output = tool
-            .output_schema
-            .as_ref()
-            .map(schema::compile_output)
-            .transpose()
-            .map_err(schema_error)?;
-        let def = definition(&tool)?;
-        let legacy_def = tool
-            .output_schema
-            .as_ref()
-            .filter(|s| s.get("type").and_then(Value::as_str) != Some("object"))
-            .map(|_| {
-                let mut d = def.clone();
-                if let Some(o) = d.as_object_mut() {
-                    o.remove("outputSchema");
-                }
-                d
-            });
-        self.registry
-            .tool_index
-            .insert(tool.name, self.registry.tools.len());
-        self.registry.tools.push(ToolEntry {
-            def,
-            legacy_def,
-            input,
-            output,
-            param_headers,
-            handler,
-            task_support: super::tasks::TaskSupport::Forbidden,
-            gate: None,
-        });
+        self.registry.tools.insert(name, e);
         Ok(())
     }
 
@@ -402,26 +366,11 @@ impl ServerBuilder {
         prompt: Prompt,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
-        check_name("prompt", &prompt.name)?;
-        if self.registry.prompt_index.contains_key(&prompt.name) {
-            return Err(BuildError::Duplicate(format!("prompt {}", prompt.name)));
+        let (name, entry) = PromptEntry::new(prompt, handler)?;
+        if self.registry.prompts.contains(&name) {
+            return Err(BuildError::Duplicate(format!("prompt {name}")));
         }
-        let required = prompt
-            .arguments
-            .iter()
-            .flatten()
-            .filter(|a| a.required == Some(true))
-            .map(|a| a.name.clone())
-            .collect();
-        let def = definition(&prompt)?;
-        self.registry
-            .prompt_index
-            .insert(prompt.name, self.registry.prompts.len());
-        self.registry.prompts.push(PromptEntry {
-            def,
-            required,
-            handler,
-        });
+        self.registry.prompts.insert(name, entry);
         Ok(())
     }
 
@@ -439,19 +388,14 @@ impl ServerBuilder {
     /// is dropped at once.
     pub fn add_resource(
         &mut self,
-        mut resource: Resource,
+        resource: Resource,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
-        check_name("resource", &resource.uri)?;
-        if self.registry.resource_index.contains_key(&resource.uri) {
-            return Err(BuildError::Duplicate(format!("resource {}", resource.uri)));
+        let (uri, entry) = ResourceEntry::new(resource, handler)?;
+        if self.registry.resources.contains(&uri) {
+            return Err(BuildError::Duplicate(format!("resource {uri}")));
         }
-        let handler = super::apps::prepare_resource(&mut resource, handler)?;
-        let def = definition(&resource)?;
-        self.registry
-            .resource_index
-            .insert(resource.uri, self.registry.resources.len());
-        self.registry.resources.push(ResourceEntry { def, handler });
+        self.registry.resources.insert(uri, entry);
         Ok(())
     }
 
@@ -471,29 +415,11 @@ impl ServerBuilder {
         template: ResourceTemplate,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
-        check_name("resource template", &template.uri_template)?;
-        if self
-            .registry
-            .templates
-            .iter()
-            .any(|t| t.def["uriTemplate"] == template.uri_template.as_str())
-        {
-            return Err(BuildError::Duplicate(format!(
-                "resource template {}",
-                template.uri_template
-            )));
+        let (key, entry) = TemplateEntry::new(template, handler)?;
+        if self.registry.templates.contains(&key) {
+            return Err(BuildError::Duplicate(format!("resource template {key}")));
         }
-        let parsed =
-            UriTemplate::parse(&template.uri_template).map_err(|reason| BuildError::Template {
-                template: template.uri_template.clone(),
-                reason,
-            })?;
-        let def = definition(&template)?;
-        self.registry.templates.push(TemplateEntry {
-            def,
-            template: parsed,
-            handler,
-        });
+        self.registry.templates.insert(key, entry);
         Ok(())
     }
 
@@ -533,7 +459,7 @@ impl ServerBuilder {
         name: String,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
-        check_name("method", &name)?;
+        super::registry::check_name("method", &name)?;
         if super::methods::BUILT_IN.contains(&name.as_str())
             || self.registry.custom.contains_key(&name)
         {
@@ -572,15 +498,15 @@ impl ServerBuilder {
         let mut registry = self.registry;
         let mut options = self.options;
         super::apps::finish(&mut options, &registry)?;
-        match options.max_concurrency {
+        let slots = match options.max_concurrency {
             Some(0) => {
                 return Err(BuildError::Option(
                     "max_concurrency must be positive (None = unlimited)".into(),
                 ))
             }
-            Some(n) => super::concurrency::bound(&mut registry, n),
-            None => {}
-        }
+            Some(n) => Some(super::concurrency::bound(&mut registry, n)),
+            None => None,
+        };
         let capabilities = capabilities(&options, &registry);
         if let Some(t) = options.tasks.as_mut().filter(|t| t.store.is_none()) {
             // Tasks on a shared backplane live in its store, so any worker serves any task.
@@ -612,7 +538,8 @@ impl ServerBuilder {
             bus: bus.clone(),
             origin,
             options,
-            registry,
+            registry: super::registry::Live::new(registry),
+            dynamic: super::dynamic::State::new(slots),
             capabilities,
             sealer,
             shared_key,
@@ -630,16 +557,16 @@ impl ServerBuilder {
 /// Capabilities derived from what is registered.
 fn capabilities(o: &ServerOptions, r: &Registry) -> Value {
     let mut caps = Map::new();
-    if !r.tools.is_empty() {
+    if !r.tools.is_empty() || o.dynamic {
         caps.insert("tools".into(), json!({"listChanged": o.tools_list_changed}));
     }
-    if !r.prompts.is_empty() {
+    if !r.prompts.is_empty() || o.dynamic {
         caps.insert(
             "prompts".into(),
             json!({"listChanged": o.prompts_list_changed}),
         );
     }
-    if !r.resources.is_empty() || !r.templates.is_empty() {
+    if !r.resources.is_empty() || !r.templates.is_empty() || o.dynamic {
         caps.insert(
             "resources".into(),
             json!({"listChanged": o.resources_list_changed, "subscribe": o.resources_subscribe}),

@@ -103,6 +103,7 @@ impl Server {
     /// Start the bus subscription if it is not running (needs a tokio runtime): transports
     /// call this when they start serving.
     pub(crate) fn start_bus(&self) {
+        self.inner.dynamic.note_runtime();
         self.inner.bus.start();
     }
 

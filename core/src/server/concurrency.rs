@@ -35,29 +35,33 @@ impl Handler for Bounded {
     }
 }
 
-/// Put every handler of `registry` behind one semaphore of `n` slots.
-pub(crate) fn bound(registry: &mut Registry, n: usize) {
+/// `h` behind the semaphore `slots`.
+pub(crate) fn wrap(h: &Arc<dyn Handler>, slots: &Arc<Semaphore>) -> Arc<dyn Handler> {
+    Arc::new(Bounded {
+        inner: h.clone(),
+        slots: slots.clone(),
+    })
+}
+
+/// Put every handler of `registry` behind one semaphore of `n` slots, returned so handlers
+/// registered while serving go behind it too.
+pub(crate) fn bound(registry: &mut Registry, n: usize) -> Arc<Semaphore> {
     let slots = Arc::new(Semaphore::new(n));
-    let wrap = |h: &mut Arc<dyn Handler>| {
-        *h = Arc::new(Bounded {
-            inner: h.clone(),
-            slots: slots.clone(),
-        });
-    };
-    registry.tools.iter_mut().for_each(|e| wrap(&mut e.handler));
+    let w = |h: &mut Arc<dyn Handler>| *h = wrap(h, &slots);
+    registry.tools.entries_mut().for_each(|e| w(&mut e.handler));
     registry
         .prompts
-        .iter_mut()
-        .for_each(|e| wrap(&mut e.handler));
+        .entries_mut()
+        .for_each(|e| w(&mut e.handler));
     registry
         .resources
-        .iter_mut()
-        .for_each(|e| wrap(&mut e.handler));
+        .entries_mut()
+        .for_each(|e| w(&mut e.handler));
     registry
         .templates
-        .iter_mut()
-        .for_each(|e| wrap(&mut e.handler));
-    registry.custom.values_mut().for_each(wrap);
+        .entries_mut()
+        .for_each(|e| w(&mut e.handler));
+    registry.custom.values_mut().for_each(w);
     for h in [
         &mut registry.completion,
         &mut registry.subscribe,
@@ -66,8 +70,9 @@ pub(crate) fn bound(registry: &mut Registry, n: usize) {
     .into_iter()
     .flatten()
     {
-        wrap(h);
+        w(h);
     }
+    slots
 }
 
 #[cfg(test)]

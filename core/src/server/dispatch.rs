@@ -371,7 +371,7 @@ impl Session {
         p: Option<&Map<String, Value>>,
         modern: bool,
     ) -> Result<Result<Outcome, ErrorObject>, Reply> {
-        let reg = &self.server.inner.registry;
+        let reg = self.server.inner.registry.load();
         let has = |cap: &str| self.has_capability(cap);
         Ok(match method {
             "server/discover" if modern => Ok(Outcome::Complete(methods::discover(self))),

@@ -170,6 +170,7 @@ pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> Me
         s.server
             .inner
             .registry
+            .load()
             .tools
             .iter()
             .map(|t| match &t.legacy_def {
@@ -187,6 +188,7 @@ pub(crate) fn list_prompts(s: &Session, params: Option<&Map<String, Value>>) -> 
         s.server
             .inner
             .registry
+            .load()
             .prompts
             .iter()
             .map(|t| t.def.clone()),
@@ -201,6 +203,7 @@ pub(crate) fn list_resources(s: &Session, params: Option<&Map<String, Value>>) -
         s.server
             .inner
             .registry
+            .load()
             .resources
             .iter()
             .map(|t| t.def.clone()),
@@ -215,6 +218,7 @@ pub(crate) fn list_templates(s: &Session, params: Option<&Map<String, Value>>) -
         s.server
             .inner
             .registry
+            .load()
             .templates
             .iter()
             .map(|t| t.def.clone()),
@@ -230,7 +234,8 @@ pub(crate) async fn call_tool(
 ) -> MethodResult {
     let name = str_param(params, "name")?;
     let session = ctx.session().clone();
-    let Some(tool) = session.server.inner.registry.tool(name) else {
+    // The call holds its entry: removing or replacing the tool meanwhile does not stop it.
+    let Some(tool) = session.server.inner.registry.load().tool(name).cloned() else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
     };
     let args = match params.and_then(|p| p.get("arguments")) {
@@ -314,7 +319,7 @@ pub(crate) async fn get_prompt(
 ) -> MethodResult {
     let name = str_param(params, "name")?;
     let session = ctx.session().clone();
-    let Some(prompt) = session.server.inner.registry.prompt(name) else {
+    let Some(prompt) = session.server.inner.registry.load().prompt(name).cloned() else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown prompt: {name}"
         )));
@@ -358,15 +363,11 @@ pub(crate) async fn read_resource(
 ) -> MethodResult {
     let uri = str_param(params, "uri")?;
     let session = ctx.session().clone();
-    let reg = &session.server.inner.registry;
+    let reg = session.server.inner.registry.load();
     let (handler, vars) = if let Some(r) = reg.resource(uri) {
-        (&r.handler, Map::new())
-    } else if let Some((t, vars)) = reg
-        .templates
-        .iter()
-        .find_map(|t| t.template.matches(uri).map(|v| (t, v)))
-    {
-        (&t.handler, vars)
+        (r.handler.clone(), Map::new())
+    } else if let Some((t, vars)) = reg.template_for(uri) {
+        (t.handler.clone(), vars)
     } else {
         return Err(resource_not_found(uri));
     };
@@ -389,7 +390,7 @@ pub(crate) async fn subscribe(
 ) -> MethodResult {
     let uri = str_param(params, "uri")?.to_owned();
     let session = ctx.session().clone();
-    let reg = &session.server.inner.registry;
+    let reg = session.server.inner.registry.load();
     let handler = if on { &reg.subscribe } else { &reg.unsubscribe };
     if let Some(h) = handler {
         h.call(
@@ -419,7 +420,7 @@ pub(crate) async fn complete(
     params: Option<&Map<String, Value>>,
 ) -> MethodResult {
     let session = ctx.session().clone();
-    let reg = &session.server.inner.registry;
+    let reg = session.server.inner.registry.load();
     let Some(handler) = &reg.completion else {
         return Err(ErrorObject::method_not_found("completion/complete"));
     };
@@ -438,8 +439,7 @@ pub(crate) async fn complete(
         }
         Some("ref/resource") => {
             let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-            let known = reg.resource(uri).is_some()
-                || reg.templates.iter().any(|t| t.def["uriTemplate"] == uri);
+            let known = reg.resource(uri).is_some() || reg.templates.get(uri).is_some();
             if !known {
                 return Err(resource_not_found(uri));
             }

@@ -16,6 +16,7 @@ mod bus;
 mod concurrency;
 mod context;
 mod dispatch;
+mod dynamic;
 pub(crate) mod era;
 pub(crate) mod guard;
 mod handler;
@@ -39,6 +40,7 @@ pub use builder::{BuildError, CacheHints, ServerBuilder, ServerOptions};
 pub use context::RequestContext;
 pub(crate) use dispatch::{encode_cancel, is_cancel};
 pub use dispatch::{encode_reply, Reply};
+pub use dynamic::{ItemKind, Registration};
 pub use handler::{handler_fn, BoxFuture, Handler, InputRequired, Outcome};
 pub use mrtr::RequestStateOptions;
 pub use outbound::{NullOutbound, Outbound};
@@ -77,8 +79,8 @@ pub(crate) trait ChangeSink: Send + Sync + 'static {
     fn on_gap(&self) {}
 }
 
-/// A built server: immutable registry plus configuration. Cheap to clone; share it across
-/// connections and transports.
+/// A built server: its registry (which may change while it serves, see [`Server::add_tool`])
+/// plus configuration. Cheap to clone; share it across connections and transports.
 #[derive(Clone)]
 pub struct Server {
     pub(crate) inner: Arc<builder::ServerInner>,
@@ -103,11 +105,12 @@ impl Server {
     pub(crate) fn tool_param_headers(
         &self,
         name: &str,
-    ) -> Option<&[crate::protocol::mcp_header::ParamHeader]> {
+    ) -> Option<Arc<[crate::protocol::mcp_header::ParamHeader]>> {
         self.inner
             .registry
+            .load()
             .tool(name)
-            .map(|t| t.param_headers.as_slice())
+            .map(|t| t.param_headers.clone())
     }
     /// Register a receiver of server changes (list changes, resource updates), held weakly:
     /// dropping the receiver unregisters it.

@@ -60,6 +60,7 @@ struct Shape {
     redis: Option<String>,
     /// Key prefix of the Redis backplane.
     redis_prefix: String,
+    dynamic: bool,
 }
 
 impl From<&ServerOptions> for Shape {
@@ -95,6 +96,7 @@ impl From<&ServerOptions> for Shape {
                 .prefix()
                 .unwrap_or(DEFAULT_REDIS_PREFIX)
                 .to_owned(),
+            dynamic: o.dynamic,
         }
     }
 }
@@ -137,6 +139,7 @@ impl TryFrom<Shape> for ServerOptions {
         o.limits = j.limits;
         o.request_state = j.request_state;
         o.tasks = j.tasks;
+        o.dynamic = j.dynamic;
         o.backplane = backplane(j.redis.as_deref(), &j.redis_prefix)?;
         Ok(o)
     }

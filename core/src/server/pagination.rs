@@ -1,5 +1,9 @@
 //! Opaque cursors for list methods (REQUIREMENTS PAGE-01). A cursor encodes an offset; anything
 //! that does not decode to an offset inside the list is -32602.
+//!
+//! Lists may change while serving (`dynamic`): an offset stays meaningful as items are appended
+//! or replaced in place; a removal ahead of it shifts the rest by one, and an offset past the
+//! end of a list that shrank is refused like a forged one (clients re-list on `list_changed`).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;

@@ -140,12 +140,10 @@ impl ServerBuilder {
         support: TaskSupport,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
-        self.add_tool(tool, handler)?;
-        if support != TaskSupport::Forbidden {
-            self.set_last_tool_support(support);
-            if self.options.tasks.is_none() {
-                self.options.tasks = Some(TaskOptions::default());
-            }
+        let entry = crate::server::registry::ToolEntry::new(tool, handler, support, None)?;
+        self.add_tool_entry(entry)?;
+        if support != TaskSupport::Forbidden && self.options.tasks.is_none() {
+            self.options.tasks = Some(TaskOptions::default());
         }
         Ok(())
     }
@@ -163,20 +161,7 @@ impl ServerBuilder {
         def: Value,
         handler: Arc<dyn Handler>,
     ) -> Result<(), BuildError> {
-        let support_value = def
-            .get("taskSupport")
-            .or_else(|| def.pointer("/execution/taskSupport"))
-            .cloned()
-            .unwrap_or(json!("forbidden"));
-        let support: TaskSupport = serde_json::from_value(support_value)
-            .map_err(|e| BuildError::Option(format!("taskSupport: {e}")))?;
-        let mut def = def;
-        if let Some(o) = def.as_object_mut() {
-            o.remove("taskSupport");
-            o.remove("execution");
-        }
-        let tool: Tool =
-            serde_json::from_value(def).map_err(|e| BuildError::Option(format!("tool: {e}")))?;
+        let (tool, support) = parse_tool_json(def)?;
         self.add_task_tool(tool, support, handler)
     }
 
@@ -199,20 +184,31 @@ impl ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// Mark the tool registered last as task-capable and show it in its definition.
-    fn set_last_tool_support(&mut self, support: TaskSupport) {
-        if let Some(t) = self.registry.tools.last_mut() {
-            t.task_support = support;
-            for def in std::iter::once(&mut t.def).chain(t.legacy_def.as_mut()) {
-                if let Some(o) = def.as_object_mut() {
-                    o.insert("execution".into(), json!({"taskSupport": support.as_str()}));
-                }
-            }
-        }
-    }
     fn set_last_tool_gate(&mut self, gate: Arc<dyn Handler>) {
         if let Some(t) = self.registry.tools.last_mut() {
             t.gate = Some(gate);
         }
     }
+}
+
+/// A tool's JSON definition, the shape bindings pass (see [`ServerBuilder::add_tool_json`]).
+///
+/// # Errors
+/// [`BuildError::Option`] for a definition that does not parse.
+pub(crate) fn parse_tool_json(def: Value) -> Result<(Tool, TaskSupport), BuildError> {
+    let support_value = def
+        .get("taskSupport")
+        .or_else(|| def.pointer("/execution/taskSupport"))
+        .cloned()
+        .unwrap_or(json!("forbidden"));
+    let support: TaskSupport = serde_json::from_value(support_value)
+        .map_err(|e| BuildError::Option(format!("taskSupport: {e}")))?;
+    let mut def = def;
+    if let Some(o) = def.as_object_mut() {
+        o.remove("taskSupport");
+        o.remove("execution");
+    }
+    let tool: Tool =
+        serde_json::from_value(def).map_err(|e| BuildError::Option(format!("tool: {e}")))?;
+    Ok((tool, support))
 }

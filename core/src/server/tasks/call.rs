@@ -42,7 +42,10 @@ pub(crate) async fn call_tool(ctx: RequestContext, p: Option<&Map<String, Value>
         .and_then(|p| p.get("name"))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let (Some(engine), Some(tool)) = (inner.tasks.clone(), inner.registry.tool(name)) else {
+    let (Some(engine), Some(tool)) = (
+        inner.tasks.clone(),
+        inner.registry.load().tool(name).cloned(),
+    ) else {
         return methods::call_tool(ctx, p).await;
     };
     if tool.task_support == TaskSupport::Forbidden {

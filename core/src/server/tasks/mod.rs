@@ -31,6 +31,7 @@ mod runner;
 mod tests;
 mod wire;
 
+pub(crate) use builder::parse_tool_json;
 pub use builder::TaskOptions;
 pub(crate) use call::call_tool;
 pub(crate) use handlers::handle;

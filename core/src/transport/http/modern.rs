@@ -48,7 +48,7 @@ pub(crate) async fn request(
             .and_then(Value::as_str)
             .and_then(|n| shared.server.tool_param_headers(n));
         if let Some(decls) = decls {
-            header_check = headers::check_params(h, decls, p.and_then(|p| p.get("arguments")));
+            header_check = headers::check_params(h, &decls, p.and_then(|p| p.get("arguments")));
         }
     }
     // A header mismatch is answered by the session after its envelope checks (§0.7: -32602 /
