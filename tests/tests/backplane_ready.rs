@@ -139,9 +139,29 @@ async fn serve_fails_clearly_when_redis_is_unreachable() {
     );
 }
 
-/// Redis restarted while requests arrive: a retry opening a sealed state (its single-use claim
-/// needs Redis) and a new listen stream wait for the reconnect and succeed, instead of 503.
-#[tokio::test]
+fn state_of(ex: &Exchange) -> String {
+    assert_eq!(ex.status, 200, "{:?}", ex.messages);
+    ex.last()["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned()
+}
+
+fn assert_done(ex: &Exchange) {
+    assert_eq!(ex.status, 200, "{:?}", ex.messages);
+    assert_eq!(
+        ex.last()["result"]["content"][0]["text"],
+        "done:r1",
+        "{:?}",
+        ex.messages
+    );
+}
+
+/// Redis restarted: a retry opening a sealed state (its single-use claim needs Redis) and a new
+/// listen stream that arrive while it is down wait for the reconnect and succeed, instead of
+/// 503; so does the first command after Redis is back, whose connection died with the old
+/// process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_during_a_brief_redis_restart_wait_and_succeed() {
     let mut redis = RedisServer::start();
     let bp = Backplane::redis(&redis.url(0))
@@ -150,13 +170,17 @@ async fn requests_during_a_brief_redis_restart_wait_and_succeed() {
         .with_wait(WAIT);
     let (s, l) = start(bp).await;
     let c = McpHttp::new(l.local_addr());
-    let first = round(&c, 1, None).await;
-    assert_eq!(first.status, 200, "{:?}", first.messages);
-    let state = first.last()["result"]["requestState"]
-        .as_str()
-        .expect("state")
-        .to_owned();
+    // A first claim opens the shared connection the later ones reuse.
+    let state = state_of(&round(&c, 1, None).await);
+    assert_done(&round(&c, 2, Some(&state)).await);
 
+    // Redis goes and comes back between two requests: the connection held is dead.
+    let state = state_of(&round(&c, 3, None).await);
+    redis.restart();
+    assert_done(&round(&c, 4, Some(&state)).await);
+
+    // Requests arriving while Redis is down (the restart blocks this thread only).
+    let state = state_of(&round(&c, 5, None).await);
     redis.stop();
     let deadline = tokio::time::Instant::now() + WAIT;
     while s.backplane_available() {
@@ -165,21 +189,14 @@ async fn requests_during_a_brief_redis_restart_wait_and_succeed() {
     }
     let retry = tokio::spawn({
         let c = c.clone();
-        async move { round(&c, 2, Some(&state)).await }
+        async move { round(&c, 6, Some(&state)).await }
     });
     let stream = tokio::spawn({
         let c = c.clone();
         async move { listen(&c).await }
     });
     redis.restart();
-    let done = retry.await.expect("retry task");
-    assert_eq!(done.status, 200, "{:?}", done.messages);
-    assert_eq!(
-        done.last()["result"]["content"][0]["text"],
-        "done:r1",
-        "{:?}",
-        done.messages
-    );
+    assert_done(&retry.await.expect("retry task"));
     let mut st = stream.await.expect("listen task");
     assert_eq!(st.status, 200, "a listen during the restart waited for it");
     let _ack = next(&mut st).await;
