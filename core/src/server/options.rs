@@ -418,7 +418,9 @@ mod tests {
                 .options(|o| apply_json(o, &patch).expect("applies"))
                 .build()
         };
-        let e = build(json!({"redis": "redis://127.0.0.1:1/0"})).expect_err("refused");
+        let e = build(json!({"redis": "redis://127.0.0.1:1/0"}))
+            .err()
+            .expect("refused");
         let msg = e.to_string();
         assert!(msg.contains("ServerBuilder::request_state_keys"), "{msg}");
         assert!(msg.contains("requestState.keys"), "{msg}");
