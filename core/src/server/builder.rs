@@ -87,7 +87,9 @@ pub struct ServerOptions {
     /// turns them on with the defaults.
     pub tasks: Option<super::tasks::TaskOptions>,
     /// What this server shares with the other workers of its deployment (default: nothing,
-    /// [`Backplane::local`]). JSON: `redis` (URL or `null`) and `redisPrefix`.
+    /// [`Backplane::local`]). JSON: `redis` (URL or `null`), `redisPrefix`,
+    /// `redisConnectTimeoutMs` and `redisWaitMs`. With Redis, `request_state.keys` is required
+    /// while sealing is on.
     pub backplane: Backplane,
 }
 
