@@ -248,11 +248,13 @@ impl Backplane {
             return Ok(());
         };
         let bound = p.conn.connect_timeout;
-        let started = std::time::Instant::now();
-        let ping = ::redis::cmd("PING");
-        let connected = p.conn.run_within::<String>(&ping, bound).await.is_ok();
-        let left = bound.saturating_sub(started.elapsed());
-        if connected && p.bus.wait_subscribed(left).await {
+        let up = async {
+            let ping = ::redis::cmd("PING");
+            p.conn.run_within::<String>(&ping, bound).await.is_ok()
+                && p.bus.wait_subscribed(bound).await
+        };
+        // One overall bound (a single connect attempt alone may take its own timeout).
+        if tokio::time::timeout(bound, up).await == Ok(true) {
             return Ok(());
         }
         Err(BackplaneError::Unreachable(redis::conn::redacted(
