@@ -2,10 +2,10 @@
 //! (shared/conformance/FIXTURE.md), built on the public mcpcore API only. Serves stdio by default,
 //! or Streamable HTTP with `--http 127.0.0.1:PORT` (endpoint `/mcp`; port 0 prints the address),
 //! whose legacy session limits take `--max-sessions N`, `--session-idle-secs S` and
-//! `--init-timeout-secs S`; `--redis URL [--redis-prefix P]` (with `--allowed-hosts` naming the
-//! load balancer) runs it as one worker of several (scripts/conformance-scaleout.sh);
-//! `--auth-jwks FILE_OR_URL --auth-issuer ISS --auth-audience AUD` (or `--auth FILE`) protects
-//! the endpoint as an OAuth 2.1 resource server.
+//! `--init-timeout-secs S`; `--redis URL [--redis-prefix P] --request-state-key [ID:]B64` (with
+//! `--allowed-hosts` naming the load balancer) runs it as one worker of several
+//! (scripts/conformance-scaleout.sh); `--auth-jwks FILE_OR_URL --auth-issuer ISS --auth-audience
+//! AUD` (or `--auth FILE`) protects the endpoint as an OAuth 2.1 resource server.
 
 #[path = "auth_flags.rs"]
 mod auth_flags;
@@ -23,13 +23,13 @@ use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 
 fn build(
-    backplane: Option<mcpcore::backplane::Backplane>,
+    backplane: Option<backplane_flags::Shared>,
 ) -> Result<(Server, Arc<OnceLock<Server>>), mcpcore::server::BuildError> {
     let handle = Arc::new(OnceLock::new());
     let mut b =
         Server::builder("mcpcore-conformance", env!("CARGO_PKG_VERSION")).cache_hints(0, false);
-    if let Some(bp) = backplane {
-        b = b.backplane(bp);
+    if let Some(shared) = backplane {
+        b = shared.apply(b);
     }
     let server = tasks::register(fixture::register(b, handle.clone()))
         // A tool whose arguments are mirrored as `Mcp-Param-*` headers (HTTP-14/15), so the suite's

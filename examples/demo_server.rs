@@ -3,8 +3,9 @@
 //! bound address is printed on stderr). With `--http`, the legacy session limits can be set:
 //! `--max-sessions N`, `--session-idle-secs S`, `--init-timeout-secs S`, `--tls-cert PEM --tls-key PEM`,
 //! `--allowed-hosts H,H`, `--auth FILE` or `--auth-jwks FILE_OR_URL --auth-issuer ISS
-//! --auth-audience AUD` for an OAuth-protected endpoint, and `--redis URL [--redis-prefix P]` to
-//! run as one worker of several behind a load balancer (see `usage`).
+//! --auth-audience AUD` for an OAuth-protected endpoint, and `--redis URL [--redis-prefix P]
+//! --request-state-key [ID:]B64` to run as one worker of several behind a load balancer (see
+//! `usage`).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured output), `slow {ms}` (progress, cancellable),
 //! `log {level, message}`, `fail` (an internal error the client sees only as -32603),
@@ -13,7 +14,6 @@
 //! listen stream and legacy session; with `--redis`, on every worker).
 //! Prompt: `greet {name}`. Resource: `demo://readme`. Template: `demo://notes/{id}`.
 
-use mcpcore::backplane::Backplane;
 use mcpcore::transport::http::HttpOptions;
 use mcpcore::{
     handler_fn, prompt_fn, schemars, CallToolResult, GetPromptResult, HandlerError, InputRequired,
@@ -75,11 +75,13 @@ fn open_database() -> Result<String, String> {
     Err("connection refused: database password is hunter2".into())
 }
 
-fn build(backplane: Option<Backplane>) -> Result<Server, mcpcore::server::BuildError> {
+fn build(
+    backplane: Option<backplane_flags::Shared>,
+) -> Result<Server, mcpcore::server::BuildError> {
     let handle = Arc::new(OnceLock::new());
     let mut b = Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"));
-    if let Some(bp) = backplane {
-        b = b.backplane(bp);
+    if let Some(shared) = backplane {
+        b = shared.apply(b);
     }
     let server = change_tools(core_tools(b), handle.clone()).build()?;
     let _ = handle.set(server.clone());

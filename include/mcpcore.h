@@ -2770,7 +2770,9 @@ void mcp_string_free(char *s);
  * `mcp_server_shutdown` also stops it.
  *
  * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
- * `MCP_STATUS_INVALID_ARGUMENT` (bad address or option), `MCP_STATUS_TRANSPORT` (bind failed),
+ * `MCP_STATUS_INVALID_ARGUMENT` (bad address or option), `MCP_STATUS_TRANSPORT` (bind failed,
+ * or the server's Redis backplane unreachable within `redisConnectTimeoutMs`: "Redis at … is
+ * unreachable"; a listener returned is connected),
  * `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
  */
 mcp_status_t mcp_server_listen_http(const mcp_server_t *server, const char *addr, size_t addr_len, const char *options_json, size_t options_len, mcp_listener_t **listener_out, mcp_error_t **error_out);

@@ -57,6 +57,9 @@ REDIS="redis://127.0.0.1:$redis_port/0"
 
 n=0
 # Not in $(...): the PIDs must reach this shell.
+# One request-state key for every Redis worker (none is kept in Redis); a fresh one per run.
+MCPCORE_REQUEST_STATE_KEY="k1:$(head -c 32 /dev/urandom | base64)"
+export MCPCORE_REQUEST_STATE_KEY
 worker() { # worker [FLAGS] → URL of a new demo-server on one tokio thread
   n=$((n + 1))
   local log="$tmp/w$n.log"

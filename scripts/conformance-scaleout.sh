@@ -49,6 +49,9 @@ redis_port=$(free_port)
 PIDS+=($!)
 wait_for "$tmp/redis.log" "Ready to accept connections" >/dev/null
 redis_url="redis://127.0.0.1:$redis_port/0"
+# One request-state key for every worker (none is kept in Redis); a fresh one per run.
+MCPCORE_REQUEST_STATE_KEY="k1:$(head -c 32 /dev/urandom | base64)"
+export MCPCORE_REQUEST_STATE_KEY
 
 proxy_port=$(free_port)
 hosts="127.0.0.1:$proxy_port,localhost:$proxy_port"

@@ -6,9 +6,11 @@
  *
  * Serves stdio (both protocol eras) until EOF, or with `--http ADDR` (e.g. 127.0.0.1:0) listens
  * for Streamable HTTP, prints `port=N` and serves until stdin reaches EOF. With
- * `--http ADDR --redis URL` it is one worker of a scale-out deployment: every worker given the same
- * Redis URL shares legacy sessions, request-state keys and notifications (the `redis` key of the
- * server options JSON), so a load balancer may send any request to any of them.
+ * `--http ADDR --redis URL --request-state-key BASE64` it is one worker of a scale-out deployment:
+ * every worker given the same Redis URL and key shares legacy sessions, single use of request
+ * states and notifications (the `redis` and `requestState.keys` keys of the server options JSON),
+ * so a load balancer may send any request to any of them. Without the key the server refuses to
+ * build: no request-state key is ever kept in Redis.
  *
  * Build (see ffi/README.md):
  *   cc -std=c11 -Wall -Wextra -Iinclude examples/c/echo_server.c target/debug/libmcpcore.a \
@@ -85,8 +87,9 @@ static int fail(const char *what, mcp_status_t status, mcp_error_t *err) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 4 || argc > 5 || (argc == 5 && strcmp(argv[3], "--redis") != 0)) {
-    fprintf(stderr, "usage: echo_server [--http ADDR [--redis URL]]\n");
+  if (argc == 4 || argc == 6 || argc > 7 || (argc >= 5 && strcmp(argv[3], "--redis") != 0) ||
+      (argc == 7 && strcmp(argv[5], "--request-state-key") != 0)) {
+    fprintf(stderr, "usage: echo_server [--http ADDR [--redis URL [--request-state-key BASE64]]]\n");
     return 2;
   }
   mcp_error_t *err = NULL;
@@ -114,14 +117,20 @@ int main(int argc, char **argv) {
       MCP_STATUS_OK)
     return fail("calculate", s, err);
 
-  /* `--redis URL`: the one option that selects the Redis backplane. The URL goes into a JSON
-   * string as it is, so one with a quote or a backslash is refused rather than escaped here. */
-  if (argc == 5) {
+  /* `--redis URL`: the option that selects the Redis backplane, with the request-state key every
+   * worker shares (without it the build is refused, naming `requestState.keys`). Both go into
+   * JSON strings as they are, so one with a quote or a backslash is refused rather than escaped. */
+  if (argc >= 5) {
     const char *url = argv[4];
-    char opts[512];
-    int n = snprintf(opts, sizeof opts, "{\"redis\":\"%s\"}", url);
-    if (strpbrk(url, "\"\\") != NULL || n < 0 || (size_t)n >= sizeof opts) {
-      fprintf(stderr, "echo_server: unusable --redis URL\n");
+    const char *key = argc == 7 ? argv[6] : NULL;
+    char opts[768];
+    int n = key ? snprintf(opts, sizeof opts,
+                           "{\"redis\":\"%s\",\"requestState\":{\"keys\":[{\"id\":\"k1\",\"key\":\"%s\"}]}}",
+                           url, key)
+                : snprintf(opts, sizeof opts, "{\"redis\":\"%s\"}", url);
+    if (strpbrk(url, "\"\\") != NULL || (key && strpbrk(key, "\"\\") != NULL) || n < 0 ||
+        (size_t)n >= sizeof opts) {
+      fprintf(stderr, "echo_server: unusable --redis URL or --request-state-key\n");
       return 2;
     }
     if ((s = mcp_server_builder_options_json(builder, opts, (size_t)n, &err)) != MCP_STATUS_OK)
@@ -132,7 +141,7 @@ int main(int argc, char **argv) {
   if ((s = mcp_server_builder_build(builder, runtime, &server, &err)) != MCP_STATUS_OK) return fail("build", s, err);
 
   int code = 0;
-  if ((argc == 3 || argc == 5) && strcmp(argv[1], "--http") == 0) {
+  if (argc >= 3 && strcmp(argv[1], "--http") == 0) {
     mcp_listener_t *listener = NULL;
     const char *opts = "{\"path\":\"/mcp\"}";
     s = mcp_server_listen_http(server, argv[2], strlen(argv[2]), opts, strlen(opts), &listener, &err);

@@ -74,7 +74,9 @@ pub struct mcp_listener_t {
 /// `mcp_server_shutdown` also stops it.
 ///
 /// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON`,
-/// `MCP_STATUS_INVALID_ARGUMENT` (bad address or option), `MCP_STATUS_TRANSPORT` (bind failed),
+/// `MCP_STATUS_INVALID_ARGUMENT` (bad address or option), `MCP_STATUS_TRANSPORT` (bind failed,
+/// or the server's Redis backplane unreachable within `redisConnectTimeoutMs`: "Redis at … is
+/// unreachable"; a listener returned is connected),
 /// `MCP_STATUS_WOULD_DEADLOCK` (called on a runtime thread).
 #[no_mangle]
 pub extern "C" fn mcp_server_listen_http(
@@ -138,6 +140,10 @@ pub(crate) fn listen(a: &ListenArgs, base: HttpOptions) -> Result<(), FfiError> 
         )?
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::InvalidInput => FfiError::invalid(e.to_string()),
+            // The server's Redis did not come up within its connect timeout (nothing is bound).
+            std::io::ErrorKind::NotConnected => {
+                FfiError::new(mcp_status_t::Transport, e.to_string())
+            }
             _ => FfiError::new(mcp_status_t::Transport, format!("bind {addr}: {e}")),
         })?;
     let port = listener.local_addr().port();

@@ -1,6 +1,7 @@
-//! The C door to scale-out: `examples/c/echo_server.c --http ADDR --redis URL` selects the Redis
-//! backplane with the one `redis` key of the server options JSON
-//! (`mcp_server_builder_options_json`). Two C workers share one real `redis-server`: a legacy
+//! The C door to scale-out: `examples/c/echo_server.c --http ADDR --redis URL
+//! --request-state-key B64` selects the Redis backplane with the `redis` and
+//! `requestState.keys` keys of the server options JSON (`mcp_server_builder_options_json`); without
+//! the key the build is refused. Two C workers share one real `redis-server`: a legacy
 //! session initialized on one is served by the other, and DELETE on either ends it on both
 //! (REQUIREMENTS LHTTP-02, LHTTP-03 across processes). Run plain and under ASan+UBSan (valgrind
 //! and LSan-only are left to the other C tests: the Redis connection's threads add minutes under
@@ -27,6 +28,19 @@ fn echoed(ex: &mcpcore_tests::http::Exchange) -> String {
         .to_owned()
 }
 
+/// Through the C ABI too, a Redis-backed server without request-state keys is refused at build
+/// (`mcp_server_builder_build`), the message naming the JSON option.
+fn no_key_is_refused(exe: &std::path::Path, url: &str) {
+    let out = std::process::Command::new(exe)
+        .args(["--http", "127.0.0.1:0", "--redis", url])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the C server");
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("requestState.keys"), "{err}");
+}
+
 #[tokio::test]
 async fn c_workers_share_legacy_sessions_through_the_redis_option() {
     let _serial = support::one_at_a_time().await;
@@ -34,7 +48,20 @@ async fn c_workers_share_legacy_sessions_through_the_redis_option() {
     for (db, v) in [(1u8, Variant::Plain), (2, Variant::Sanitized)] {
         let exe = build("echo_server_redis", &["examples/c/echo_server.c"], v);
         let url = redis.url(db);
-        let args = ["--http", "127.0.0.1:0", "--redis", url.as_str()];
+        if v == Variant::Plain {
+            no_key_is_refused(&exe, &url);
+        }
+        let key = mcpcore_tests::redis::TEST_KEY
+            .split_once(':')
+            .map_or("", |(_, k)| k);
+        let args = [
+            "--http",
+            "127.0.0.1:0",
+            "--redis",
+            url.as_str(),
+            "--request-state-key",
+            key,
+        ];
         let a = HttpExample::spawn(&exe, v, &args, FIRST_WAIT).await;
         let b = HttpExample::spawn(&exe, v, &args, FIRST_WAIT).await;
         let mut on_a = McpHttp::new(a.addr());

@@ -7,6 +7,23 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The request-state key every worker of a test deployment shares (`[ID:]BASE64`, as
+/// `--request-state-key` and `MCPCORE_REQUEST_STATE_KEY` take it): a Redis-backed server needs
+/// one, none is kept in Redis.
+pub const TEST_KEY: &str = "k1:KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=";
+
+/// A key ring of one key, 32 times `byte`, named `k<byte>`.
+pub fn keys(byte: u8) -> mcpcore::security::KeyRing {
+    let key = mcpcore::security::SealKey::new(format!("k{byte}"), [byte; 32]).expect("key");
+    mcpcore::security::KeyRing::new(key)
+}
+
+/// The ring of [`TEST_KEY`] (byte 42), for in-process workers of one deployment.
+pub fn test_keys() -> mcpcore::security::KeyRing {
+    let key = mcpcore::security::SealKey::new("k1", [42; 32]).expect("key");
+    mcpcore::security::KeyRing::new(key)
+}
+
 /// A running `redis-server`, killed on drop.
 pub struct RedisServer {
     port: u16,
@@ -133,7 +150,8 @@ pub async fn workers(
             .with_prefix(prefix);
         let f =
             crate::fixture::Fixture::with_server_options(mcpcore::Limits::default(), opts, |o| {
-                o.backplane = bp
+                o.backplane = bp;
+                o.request_state.keys = Some(test_keys());
             })
             .await;
         out.push(f);

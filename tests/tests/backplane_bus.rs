@@ -37,7 +37,10 @@ struct Worker {
 
 impl Worker {
     async fn start(backplane: Backplane, release: Arc<Notify>) -> Self {
-        Self::start_with(Server::builder("w", "1").backplane(backplane), release).await
+        let b = Server::builder("w", "1")
+            .backplane(backplane)
+            .request_state_keys(mcpcore_tests::redis::test_keys());
+        Self::start_with(b, release).await
     }
 
     async fn start_with(builder: mcpcore::ServerBuilder, release: Arc<Notify>) -> Self {
@@ -257,8 +260,8 @@ async fn task_states_reach_a_listen_stream_on_another_worker() {
     }
 }
 
-/// MRTR-06 across workers with the key shared through Redis (no key ring configured): sealed
-/// on worker 1, completed on worker 2, refused as a replay on worker 3.
+/// MRTR-06 across workers sharing one configured key ring: sealed on worker 1, completed on
+/// worker 2, refused as a replay on worker 3.
 #[tokio::test]
 async fn sealed_on_one_worker_completes_on_another_and_replay_is_refused_on_a_third() {
     let redis = RedisServer::start();
@@ -273,8 +276,11 @@ async fn sealed_on_one_worker_completes_on_another_and_replay_is_refused_on_a_th
     assert_eq!(text(done.last()), "resume:1");
     assert_invalid_state(&gate(&ws[2].client(), 3, Some(&state)).await);
     assert_invalid_state(&gate(&ws[0].client(), 4, Some(&state)).await);
-    // Another deployment (prefix) shares neither the key nor the claims: its key differs.
-    let other = Worker::start(redis_backplane(&redis, "mrtr-other:"), release).await;
+    // Another deployment (prefix, keys) shares neither the key nor the claims.
+    let b = Server::builder("w", "1")
+        .backplane(redis_backplane(&redis, "mrtr-other:"))
+        .request_state_keys(mcpcore_tests::redis::keys(7));
+    let other = Worker::start_with(b, release).await;
     let fresh = state_of(&gate(&ws[0].client(), 5, None).await);
     assert_invalid_state(&gate(&other.client(), 6, Some(&fresh)).await);
     assert_eq!(

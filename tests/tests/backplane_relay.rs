@@ -88,6 +88,7 @@ async fn task_workers(n: usize, url: &str, prefix: &str) -> Vec<HttpListener> {
             .with_prefix(prefix);
         let server = Server::builder("relay-fixture", "1")
             .backplane(bp)
+            .request_state_keys(mcpcore_tests::redis::test_keys())
             .tasks(TaskOptions::default())
             .task_tool(
                 Tool::new("ask_task").input_schema(json!({"type": "object",

@@ -23,6 +23,7 @@ async fn confirm_worker(url: &str, prefix: &str) -> mcpcore::transport::http::Ht
         .with_prefix(prefix);
     let server = mcpcore::Server::builder("confirm", "1")
         .options(|o| o.backplane = bp)
+        .request_state_keys(mcpcore_tests::redis::test_keys())
         .tool(
             mcpcore::Tool::new("confirm").input_schema(json!({"type": "object",
                 "properties": {"question": {"type": "string"}}, "required": ["question"]})),

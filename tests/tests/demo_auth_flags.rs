@@ -225,6 +225,8 @@ async fn two_redis_workers_two_tokens() {
             "127.0.0.1:0",
             "--redis",
             &url,
+            "--request-state-key",
+            mcpcore_tests::redis::TEST_KEY,
             "--auth-jwks",
             &file,
             "--auth-issuer",

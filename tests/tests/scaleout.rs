@@ -51,6 +51,8 @@ impl Cluster {
                     "127.0.0.1:0",
                     "--redis",
                     &url,
+                    "--request-state-key",
+                    mcpcore_tests::redis::TEST_KEY,
                     "--allowed-hosts",
                     &host,
                 ],
@@ -475,4 +477,25 @@ async fn legacy_stream_resumes_on_another_worker() {
     uniq.sort();
     uniq.dedup();
     assert_eq!(uniq.len(), seen.len(), "no event twice: {seen:?}");
+}
+
+/// No request-state key is ever generated into Redis (where anyone who can read it could forge
+/// states): a worker started with `--redis` and no key refuses to start, naming the flag and
+/// its environment variable.
+#[tokio::test]
+async fn a_redis_worker_without_a_request_state_key_refuses_to_start() {
+    let redis = RedisServer::start();
+    let out = tokio::process::Command::new(mcpcore_tests::example_bin("demo-server"))
+        .args(["--http", "127.0.0.1:0", "--redis", &redis.url(0)])
+        .env_remove("MCPCORE_REQUEST_STATE_KEY")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), out)
+        .await
+        .expect("exits")
+        .expect("runs");
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--request-state-key"), "{err}");
+    assert!(err.contains("MCPCORE_REQUEST_STATE_KEY"), "{err}");
 }

@@ -51,8 +51,15 @@ async function startRedis(t) {
   return `redis://127.0.0.1:${port}/0`;
 }
 
+// The request-state key every worker shares: a Redis-backed server refuses to start without one.
+const KEY = { id: 'k1', key: 'KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=' };
+
 function worker(name, redis) {
-  const s = new Server({ name: 'node-worker', version: '1.0.0', options: { redis, redisPrefix: 'node-test:' } });
+  const s = new Server({
+    name: 'node-worker',
+    version: '1.0.0',
+    options: { redis, redisPrefix: 'node-test:', requestState: { keys: [KEY] } },
+  });
   s.tool({ name: 'whoami', inputSchema: { type: 'object' } }, () => name);
   return s;
 }

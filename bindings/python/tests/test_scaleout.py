@@ -70,8 +70,13 @@ def redis_url():
             proc.wait()
 
 
+# The request-state key every worker shares: a Redis-backed server refuses to start without one.
+_KEY = {"id": "k1", "key": "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="}
+
+
 def _worker(name: str, redis: str) -> Server:
-    s = Server("py-worker", "1.0.0", options={"redis": redis, "redisPrefix": "py-test:"})
+    s = Server("py-worker", "1.0.0", options={"redis": redis, "redisPrefix": "py-test:",
+                                              "requestState": {"keys": [_KEY]}})
 
     @s.tool()
     def whoami() -> str:

@@ -5,8 +5,9 @@
 //!
 //! - the notification bus ([`bus`]): list changes, resource updates and task changes raised on
 //!   one worker reach the `subscriptions/listen` streams and legacy sessions of every worker;
-//! - single use of sealed `requestState` across workers (MRTR-06) and, when no key ring is
-//!   configured, one request-state key shared through Redis;
+//! - single use of sealed `requestState` across workers (MRTR-06); the sealing keys themselves
+//!   are configured on every worker, never kept in Redis (anyone who can read Redis could
+//!   otherwise forge states), so a Redis-backed server refuses to build without them;
 //! - the legacy session store and the SSE event store (resumability, LHTTP-04);
 //! - the task store ([`crate::tasks::TaskStore`]).
 //!
@@ -34,6 +35,15 @@ pub const UNAVAILABLE_MESSAGE: &str = "Service temporarily unavailable; retry la
 /// Default bound on changes waiting to be published while Redis is unreachable.
 pub const DEFAULT_BUS_QUEUE: usize = 1024;
 
+/// Default bound on the first connection to Redis a transport waits for before it serves
+/// ([`Backplane::with_connect_timeout`], JSON `redisConnectTimeoutMs`).
+pub const DEFAULT_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Default bound a request waits for a Redis reconnect before it is refused as unavailable
+/// ([`Backplane::with_wait`], JSON `redisWaitMs`): long enough to ride out a Redis restart or a
+/// failover, short enough that a longer outage is still answered 503 promptly.
+pub const DEFAULT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Seconds a client should wait before retrying work refused while the backplane is down.
 pub const RETRY_AFTER_SECS: u64 = 1;
 
@@ -45,6 +55,13 @@ pub(crate) fn unavailable() -> ErrorObject {
 /// True for the error [`unavailable`] builds (the HTTP transport answers it with 503).
 pub(crate) fn is_unavailable(e: &ErrorObject) -> bool {
     e.code == codes::INTERNAL_ERROR && e.message == UNAVAILABLE_MESSAGE
+}
+
+/// The bounds of a Redis backplane, as [`Backplane::reconfigured`] edits them.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+struct Bounds {
+    connect_timeout: std::time::Duration,
+    wait: std::time::Duration,
 }
 
 #[derive(Clone)]
@@ -118,7 +135,8 @@ impl Backplane {
 
     /// Share through the Redis at `url` (`redis://host:port/db`, `rediss://…`, `unix://…`),
     /// keys and channels under [`DEFAULT_PREFIX`]. Only the URL is checked here: the connection
-    /// is opened lazily on the tokio runtime and reopened with backoff after a failure.
+    /// is opened on the tokio runtime by [`Self::ready`] (which `serve_http` and `serve_stdio`
+    /// await before serving) and reopened with backoff after a failure.
     ///
     /// # Errors
     /// [`BackplaneError::Url`] for a URL that is not a Redis URL.
@@ -166,6 +184,99 @@ impl Backplane {
                     max_queued.max(1),
                 ))),
             },
+        }
+    }
+
+    /// Bound how long [`Self::ready`] (so `serve_http` and `serve_stdio`) waits for the first
+    /// connection to Redis and the bus subscription (default [`DEFAULT_CONNECT_TIMEOUT`]; at
+    /// least 1 ms). A local backplane is returned unchanged.
+    #[must_use]
+    pub fn with_connect_timeout(self, bound: std::time::Duration) -> Self {
+        self.reconfigured(|c| c.connect_timeout = bound.max(std::time::Duration::from_millis(1)))
+    }
+
+    /// Bound how long a request that finds Redis unreachable waits for a reconnect before it is
+    /// refused as temporarily unavailable (default [`DEFAULT_WAIT`]; zero: refused at once).
+    /// A local backplane is returned unchanged.
+    #[must_use]
+    pub fn with_wait(self, bound: std::time::Duration) -> Self {
+        self.reconfigured(|c| c.wait = bound)
+    }
+
+    /// The connect timeout and the wait for a reconnect (`None` for a local backplane).
+    pub fn redis_bounds(&self) -> Option<(std::time::Duration, std::time::Duration)> {
+        match &self.kind {
+            Kind::Local(_) => None,
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => Some((p.conn.connect_timeout, p.conn.wait)),
+        }
+    }
+
+    /// A Redis backplane rebuilt with its bounds edited by `f` (before anything connected).
+    fn reconfigured(self, f: impl FnOnce(&mut Bounds)) -> Self {
+        match &self.kind {
+            Kind::Local(_) => {
+                let _ = f;
+                self
+            }
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => {
+                let mut b = Bounds {
+                    connect_timeout: p.conn.connect_timeout,
+                    wait: p.conn.wait,
+                };
+                f(&mut b);
+                let conn = p.conn.configured(&p.conn.prefix, b.connect_timeout, b.wait);
+                Self {
+                    kind: Kind::Redis(Arc::new(RedisParts::new(conn, p.queue))),
+                }
+            }
+        }
+    }
+
+    /// Wait until the backplane can serve: for Redis, the shared connection answers and the bus
+    /// subscription is established (so a listen stream opened next hears every later change),
+    /// within the connect timeout. Transports await it before they serve, so a worker is ready
+    /// when its listen call returns. Immediate for a local backplane.
+    ///
+    /// # Errors
+    /// [`BackplaneError::Unreachable`] (naming the URL without its password) when Redis did not
+    /// come up within the bound.
+    #[cfg(feature = "redis")]
+    pub async fn ready(&self) -> Result<(), BackplaneError> {
+        let Kind::Redis(p) = &self.kind else {
+            return Ok(());
+        };
+        let bound = p.conn.connect_timeout;
+        let up = async {
+            let ping = ::redis::cmd("PING");
+            p.conn.run_within::<String>(&ping, bound).await.is_ok()
+                && p.bus.wait_subscribed(bound).await
+        };
+        // One overall bound (a single connect attempt alone may take its own timeout).
+        if tokio::time::timeout(bound, up).await == Ok(true) {
+            return Ok(());
+        }
+        Err(BackplaneError::Unreachable(redis::conn::redacted(
+            &p.conn.url,
+        )))
+    }
+
+    /// [`Self::ready`] for the transports, whatever the features: the error's message.
+    pub(crate) async fn ensure_ready(&self) -> Result<(), String> {
+        #[cfg(feature = "redis")]
+        return self.ready().await.map_err(|e| e.to_string());
+        #[cfg(not(feature = "redis"))]
+        Ok(())
+    }
+
+    /// True once the backplane can serve work that needs it, waiting up to the configured wait
+    /// for a reconnect while Redis is unreachable (at once for a local backplane).
+    pub(crate) async fn wait_available(&self) -> bool {
+        match &self.kind {
+            Kind::Local(_) => true,
+            #[cfg(feature = "redis")]
+            Kind::Redis(p) => p.bus.wait_subscribed(p.conn.wait).await,
         }
     }
 
@@ -221,7 +332,9 @@ impl Backplane {
 
     /// Same configuration (a JSON options patch that does not change it keeps the instance).
     pub(crate) fn same_config(&self, other: &Self) -> bool {
-        self.redis_url() == other.redis_url() && self.prefix() == other.prefix()
+        self.redis_url() == other.redis_url()
+            && self.prefix() == other.prefix()
+            && self.redis_bounds() == other.redis_bounds()
     }
 
     /// The shared replay guard (`None` for a local backplane: the in-process cache applies).
@@ -276,37 +389,8 @@ impl Backplane {
             }
         }
     }
-
-    /// The request-state key shared through Redis (`None` for a local backplane).
-    pub(crate) fn shared_key(&self, ttl: std::time::Duration) -> Option<Arc<SharedKey>> {
-        match &self.kind {
-            Kind::Local(_) => {
-                let _ = ttl;
-                None
-            }
-            #[cfg(feature = "redis")]
-            Kind::Redis(p) => Some(Arc::new(redis::keys::SharedKey::new(p.conn.clone(), ttl))),
-        }
-    }
 }
 
-#[cfg(feature = "redis")]
-pub(crate) use redis::keys::SharedKey;
-
-/// Without Redis there is no shared key; the type exists so the server compiles alike.
-#[cfg(not(feature = "redis"))]
-#[derive(Debug)]
-pub(crate) enum SharedKey {}
-
-#[cfg(not(feature = "redis"))]
-impl SharedKey {
-    pub(crate) fn get(&self) -> Option<&crate::security::Sealer> {
-        match *self {}
-    }
-    pub(crate) async fn resolve(&self) -> Result<&crate::security::Sealer, ()> {
-        match *self {}
-    }
-}
 pub mod events;
 pub mod sessions;
 pub use events::{EventLimits, EventStore, LocalEventStore, Replayed, StreamKey};

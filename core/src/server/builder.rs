@@ -11,7 +11,7 @@ use super::mrtr::{self, RequestStateOptions};
 use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::session::{lock, Session};
 use super::Server;
-use crate::backplane::{Backplane, SharedKey};
+use crate::backplane::Backplane;
 use crate::limits::Limits;
 use crate::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::security::{KeyRing, ReplayGuard, Sealer};
@@ -86,7 +86,9 @@ pub struct ServerOptions {
     /// turns them on with the defaults.
     pub tasks: Option<super::tasks::TaskOptions>,
     /// What this server shares with the other workers of its deployment (default: nothing,
-    /// [`Backplane::local`]). JSON: `redis` (URL or `null`) and `redisPrefix`.
+    /// [`Backplane::local`]). JSON: `redis` (URL or `null`), `redisPrefix`,
+    /// `redisConnectTimeoutMs` and `redisWaitMs`. With Redis, `request_state.keys` is required
+    /// while sealing is on.
     pub backplane: Backplane,
     /// Advertise tools, prompts and resources even when none is registered at build, so they
     /// can be added while serving ([`Server::add_tool`] and the rest; default `false`: a kind
@@ -193,9 +195,6 @@ pub(crate) struct ServerInner {
     pub dynamic: super::dynamic::State,
     pub capabilities: Value,
     pub sealer: Option<Sealer>,
-    /// The request-state key shared through the backplane, when sealing is on with a Redis
-    /// backplane and no configured key ring (then `sealer` is `None`).
-    pub shared_key: Option<Arc<SharedKey>>,
     /// The notification bus of the backplane and this server's place on it.
     pub bus: Arc<dyn crate::backplane::NotificationBus>,
     /// This server's origin id on the bus (its own messages come back and are skipped).
@@ -297,8 +296,10 @@ impl ServerBuilder {
     /// Share state with the other workers of a deployment through `backplane` (default:
     /// [`Backplane::local`], nothing shared). With a Redis backplane, changes reach every
     /// worker's listen streams and sessions, a sealed `requestState` is accepted once across
-    /// all workers and, unless [`Self::request_state_keys`] is set, the workers share one
-    /// generated key stored in Redis (configure keys in production, so they can be rotated).
+    /// all workers. A Redis backplane needs [`Self::request_state_keys`] (the same ring on every
+    /// worker; rotate by adding the new key first everywhere, then dropping the old one):
+    /// [`Self::build`] refuses it without them while sealing is on, rather than keep a key where
+    /// anyone who can read Redis could forge states.
     #[must_use]
     pub fn backplane(mut self, backplane: Backplane) -> Self {
         self.options.backplane = backplane;
@@ -519,9 +520,8 @@ impl ServerBuilder {
             .tasks
             .clone()
             .map(|t| Arc::new(super::tasks::TaskEngine::new(t)));
-        let (sealer, shared_key) =
-            mrtr::build_sealer(&options.request_state, &options.backplane)
-                .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
+        let sealer = mrtr::build_sealer(&options.request_state, &options.backplane)
+            .map_err(|e| BuildError::Option(format!("request_state: {e}")))?;
         if options.request_state.replay_guard.is_none() {
             // MRTR-06 across workers: with a shared backplane the claim must be shared too.
             options.request_state.replay_guard = options.backplane.replay_guard();
@@ -542,7 +542,6 @@ impl ServerBuilder {
             dynamic: super::dynamic::State::new(slots),
             capabilities,
             sealer,
-            shared_key,
             replay,
             sessions: Mutex::new(HashMap::new()),
             next_key: AtomicU64::new(1),

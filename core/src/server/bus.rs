@@ -112,6 +112,19 @@ impl Server {
         self.inner.options.backplane.is_available()
     }
 
+    /// Wait until the backplane can serve (its first connection and bus subscription), within
+    /// its connect timeout: transports await this before serving, so a worker is ready when its
+    /// listen call returns. The error says which Redis is unreachable (without a password).
+    pub(crate) async fn backplane_ready(&self) -> Result<(), String> {
+        self.start_bus();
+        self.inner.options.backplane.ensure_ready().await
+    }
+
+    /// [`Self::backplane_available`], waiting up to the backplane's bound for a reconnect first.
+    pub(crate) async fn wait_backplane(&self) -> bool {
+        self.inner.options.backplane.wait_available().await
+    }
+
     /// The backplane this server was built with.
     pub fn backplane(&self) -> &crate::backplane::Backplane {
         &self.inner.options.backplane

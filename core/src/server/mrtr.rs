@@ -34,7 +34,6 @@ const INPUT_METHODS: &[&str] = &["elicitation/create", "sampling/createMessage",
 /// The wire message for every refused `requestState`.
 pub const INVALID_STATE_MESSAGE: &str = "Invalid or expired requestState";
 
-use super::request_state::sealer_for_open;
 pub use super::request_state::RequestStateOptions;
 pub(crate) use super::request_state::{build_replay_guard, build_sealer};
 
@@ -145,14 +144,9 @@ pub(crate) async fn read_retry(
             ))
         }
     };
-    if let Some(k) = &inner.shared_key {
-        // Fetch the shared key before the handler runs, so a round ending in input_required
-        // can seal; a failure matters only to a state that must be opened or sealed.
-        let _ = k.resolve().await;
-    }
     let request_state = match params.and_then(|p| p.get("requestState")) {
         None | Some(Value::Null) => None,
-        Some(Value::String(token)) => match sealer_for_open(inner).await? {
+        Some(Value::String(token)) => match &inner.sealer {
             None => Some(token.clone()),
             Some(sealer) => {
                 let call = (method, params);
@@ -349,13 +343,7 @@ pub(crate) fn modern_result(
         out.insert("inputRequests".into(), Value::Object(ir.input_requests));
     }
     if let Some(state) = ir.request_state {
-        let sealer = match (&inner.sealer, &inner.shared_key) {
-            (Some(s), _) => Some(s),
-            // Fetched by `read_retry` before the handler ran; still missing: Redis is down.
-            (None, Some(k)) => Some(k.get().ok_or_else(crate::backplane::unavailable)?),
-            (None, None) => None,
-        };
-        let wire = match sealer {
+        let wire = match &inner.sealer {
             None => state,
             Some(sealer) => {
                 let (target, args) = binding(method, params);

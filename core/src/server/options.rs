@@ -19,10 +19,11 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::time::Duration;
 
 use super::builder::{CacheHints, ServerOptions};
 use super::mrtr::RequestStateOptions;
-use crate::backplane::Backplane;
+use crate::backplane::{Backplane, DEFAULT_CONNECT_TIMEOUT, DEFAULT_WAIT};
 use crate::limits::Limits;
 use crate::options::{JsonOptions, OptionsError};
 use crate::protocol::Implementation;
@@ -61,11 +62,20 @@ struct Shape {
     /// Key prefix of the Redis backplane.
     redis_prefix: String,
     dynamic: bool,
+    /// Bound on the first connection to Redis before a transport serves (positive).
+    redis_connect_timeout_ms: u64,
+    /// Bound a request waits for a Redis reconnect before it is refused (0: at once).
+    redis_wait_ms: u64,
 }
 
 impl From<&ServerOptions> for Shape {
     fn from(o: &ServerOptions) -> Self {
         let info = o.server_info.clone();
+        let bounds = o
+            .backplane
+            .redis_bounds()
+            .unwrap_or((DEFAULT_CONNECT_TIMEOUT, DEFAULT_WAIT));
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         Self {
             name: info.name,
             version: info.version,
@@ -97,6 +107,8 @@ impl From<&ServerOptions> for Shape {
                 .unwrap_or(DEFAULT_REDIS_PREFIX)
                 .to_owned(),
             dynamic: o.dynamic,
+            redis_connect_timeout_ms: millis(bounds.0),
+            redis_wait_ms: millis(bounds.1),
         }
     }
 }
@@ -140,7 +152,14 @@ impl TryFrom<Shape> for ServerOptions {
         o.request_state = j.request_state;
         o.tasks = j.tasks;
         o.dynamic = j.dynamic;
-        o.backplane = backplane(j.redis.as_deref(), &j.redis_prefix)?;
+        if j.redis_connect_timeout_ms == 0 {
+            return Err("redisConnectTimeoutMs must be positive".into());
+        }
+        let bounds = (
+            Duration::from_millis(j.redis_connect_timeout_ms),
+            Duration::from_millis(j.redis_wait_ms),
+        );
+        o.backplane = backplane(j.redis.as_deref(), &j.redis_prefix, bounds)?;
         Ok(o)
     }
 }
@@ -149,17 +168,29 @@ impl TryFrom<Shape> for ServerOptions {
 const DEFAULT_REDIS_PREFIX: &str = "mcp:";
 
 #[cfg(feature = "redis")]
-fn backplane(url: Option<&str>, prefix: &str) -> Result<Backplane, String> {
+fn backplane(
+    url: Option<&str>,
+    prefix: &str,
+    (connect_timeout, wait): (Duration, Duration),
+) -> Result<Backplane, String> {
     match url {
         None => Ok(Backplane::local()),
         Some(url) => Backplane::redis(url)
-            .map(|b| b.with_prefix(prefix))
+            .map(|b| {
+                b.with_prefix(prefix)
+                    .with_connect_timeout(connect_timeout)
+                    .with_wait(wait)
+            })
             .map_err(|e| format!("redis: {e}")),
     }
 }
 
 #[cfg(not(feature = "redis"))]
-fn backplane(url: Option<&str>, _prefix: &str) -> Result<Backplane, String> {
+fn backplane(
+    url: Option<&str>,
+    _prefix: &str,
+    _bounds: (Duration, Duration),
+) -> Result<Backplane, String> {
     match url {
         None => Ok(Backplane::local()),
         Some(_) => {
@@ -354,6 +385,54 @@ mod tests {
         assert_eq!(o.backplane.prefix(), Some("app:"), "unchanged");
         apply_json(&mut o, &json!({"redis": null})).expect("applies");
         assert!(!o.backplane.is_redis());
+    }
+
+    /// `redisConnectTimeoutMs` and `redisWaitMs` bound the readiness wait and a request's wait
+    /// for a reconnect; a zero connect timeout is refused, a zero wait means "refuse at once".
+    #[cfg(feature = "redis")]
+    #[test]
+    fn redis_bounds_from_json() {
+        let mut o = defaults();
+        apply_json(&mut o, &json!({"redis": "redis://127.0.0.1:1/3"})).expect("applies");
+        assert_eq!(
+            o.backplane.redis_bounds(),
+            Some((DEFAULT_CONNECT_TIMEOUT, DEFAULT_WAIT))
+        );
+        apply_json(
+            &mut o,
+            &json!({"redisConnectTimeoutMs": 300, "redisWaitMs": 0}),
+        )
+        .expect("applies");
+        assert_eq!(
+            o.backplane.redis_bounds(),
+            Some((Duration::from_millis(300), Duration::ZERO))
+        );
+        let e = apply_json(&mut o, &json!({"redisConnectTimeoutMs": 0})).expect_err("refused");
+        assert!(e.to_string().contains("redisConnectTimeoutMs"), "{e}");
+    }
+
+    /// A Redis-backed server that seals states needs the shared keys: building without them is
+    /// refused with a message naming the option in both doors, never a key kept in Redis.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn redis_backplane_without_request_state_keys_is_refused() {
+        let build = |patch: Value| {
+            crate::Server::builder("n", "1")
+                .options(|o| apply_json(o, &patch).expect("applies"))
+                .build()
+        };
+        let e = build(json!({"redis": "redis://127.0.0.1:1/0"}))
+            .err()
+            .expect("refused");
+        let msg = e.to_string();
+        assert!(msg.contains("ServerBuilder::request_state_keys"), "{msg}");
+        assert!(msg.contains("requestState.keys"), "{msg}");
+        let keys = json!([{"id": "k1", "key": b64(7)}]);
+        build(json!({"redis": "redis://127.0.0.1:1/0", "requestState": {"keys": keys}}))
+            .expect("with keys it builds");
+        build(json!({"redis": "redis://127.0.0.1:1/0", "requestState": {"seal": false}}))
+            .expect("nothing to seal, nothing to share");
+        build(json!({})).expect("a local server keeps its per-process key");
     }
 
     #[cfg(not(feature = "redis"))]

@@ -1,16 +1,13 @@
 //! How `requestState` is protected on the modern wire (MRTR-06, SEP-2322): the options (JSON
 //! shape included, `keys` for rotation without downtime), and the sealer and replay guard they
-//! ask for, a Redis backplane's shared ones included.
+//! ask for, a Redis backplane's shared replay guard included.
 
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::builder::ServerInner;
-use crate::backplane::SharedKey;
-use crate::error::ErrorObject;
 use crate::security::replay::{self, MemoryReplayGuard, ReplayGuard};
-use crate::security::sealing::{self, KeyError, KeyRing, Sealer};
+use crate::security::sealing::{self, KeyRing, Sealer};
 
 /// How `requestState` is protected on the modern wire.
 ///
@@ -27,7 +24,7 @@ pub struct RequestStateOptions {
     /// handler wrote it and the handler must treat the echo as untrusted input.
     pub seal: bool,
     /// Keys shared by every worker of a deployment (current key first). `None`: a random key of
-    /// this process, so states do not survive a restart.
+    /// this process, so states do not survive a restart; refused with a Redis backplane.
     #[serde(skip_serializing, deserialize_with = "key_ring")]
     pub keys: Option<KeyRing>,
     /// Lifetime of a sealed state (default 300 s; renewed every round).
@@ -114,41 +111,30 @@ impl Default for RequestStateOptions {
     }
 }
 
-/// The sealer the options ask for (`None` when sealing is off), or the key shared through a
-/// Redis backplane when no key ring is configured (fetched on first need).
+/// The sealer the options ask for (`None` when sealing is off).
+///
+/// With a Redis backplane the workers must share a configured key ring: a key generated into
+/// Redis would let anyone who can read Redis forge states (MRTR-06), and a random key per
+/// process would make every round crossing workers fail, so that combination is refused here.
 pub(crate) fn build_sealer(
     o: &RequestStateOptions,
     backplane: &crate::backplane::Backplane,
-) -> Result<(Option<Sealer>, Option<Arc<SharedKey>>), KeyError> {
+) -> Result<Option<Sealer>, String> {
     if !o.seal {
-        return Ok((None, None));
+        return Ok(None);
     }
     let ring = match &o.keys {
         Some(r) => r.clone(),
-        None => {
-            if let Some(shared) = backplane.shared_key(o.ttl) {
-                return Ok((None, Some(shared)));
-            }
-            KeyRing::process_default()?
-        }
+        None if backplane.is_redis() => return Err(MISSING_SHARED_KEYS.into()),
+        None => KeyRing::process_default().map_err(|e| e.to_string())?,
     };
-    Ok((Some(Sealer::new(ring, o.ttl)), None))
+    Ok(Some(Sealer::new(ring, o.ttl)))
 }
 
-/// The sealer in force: the configured one, or the shared key once fetched. `Ok(None)`: states
-/// are not sealed.
-pub(crate) async fn sealer_for_open(inner: &ServerInner) -> Result<Option<&Sealer>, ErrorObject> {
-    if let Some(s) = &inner.sealer {
-        return Ok(Some(s));
-    }
-    match &inner.shared_key {
-        None => Ok(None),
-        Some(k) => k.resolve().await.map(Some).map_err(|_| {
-            tracing::warn!("request-state key unavailable (backplane down)");
-            crate::backplane::unavailable()
-        }),
-    }
-}
+/// Why a Redis-backed server without request-state keys is refused (names both doors' option).
+pub(crate) const MISSING_SHARED_KEYS: &str = "a Redis backplane needs request-state keys shared \
+by every worker: set ServerBuilder::request_state_keys (JSON requestState.keys), or turn \
+sealing off (seal_request_state(false), JSON requestState.seal = false)";
 
 /// The replay guard the options ask for (`None` when states are not sealed or not single use).
 pub(crate) fn build_replay_guard(

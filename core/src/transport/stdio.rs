@@ -62,6 +62,11 @@ pub async fn serve_stdio_until<F>(server: &Server, stop: F) -> Result<(), StdioE
 where
     F: std::future::Future<Output = ()> + Send + 'static,
 {
+    // As over HTTP: serve only once the backplane is up (bounded by its connect timeout).
+    server
+        .backplane_ready()
+        .await
+        .map_err(|e| StdioError::Io(std::io::Error::new(std::io::ErrorKind::NotConnected, e)))?;
     let (reader, writer) = stdio_streams();
     let server = server.clone();
     match tokio::spawn(async move { serve_io_until(&server, reader, writer, stop).await }).await {

@@ -10,10 +10,10 @@
 
 use futures_util::StreamExt;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::conn::RedisConn;
@@ -32,7 +32,10 @@ pub(crate) struct RedisBus {
     receivers: Arc<Receivers>,
     tx: mpsc::Sender<String>,
     rx: Mutex<Option<mpsc::Receiver<String>>>,
-    subscribed: Arc<AtomicBool>,
+    /// True while the subscription is established (a change published from now on arrives).
+    subscribed: Arc<watch::Sender<bool>>,
+    /// Cuts the subscriber's backoff short when a request is waiting for it.
+    wake: Arc<Notify>,
     dropped: AtomicU64,
     stop: CancellationToken,
 }
@@ -41,7 +44,7 @@ impl fmt::Debug for RedisBus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisBus")
             .field("channel", &self.channel)
-            .field("subscribed", &self.subscribed.load(Ordering::Relaxed))
+            .field("subscribed", &*self.subscribed.borrow())
             .field("dropped", &self.dropped.load(Ordering::Relaxed))
             .finish()
     }
@@ -62,7 +65,8 @@ impl RedisBus {
             receivers: Arc::new(Receivers::default()),
             tx,
             rx: Mutex::new(Some(rx)),
-            subscribed: Arc::new(AtomicBool::new(false)),
+            subscribed: Arc::new(watch::Sender::new(false)),
+            wake: Arc::new(Notify::new()),
             dropped: AtomicU64::new(0),
             stop: CancellationToken::new(),
         }
@@ -71,6 +75,20 @@ impl RedisBus {
     /// Messages dropped because the outbound queue was full.
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Wait up to `bound` for the subscription (starting it if needed): true once it is
+    /// established and the connection is up, so a stream opened now hears every later change.
+    pub(crate) async fn wait_subscribed(&self, bound: Duration) -> bool {
+        self.start();
+        if self.is_available() {
+            return true;
+        }
+        let mut rx = self.subscribed.subscribe();
+        // Do not sit out the subscriber's backoff: try again now.
+        self.wake.notify_one();
+        let _ = tokio::time::timeout(bound, rx.wait_for(|up| *up)).await;
+        self.is_available()
     }
 }
 
@@ -99,7 +117,7 @@ impl NotificationBus for RedisBus {
     }
 
     fn is_available(&self) -> bool {
-        self.subscribed.load(Ordering::Relaxed) && self.conn.is_up()
+        *self.subscribed.borrow() && self.conn.is_up()
     }
 
     fn start(&self) {
@@ -124,7 +142,7 @@ impl NotificationBus for RedisBus {
             self.conn.clone(),
             self.channel.clone(),
             self.receivers.clone(),
-            self.subscribed.clone(),
+            (self.subscribed.clone(), self.wake.clone()),
             self.stop.clone(),
         ));
     }
@@ -162,7 +180,7 @@ async fn subscriber(
     conn: Arc<RedisConn>,
     channel: String,
     receivers: Arc<Receivers>,
-    subscribed: Arc<AtomicBool>,
+    (subscribed, wake): (Arc<watch::Sender<bool>>, Arc<Notify>),
     stop: CancellationToken,
 ) {
     let mut delay = Duration::ZERO;
@@ -178,8 +196,8 @@ async fn subscriber(
         };
         match stream {
             Ok(Ok(mut stream)) => {
-                subscribed.store(true, Ordering::Relaxed);
                 conn.mark(true);
+                subscribed.send_replace(true);
                 delay = Duration::ZERO;
                 loop {
                     let m = tokio::select! {
@@ -195,7 +213,7 @@ async fn subscriber(
                         Err(e) => tracing::warn!(error = %e, "unreadable bus message ignored"),
                     }
                 }
-                subscribed.store(false, Ordering::Relaxed);
+                subscribed.send_replace(false);
                 conn.mark(false);
                 tracing::warn!(channel = %channel, "redis bus subscription lost; reconnecting");
                 for r in receivers.live() {
@@ -208,6 +226,7 @@ async fn subscriber(
         delay = next_delay(delay);
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
+            () = wake.notified() => {}
             () = stop.cancelled() => return,
         }
     }

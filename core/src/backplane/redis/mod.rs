@@ -3,7 +3,6 @@
 pub(crate) mod bus;
 pub mod conn;
 pub(crate) mod events;
-pub(crate) mod keys;
 pub(crate) mod relay;
 pub(crate) mod replay;
 pub(crate) mod route;

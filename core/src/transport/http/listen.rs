@@ -94,10 +94,15 @@ impl ChangeSink for Hub {
 
 /// Open a listen stream (the version and method headers are already checked; the server
 /// checks the envelope and the filter).
-pub(crate) fn open(shared: &Arc<Shared>, id: Id, params: Option<&Map<String, Value>>) -> Resp {
+pub(crate) async fn open(
+    shared: &Arc<Shared>,
+    id: Id,
+    params: Option<&Map<String, Value>>,
+) -> Resp {
     shared.server.start_bus();
-    if !shared.server.backplane_available() {
-        // A stream that cannot hear the other workers would miss changes silently.
+    if !shared.server.wait_backplane().await {
+        // A stream that cannot hear the other workers would miss changes silently; a brief
+        // reconnect was waited for, a longer outage is refused.
         return body::retry_after(body::rpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
             Some(&id),

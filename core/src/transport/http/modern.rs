@@ -38,7 +38,7 @@ pub(crate) async fn request(
     }
     if method == "subscriptions/listen" {
         // The answer is a long-lived stream, not a request/response exchange (SUB-05, HTTP-06).
-        return listen::open(shared, id, params.as_ref());
+        return listen::open(shared, id, params.as_ref()).await;
     }
     let mut header_check = headers::check_name(h, &method, params.as_ref());
     if header_check.is_ok() && mcp_header::mirrors_arguments(&method) {

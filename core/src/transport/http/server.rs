@@ -436,7 +436,9 @@ impl HttpListener {
 ///
 /// # Errors
 /// Binding failed, or an option is out of range (including default [`super::AllowList::Auto`]
-/// allow-lists on an unspecified address such as `0.0.0.0`: set them explicitly there).
+/// allow-lists on an unspecified address such as `0.0.0.0`: set them explicitly there), or the
+/// server's Redis backplane did not come up within its connect timeout
+/// ([`std::io::ErrorKind::NotConnected`], "Redis at … is unreachable").
 pub async fn serve(
     server: Server,
     addr: SocketAddr,
@@ -448,6 +450,13 @@ pub async fn serve(
     let tls = opts
         .tls_server_config()
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // Ready when this returns: the backplane's first connection and bus subscription are up
+    // (bounded by its connect timeout), so the first request is not refused as unavailable and
+    // a listen stream opened at once hears the other workers.
+    server
+        .backplane_ready()
+        .await
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotConnected, e))?;
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let service = HttpService::build(server, opts, Some(addr)).map_err(invalid)?;
