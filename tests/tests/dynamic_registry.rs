@@ -402,17 +402,15 @@ async fn a_change_on_one_worker_reaches_listen_streams_on_another() {
         let server = Server::builder("dynamic", "1")
             .dynamic()
             .backplane(backplane)
+            .request_state_keys(mcpcore_tests::redis::test_keys())
             .build()
             .expect("server");
         let addr = "127.0.0.1:0".parse().expect("addr");
         let listener = serve(server.clone(), addr, HttpOptions::default())
             .await
             .expect("listen");
-        let deadline = tokio::time::Instant::now() + WAIT;
-        while !server.backplane_available() {
-            assert!(tokio::time::Instant::now() < deadline, "backplane never up");
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        // `serve` returns once the backplane is connected and subscribed.
+        assert!(server.backplane_available());
         workers.push((server, listener));
     }
     let c1 = McpHttp::new(workers[0].1.local_addr());
