@@ -589,6 +589,32 @@ pub(crate) mod args {
         Ok(make(name, object))
     }
 
+    /// The operation `make` builds from a required UTF-8 `name` and optional `arguments_json`:
+    /// a tool call and a prompt get.
+    ///
+    /// # Safety
+    /// Each pointer is NULL or valid for its length.
+    pub(crate) unsafe fn named_arguments(
+        name: *const c_char,
+        name_len: usize,
+        arguments_json: *const c_char,
+        arguments_len: usize,
+        make: fn(String, Value) -> Op,
+    ) -> Result<Op, FfiError> {
+        // SAFETY: forwarded contract.
+        unsafe {
+            named(
+                name,
+                name_len,
+                "name",
+                arguments_json,
+                arguments_len,
+                "arguments_json",
+                make,
+            )
+        }
+    }
+
     pub(crate) fn kind(v: i32) -> Result<mcp_list_kind, FfiError> {
         list_kind(v)
     }

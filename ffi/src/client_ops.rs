@@ -56,30 +56,6 @@ unsafe fn list_page_op(
     Ok(Op::ListPage(kind, cursor))
 }
 
-/// `mcp_client_call_tool`: name and arguments.
-///
-/// # Safety
-/// The module contract.
-unsafe fn call_tool_op(
-    name: *const c_char,
-    name_len: usize,
-    arguments_json: *const c_char,
-    arguments_len: usize,
-) -> Result<Op, FfiError> {
-    // SAFETY: forwarded contract.
-    unsafe {
-        args::named(
-            name,
-            name_len,
-            "name",
-            arguments_json,
-            arguments_len,
-            "arguments_json",
-            Op::CallTool,
-        )
-    }
-}
-
 /// Send any request (`method` + params) and get its raw result. Modern `input_required` results are driven with the registered client handlers; when none fits, the raw `input_required` result is returned as the result (drive it by hand).
 ///
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
@@ -359,7 +335,9 @@ pub extern "C" fn mcp_client_call_tool(
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
     // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-    let op = || unsafe { call_tool_op(name, name_len, arguments_json, arguments_len) };
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::CallTool)
+    };
     submit(client, options, callback, user_data, error_out, op)
 }
 
@@ -395,7 +373,9 @@ pub extern "C" fn mcp_client_call_tool_blocking(
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
     // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-    let op = || unsafe { call_tool_op(name, name_len, arguments_json, arguments_len) };
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::CallTool)
+    };
     blocking(
         "mcp_client_call_tool_blocking",
         client,

@@ -18,30 +18,6 @@ use crate::trampoline::mcp_completion_fn;
 // The operation each entry point and its `..._blocking` twin run, built from the C arguments
 // in one place so that the two forms validate alike.
 
-/// `mcp_client_get_prompt`: name and arguments.
-///
-/// # Safety
-/// The module contract.
-unsafe fn get_prompt_op(
-    name: *const c_char,
-    name_len: usize,
-    arguments_json: *const c_char,
-    arguments_len: usize,
-) -> Result<Op, FfiError> {
-    // SAFETY: forwarded contract.
-    unsafe {
-        args::named(
-            name,
-            name_len,
-            "name",
-            arguments_json,
-            arguments_len,
-            "arguments_json",
-            Op::GetPrompt,
-        )
-    }
-}
-
 /// `mcp_client_complete`: the reference (required), the argument's name and partial value, and
 /// the optional context, each a `(pointer, length)` pair.
 ///
@@ -115,7 +91,9 @@ pub extern "C" fn mcp_client_get_prompt(
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
     // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-    let op = || unsafe { get_prompt_op(name, name_len, arguments_json, arguments_len) };
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::GetPrompt)
+    };
     submit(client, options, callback, user_data, error_out, op)
 }
 
@@ -151,7 +129,9 @@ pub extern "C" fn mcp_client_get_prompt_blocking(
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
     // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-    let op = || unsafe { get_prompt_op(name, name_len, arguments_json, arguments_len) };
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::GetPrompt)
+    };
     blocking(
         "mcp_client_get_prompt_blocking",
         client,
