@@ -69,6 +69,23 @@ fn bad_definition(what: &'static str) -> impl Fn(mcpcore::protocol::DefinitionEr
     move |e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}"))
 }
 
+/// The definition argument `what` as core parses it (`from_json`, so a C definition gets the
+/// defaults a Rust one gets): not a JSON object, or not the definition's shape, is
+/// `INVALID_JSON` naming the argument.
+///
+/// # Safety
+/// `json` is NULL or valid for `len` bytes.
+unsafe fn definition<D>(
+    json: *const c_char,
+    len: usize,
+    what: &'static str,
+    from_json: fn(Value) -> Result<D, mcpcore::protocol::DefinitionError>,
+) -> Result<D, FfiError> {
+    // SAFETY: forwarded contract.
+    let def = unsafe { json_object_arg(json, len, what) }?;
+    from_json(Value::Object(def)).map_err(bad_definition(what))
+}
+
 /// Take the tool's task support out of its definition (TASK-L01): `taskSupport`, or the listed
 /// form `execution.taskSupport`; absent means `forbidden`. Core adds `execution` back when the
 /// tool is listed, so the definition keeps no second copy.
@@ -349,10 +366,9 @@ pub extern "C" fn mcp_server_builder_add_prompt(
         error_out,
         |b, h| {
             // SAFETY: prompt_json is NULL or valid for prompt_len bytes (contract).
-            let def = unsafe { json_object_arg(prompt_json, prompt_len, "prompt_json") }?;
-            let prompt =
-                Prompt::from_json(Value::Object(def)).map_err(bad_definition("prompt_json"))?;
-            b.inner()?.add_prompt(prompt, h).map_err(refused)
+            let p =
+                unsafe { definition(prompt_json, prompt_len, "prompt_json", Prompt::from_json) }?;
+            b.inner()?.add_prompt(p, h).map_err(refused)
         },
     )
 }
@@ -400,9 +416,14 @@ pub extern "C" fn mcp_server_builder_add_resource(
         error_out,
         |b, h| {
             // SAFETY: resource_json is NULL or valid for resource_len bytes (contract).
-            let def = unsafe { json_object_arg(resource_json, resource_len, "resource_json") }?;
-            let r =
-                Resource::from_json(Value::Object(def)).map_err(bad_definition("resource_json"))?;
+            let r = unsafe {
+                definition(
+                    resource_json,
+                    resource_len,
+                    "resource_json",
+                    Resource::from_json,
+                )
+            }?;
             b.inner()?.add_resource(r, h).map_err(refused)
         },
     )
@@ -444,9 +465,14 @@ pub extern "C" fn mcp_server_builder_add_resource_template(
         error_out,
         |b, h| {
             // SAFETY: template_json is NULL or valid for template_len bytes (contract).
-            let def = unsafe { json_object_arg(template_json, template_len, "template_json") }?;
-            let t = ResourceTemplate::from_json(Value::Object(def))
-                .map_err(bad_definition("template_json"))?;
+            let t = unsafe {
+                definition(
+                    template_json,
+                    template_len,
+                    "template_json",
+                    ResourceTemplate::from_json,
+                )
+            }?;
             b.inner()?.add_resource_template(t, h).map_err(refused)
         },
     )

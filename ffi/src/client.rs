@@ -8,9 +8,10 @@
 
 use serde_json::Value;
 use std::ffi::{c_char, CStr};
+use std::future::Future;
 use std::sync::Arc;
 
-use mcpcore::client::{Client, HttpClientOptions, StdioCommand};
+use mcpcore::client::{Client, ClientError, HttpClientOptions, StdioCommand};
 use mcpcore::options::{apply_json, JsonOptions};
 
 use crate::client_builder::mcp_client_builder_t;
@@ -109,18 +110,34 @@ fn take_builder(builder: *mut mcp_client_builder_t) -> mcp_client_builder_t {
     }
 }
 
-fn finish_connect(
-    rt: &mcp_runtime_t,
-    client: Client,
+/// Shared body of the connect functions. The builder is taken before the guard, so it is
+/// consumed on every path (a refused `*error_out` included); `start` validates the transport's
+/// arguments before anything is spawned or sent; `client_out` is written only on success.
+fn connect<F>(
+    what: &'static str,
+    runtime: *const mcp_runtime_t,
+    builder: *mut mcp_client_builder_t,
     client_out: *mut *mut mcp_client_t,
-) -> Result<(), FfiError> {
-    let h = handle::into_raw(mcp_client_t {
-        client,
-        runtime: rt.inner.clone(),
-    });
-    // SAFETY: client_out is non-NULL (checked by the caller) and writable.
-    unsafe { client_out.write(h) };
-    Ok(())
+    error_out: *mut *mut mcp_error_t,
+    start: impl FnOnce(mcp_client_builder_t) -> Result<F, FfiError>,
+) -> mcp_status_t
+where
+    F: Future<Output = Result<Client, ClientError>> + Send + 'static,
+{
+    let b = take_builder(builder);
+    status_guard(error_out, move || {
+        // SAFETY: runtime is NULL or live (contract).
+        let rt = unsafe { handle::borrow(runtime, "runtime") }?;
+        handle::require_out(client_out, "client_out")?;
+        let client = rt.inner.run(what, start(b)?)??;
+        let h = handle::into_raw(mcp_client_t {
+            client,
+            runtime: rt.inner.clone(),
+        });
+        // SAFETY: client_out is non-NULL (checked) and writable.
+        unsafe { client_out.write(h) };
+        Ok(())
+    })
 }
 
 /// Spawn a server process and connect to it over its stdin/stdout. Blocks until the era is
@@ -173,23 +190,23 @@ pub extern "C" fn mcp_client_connect_stdio(
     client_out: *mut *mut mcp_client_t,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    let b = take_builder(builder);
-    status_guard(error_out, move || {
-        // SAFETY: runtime is NULL or live (contract).
-        let rt = unsafe { handle::borrow(runtime, "runtime") }?;
-        handle::require_out(client_out, "client_out")?;
-        // SAFETY: command is NULL or valid for command_len bytes.
-        let program = unsafe { str_arg(command, command_len, "command") }?;
-        // SAFETY: per the documented contract of args / arg_lens / argc.
-        let args = unsafe { arg_list(args, arg_lens, argc) }?;
-        let mut cmd = StdioCommand::new(program).args(args);
-        // SAFETY: spawn_json is NULL or valid for spawn_len bytes.
-        unsafe { apply_options(&mut cmd, spawn_json, spawn_len, "spawn_json") }?;
-        let client = rt
-            .inner
-            .run("mcp_client_connect_stdio", b.into_core().connect_stdio(cmd))??;
-        finish_connect(rt, client, client_out)
-    })
+    connect(
+        "mcp_client_connect_stdio",
+        runtime,
+        builder,
+        client_out,
+        error_out,
+        |b| {
+            // SAFETY: command is NULL or valid for command_len bytes.
+            let program = unsafe { str_arg(command, command_len, "command") }?;
+            // SAFETY: per the documented contract of args / arg_lens / argc.
+            let args = unsafe { arg_list(args, arg_lens, argc) }?;
+            let mut cmd = StdioCommand::new(program).args(args);
+            // SAFETY: spawn_json is NULL or valid for spawn_len bytes.
+            unsafe { apply_options(&mut cmd, spawn_json, spawn_len, "spawn_json") }?;
+            Ok(b.into_core().connect_stdio(cmd))
+        },
+    )
 }
 
 /// Connect to a Streamable HTTP endpoint (`http://host:port/path`). Blocks until the era is
@@ -250,23 +267,22 @@ pub extern "C" fn mcp_client_connect_http(
     client_out: *mut *mut mcp_client_t,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    let b = take_builder(builder);
-    status_guard(error_out, move || {
-        // SAFETY: runtime is NULL or live (contract).
-        let rt = unsafe { handle::borrow(runtime, "runtime") }?;
-        handle::require_out(client_out, "client_out")?;
-        // SAFETY: url is NULL or valid for url_len bytes.
-        let url = unsafe { str_arg(url, url_len, "url") }?;
-        let mut h = HttpClientOptions::default();
-        // SAFETY: options_json is NULL or valid for options_len bytes.
-        unsafe { apply_options(&mut h, options_json, options_len, "options_json") }?;
-        h.auth_hooks.browser = b.auth_browser.clone();
-        let url = url.to_owned();
-        let client = rt.inner.run("mcp_client_connect_http", async move {
-            b.into_core().connect_http(&url, h).await
-        })??;
-        finish_connect(rt, client, client_out)
-    })
+    connect(
+        "mcp_client_connect_http",
+        runtime,
+        builder,
+        client_out,
+        error_out,
+        |b| {
+            // SAFETY: url is NULL or valid for url_len bytes.
+            let url = unsafe { str_arg(url, url_len, "url") }?.to_owned();
+            let mut h = HttpClientOptions::default();
+            // SAFETY: options_json is NULL or valid for options_len bytes.
+            unsafe { apply_options(&mut h, options_json, options_len, "options_json") }?;
+            h.auth_hooks.browser = b.auth_browser.clone();
+            Ok(async move { b.into_core().connect_http(&url, h).await })
+        },
+    )
 }
 
 /// Shared body of the owned-string readers.

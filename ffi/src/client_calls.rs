@@ -567,6 +567,54 @@ pub(crate) mod args {
         }
     }
 
+    /// The operation `make` builds from a required UTF-8 name and an optional JSON object
+    /// (NULL → `null`), read in that order: a request (method, params), a tool call and a
+    /// prompt get (name, arguments).
+    ///
+    /// # Safety
+    /// Each pointer is NULL or valid for its length.
+    pub(crate) unsafe fn named(
+        name: *const c_char,
+        name_len: usize,
+        name_what: &str,
+        object: *const c_char,
+        object_len: usize,
+        object_what: &str,
+        make: fn(String, Value) -> Op,
+    ) -> Result<Op, FfiError> {
+        // SAFETY: forwarded contract.
+        let name = unsafe { string(name, name_len, name_what) }?;
+        // SAFETY: forwarded contract.
+        let object = unsafe { opt_object(object, object_len, object_what) }?;
+        Ok(make(name, object))
+    }
+
+    /// The operation `make` builds from a required UTF-8 `name` and optional `arguments_json`:
+    /// a tool call and a prompt get.
+    ///
+    /// # Safety
+    /// Each pointer is NULL or valid for its length.
+    pub(crate) unsafe fn named_arguments(
+        name: *const c_char,
+        name_len: usize,
+        arguments_json: *const c_char,
+        arguments_len: usize,
+        make: fn(String, Value) -> Op,
+    ) -> Result<Op, FfiError> {
+        // SAFETY: forwarded contract.
+        unsafe {
+            named(
+                name,
+                name_len,
+                "name",
+                arguments_json,
+                arguments_len,
+                "arguments_json",
+                make,
+            )
+        }
+    }
+
     pub(crate) fn kind(v: i32) -> Result<mcp_list_kind, FfiError> {
         list_kind(v)
     }

@@ -10,9 +10,51 @@ use std::ffi::{c_char, c_void};
 
 use crate::client::mcp_client_t;
 use crate::client_calls::{args, blocking, mcp_call_options_t, submit, Op};
-use crate::error::mcp_error_t;
+use crate::error::{mcp_error_t, FfiError};
 use crate::status::mcp_status_t;
 use crate::trampoline::mcp_completion_fn;
+
+// The operation each entry point and its `..._blocking` twin run, built from the C arguments
+// in one place so that the two forms validate alike (NULL, UTF-8, JSON object).
+
+/// `mcp_client_request`: method and params.
+///
+/// # Safety
+/// The module contract.
+unsafe fn request_op(
+    method: *const c_char,
+    method_len: usize,
+    params_json: *const c_char,
+    params_len: usize,
+) -> Result<Op, FfiError> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        args::named(
+            method,
+            method_len,
+            "method",
+            params_json,
+            params_len,
+            "params_json",
+            Op::Request,
+        )
+    }
+}
+
+/// `mcp_client_list`: kind and optional cursor.
+///
+/// # Safety
+/// The module contract.
+unsafe fn list_page_op(
+    kind: i32,
+    cursor: *const c_char,
+    cursor_len: usize,
+) -> Result<Op, FfiError> {
+    let kind = args::kind(kind)?;
+    // SAFETY: forwarded contract.
+    let cursor = unsafe { args::opt_string(cursor, cursor_len, "cursor") }?;
+    Ok(Op::ListPage(kind, cursor))
+}
 
 /// Send any request (`method` + params) and get its raw result. Modern `input_required` results are driven with the registered client handlers; when none fits, the raw `input_required` result is returned as the result (drive it by hand).
 ///
@@ -52,13 +94,9 @@ pub extern "C" fn mcp_client_request(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Request(
-            unsafe { args::string(method, method_len, "method") }?,
-            unsafe { args::opt_object(params_json, params_len, "params_json") }?,
-        ))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { request_op(method, method_len, params_json, params_len) };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_request`: waits for the outcome on the calling thread.
@@ -92,19 +130,15 @@ pub extern "C" fn mcp_client_request_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { request_op(method, method_len, params_json, params_len) };
     blocking(
         "mcp_client_request_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Request(
-                unsafe { args::string(method, method_len, "method") }?,
-                unsafe { args::opt_object(params_json, params_len, "params_json") }?,
-            ))
-        },
+        op,
     )
 }
 
@@ -144,12 +178,9 @@ pub extern "C" fn mcp_client_list(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::ListPage(args::kind(kind)?, unsafe {
-            args::opt_string(cursor, cursor_len, "cursor")
-        }?))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { list_page_op(kind, cursor, cursor_len) };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_list`: waits for the outcome on the calling thread.
@@ -181,18 +212,15 @@ pub extern "C" fn mcp_client_list_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { list_page_op(kind, cursor, cursor_len) };
     blocking(
         "mcp_client_list_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::ListPage(args::kind(kind)?, unsafe {
-                args::opt_string(cursor, cursor_len, "cursor")
-            }?))
-        },
+        op,
     )
 }
 
@@ -228,10 +256,8 @@ pub extern "C" fn mcp_client_list_all(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::ListAll(args::kind(kind)?))
-    })
+    let op = || args::kind(kind).map(Op::ListAll);
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_list_all`: waits for the outcome on the calling thread.
@@ -259,16 +285,14 @@ pub extern "C" fn mcp_client_list_all_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    let op = || args::kind(kind).map(Op::ListAll);
     blocking(
         "mcp_client_list_all_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::ListAll(args::kind(kind)?))
-        },
+        op,
     )
 }
 
@@ -310,13 +334,11 @@ pub extern "C" fn mcp_client_call_tool(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::CallTool(
-            unsafe { args::string(name, name_len, "name") }?,
-            unsafe { args::opt_object(arguments_json, arguments_len, "arguments_json") }?,
-        ))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::CallTool)
+    };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_call_tool`: waits for the outcome on the calling thread.
@@ -350,18 +372,16 @@ pub extern "C" fn mcp_client_call_tool_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::CallTool)
+    };
     blocking(
         "mcp_client_call_tool_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::CallTool(
-                unsafe { args::string(name, name_len, "name") }?,
-                unsafe { args::opt_object(arguments_json, arguments_len, "arguments_json") }?,
-            ))
-        },
+        op,
     )
 }

@@ -15,6 +15,43 @@ use crate::error::{mcp_error_t, FfiError};
 use crate::status::mcp_status_t;
 use crate::trampoline::mcp_completion_fn;
 
+// The operation each entry point and its `..._blocking` twin run, built from the C arguments
+// in one place so that the two forms validate alike.
+
+/// `mcp_client_complete`: the reference (required), the argument's name and partial value, and
+/// the optional context, each a `(pointer, length)` pair.
+///
+/// # Safety
+/// The module contract.
+unsafe fn complete_op(
+    (reference_json, reference_len): (*const c_char, usize),
+    (argument_name, argument_name_len): (*const c_char, usize),
+    (argument_value, argument_value_len): (*const c_char, usize),
+    (context_json, context_len): (*const c_char, usize),
+) -> Result<Op, FfiError> {
+    // SAFETY: forwarded contract.
+    let reference =
+        match unsafe { args::opt_object(reference_json, reference_len, "reference_json") }? {
+            Value::Null => return Err(FfiError::null("reference_json")),
+            v => v,
+        };
+    // SAFETY: forwarded contract.
+    let name = unsafe { args::string(argument_name, argument_name_len, "argument_name") }?;
+    // SAFETY: forwarded contract.
+    let value = unsafe { args::string(argument_value, argument_value_len, "argument_value") }?;
+    // SAFETY: forwarded contract.
+    let context = match unsafe { args::opt_object(context_json, context_len, "context_json") }? {
+        Value::Null => None,
+        v => Some(v),
+    };
+    Ok(Op::Complete {
+        reference,
+        name,
+        value,
+        context,
+    })
+}
+
 /// Get a prompt (`prompts/get`), answering `input_required` rounds with the registered handlers.
 ///
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
@@ -53,13 +90,11 @@ pub extern "C" fn mcp_client_get_prompt(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::GetPrompt(
-            unsafe { args::string(name, name_len, "name") }?,
-            unsafe { args::opt_object(arguments_json, arguments_len, "arguments_json") }?,
-        ))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::GetPrompt)
+    };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_get_prompt`: waits for the outcome on the calling thread.
@@ -93,19 +128,17 @@ pub extern "C" fn mcp_client_get_prompt_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        args::named_arguments(name, name_len, arguments_json, arguments_len, Op::GetPrompt)
+    };
     blocking(
         "mcp_client_get_prompt_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::GetPrompt(
-                unsafe { args::string(name, name_len, "name") }?,
-                unsafe { args::opt_object(arguments_json, arguments_len, "arguments_json") }?,
-            ))
-        },
+        op,
     )
 }
 
@@ -143,12 +176,9 @@ pub extern "C" fn mcp_client_read_resource(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::ReadResource(unsafe {
-            args::string(uri, uri_len, "uri")
-        }?))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { args::string(uri, uri_len, "uri") }.map(Op::ReadResource);
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_read_resource`: waits for the outcome on the calling thread.
@@ -178,18 +208,15 @@ pub extern "C" fn mcp_client_read_resource_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { args::string(uri, uri_len, "uri") }.map(Op::ReadResource);
     blocking(
         "mcp_client_read_resource_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::ReadResource(unsafe {
-                args::string(uri, uri_len, "uri")
-            }?))
-        },
+        op,
     )
 }
 
@@ -239,23 +266,16 @@ pub extern "C" fn mcp_client_complete(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Complete {
-            reference: match unsafe {
-                args::opt_object(reference_json, reference_len, "reference_json")
-            }? {
-                Value::Null => return Err(FfiError::null("reference_json")),
-                v => v,
-            },
-            name: unsafe { args::string(argument_name, argument_name_len, "argument_name") }?,
-            value: unsafe { args::string(argument_value, argument_value_len, "argument_value") }?,
-            context: match unsafe { args::opt_object(context_json, context_len, "context_json") }? {
-                Value::Null => None,
-                v => Some(v),
-            },
-        })
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        complete_op(
+            (reference_json, reference_len),
+            (argument_name, argument_name_len),
+            (argument_value, argument_value_len),
+            (context_json, context_len),
+        )
+    };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_complete`: waits for the outcome on the calling thread.
@@ -297,33 +317,22 @@ pub extern "C" fn mcp_client_complete_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        complete_op(
+            (reference_json, reference_len),
+            (argument_name, argument_name_len),
+            (argument_value, argument_value_len),
+            (context_json, context_len),
+        )
+    };
     blocking(
         "mcp_client_complete_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Complete {
-                reference: match unsafe {
-                    args::opt_object(reference_json, reference_len, "reference_json")
-                }? {
-                    Value::Null => return Err(FfiError::null("reference_json")),
-                    v => v,
-                },
-                name: unsafe { args::string(argument_name, argument_name_len, "argument_name") }?,
-                value: unsafe {
-                    args::string(argument_value, argument_value_len, "argument_value")
-                }?,
-                context: match unsafe {
-                    args::opt_object(context_json, context_len, "context_json")
-                }? {
-                    Value::Null => None,
-                    v => Some(v),
-                },
-            })
-        },
+        op,
     )
 }
 
@@ -359,10 +368,8 @@ pub extern "C" fn mcp_client_set_log_level(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::SetLogLevel(crate::responder::log_level(level)?))
-    })
+    let op = || crate::responder::log_level(level).map(Op::SetLogLevel);
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_set_log_level`: waits for the outcome on the calling thread.
@@ -390,15 +397,13 @@ pub extern "C" fn mcp_client_set_log_level_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    let op = || crate::responder::log_level(level).map(Op::SetLogLevel);
     blocking(
         "mcp_client_set_log_level_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::SetLogLevel(crate::responder::log_level(level)?))
-        },
+        op,
     )
 }

@@ -1,7 +1,8 @@
 //! The client side of MCP tasks exported to C (REQUIREMENTS TASK-L01, TASK-M01…M04, CAN-03):
 //! call a tool as a task, read, cancel and wait for a task, and call a tool through to its
 //! result, each as a completion-callback call and a `..._blocking` twin over the shared bodies
-//! in [`crate::client_calls`]. Results are JSON strings; the protocol work (per-request opt-in,
+//! in [`crate::client_calls`], both forms building their operation with one function of
+//! [`crate::client_task_args`]. Results are JSON strings; the protocol work (per-request opt-in,
 //! polling, pushes, answering `input_required` with the registered handlers) is core's
 //! ([`mcpcore::client::Client::wait_task`]).
 //!
@@ -24,10 +25,10 @@ use std::ffi::{c_char, c_void};
 use std::time::Duration;
 
 use mcpcore::client::{CallOptions, Client, TaskCallOptions, TaskCallOutcome, TaskWaitOptions};
-use mcpcore::options::apply_json;
 
 use crate::client::mcp_client_t;
-use crate::client_calls::{args, blocking, mcp_call_options_t, submit, Op};
+use crate::client_calls::{blocking, mcp_call_options_t, submit};
+use crate::client_task_args::{call_as_task_op, task_id_op, to_completion_op, wait_op};
 use crate::error::{mcp_error_t, FfiError};
 use crate::status::mcp_status_t;
 use crate::trampoline::mcp_completion_fn;
@@ -99,50 +100,6 @@ pub(crate) async fn run(client: Client, op: TaskOp, o: CallOptions) -> Result<Va
     })
 }
 
-/// The task options JSON (`{"ttlMs": n}`, NULL for none).
-///
-/// # Safety
-/// `p` is NULL or valid for `len` bytes.
-unsafe fn ttl_arg(p: *const c_char, len: usize) -> Result<Option<Duration>, FfiError> {
-    // SAFETY: forwarded contract.
-    let v = unsafe { args::opt_object(p, len, "task_options_json") }?;
-    let Value::Object(m) = v else {
-        return Ok(None);
-    };
-    if let Some(k) = m.keys().find(|k| k.as_str() != "ttlMs") {
-        return Err(FfiError::new(
-            mcp_status_t::InvalidJson,
-            format!("task_options_json: unknown key {k:?}"),
-        ));
-    }
-    match m.get("ttlMs") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .map(|ms| Some(Duration::from_millis(ms)))
-            .ok_or_else(|| {
-                FfiError::new(
-                    mcp_status_t::InvalidJson,
-                    "task_options_json: ttlMs must be a non-negative integer",
-                )
-            }),
-    }
-}
-
-/// The wait options JSON (core's shape, NULL for the defaults).
-///
-/// # Safety
-/// `p` is NULL or valid for `len` bytes.
-unsafe fn wait_arg(p: *const c_char, len: usize) -> Result<TaskWaitOptions, FfiError> {
-    // SAFETY: forwarded contract.
-    let v = unsafe { args::opt_object(p, len, "wait_options_json") }?;
-    let mut w = TaskWaitOptions::new();
-    if v.is_object() {
-        apply_json(&mut w, &v).map_err(|e| FfiError::options("wait_options_json", &e))?;
-    }
-    Ok(w)
-}
-
 /// Call a tool asking for a task (modern: the request opts into the tasks extension; legacy: `task: {ttl}`). The server may still answer at once.
 ///
 /// Completion-callback form: returns at once; `callback` runs exactly once on a runtime thread
@@ -182,16 +139,15 @@ pub extern "C" fn mcp_client_call_tool_as_task(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Task(TaskOp::CallAsTask {
-            name: unsafe { args::string(name, name_len, "name") }?,
-            arguments: unsafe {
-                args::opt_object(arguments_json, arguments_len, "arguments_json")
-            }?,
-            ttl: unsafe { ttl_arg(task_options_json, task_options_len) }?,
-        }))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        call_as_task_op(
+            (name, name_len),
+            (arguments_json, arguments_len),
+            (task_options_json, task_options_len),
+        )
+    };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_call_tool_as_task`: waits for the outcome on the calling thread.
@@ -229,22 +185,21 @@ pub extern "C" fn mcp_client_call_tool_as_task_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        call_as_task_op(
+            (name, name_len),
+            (arguments_json, arguments_len),
+            (task_options_json, task_options_len),
+        )
+    };
     blocking(
         "mcp_client_call_tool_as_task_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Task(TaskOp::CallAsTask {
-                name: unsafe { args::string(name, name_len, "name") }?,
-                arguments: unsafe {
-                    args::opt_object(arguments_json, arguments_len, "arguments_json")
-                }?,
-                ttl: unsafe { ttl_arg(task_options_json, task_options_len) }?,
-            }))
-        },
+        op,
     )
 }
 
@@ -279,12 +234,9 @@ pub extern "C" fn mcp_client_get_task(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Task(TaskOp::Get(unsafe {
-            args::string(task_id, task_id_len, "task_id")
-        }?)))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { task_id_op(task_id, task_id_len, TaskOp::Get) };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_get_task`: waits for the outcome on the calling thread.
@@ -314,18 +266,15 @@ pub extern "C" fn mcp_client_get_task_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { task_id_op(task_id, task_id_len, TaskOp::Get) };
     blocking(
         "mcp_client_get_task_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Task(TaskOp::Get(unsafe {
-                args::string(task_id, task_id_len, "task_id")
-            }?)))
-        },
+        op,
     )
 }
 
@@ -360,12 +309,9 @@ pub extern "C" fn mcp_client_cancel_task(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Task(TaskOp::Cancel(unsafe {
-            args::string(task_id, task_id_len, "task_id")
-        }?)))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { task_id_op(task_id, task_id_len, TaskOp::Cancel) };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_cancel_task`: waits for the outcome on the calling thread.
@@ -395,18 +341,15 @@ pub extern "C" fn mcp_client_cancel_task_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { task_id_op(task_id, task_id_len, TaskOp::Cancel) };
     blocking(
         "mcp_client_cancel_task_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Task(TaskOp::Cancel(unsafe {
-                args::string(task_id, task_id_len, "task_id")
-            }?)))
-        },
+        op,
     )
 }
 
@@ -445,13 +388,14 @@ pub extern "C" fn mcp_client_wait_task(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Task(TaskOp::Wait(
-            unsafe { args::string(task_id, task_id_len, "task_id") }?,
-            unsafe { wait_arg(wait_options_json, wait_options_len) }?,
-        )))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        wait_op(
+            (task_id, task_id_len),
+            (wait_options_json, wait_options_len),
+        )
+    };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_wait_task`: waits for the outcome on the calling thread.
@@ -485,19 +429,20 @@ pub extern "C" fn mcp_client_wait_task_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        wait_op(
+            (task_id, task_id_len),
+            (wait_options_json, wait_options_len),
+        )
+    };
     blocking(
         "mcp_client_wait_task_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Task(TaskOp::Wait(
-                unsafe { args::string(task_id, task_id_len, "task_id") }?,
-                unsafe { wait_arg(wait_options_json, wait_options_len) }?,
-            )))
-        },
+        op,
     )
 }
 
@@ -532,12 +477,9 @@ pub extern "C" fn mcp_client_task_result(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Task(TaskOp::Result(unsafe {
-            args::string(task_id, task_id_len, "task_id")
-        }?)))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { task_id_op(task_id, task_id_len, TaskOp::Result) };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_task_result`: waits for the outcome on the calling thread.
@@ -567,18 +509,15 @@ pub extern "C" fn mcp_client_task_result_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe { task_id_op(task_id, task_id_len, TaskOp::Result) };
     blocking(
         "mcp_client_task_result_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Task(TaskOp::Result(unsafe {
-                args::string(task_id, task_id_len, "task_id")
-            }?)))
-        },
+        op,
     )
 }
 
@@ -625,17 +564,16 @@ pub extern "C" fn mcp_client_call_tool_to_completion(
     user_data: *mut c_void,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
-    submit(client, options, callback, user_data, error_out, || {
-        // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-        Ok(Op::Task(TaskOp::ToCompletion {
-            name: unsafe { args::string(name, name_len, "name") }?,
-            arguments: unsafe {
-                args::opt_object(arguments_json, arguments_len, "arguments_json")
-            }?,
-            ttl: unsafe { ttl_arg(task_options_json, task_options_len) }?,
-            wait: unsafe { wait_arg(wait_options_json, wait_options_len) }?,
-        }))
-    })
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        to_completion_op(
+            (name, name_len),
+            (arguments_json, arguments_len),
+            (task_options_json, task_options_len),
+            (wait_options_json, wait_options_len),
+        )
+    };
+    submit(client, options, callback, user_data, error_out, op)
 }
 
 /// Blocking twin of `mcp_client_call_tool_to_completion`: waits for the outcome on the calling thread.
@@ -677,22 +615,21 @@ pub extern "C" fn mcp_client_call_tool_to_completion_blocking(
     result_out: *mut *mut c_char,
     error_out: *mut *mut mcp_error_t,
 ) -> mcp_status_t {
+    // SAFETY: every pointer pair is NULL or valid for its length (module contract).
+    let op = || unsafe {
+        to_completion_op(
+            (name, name_len),
+            (arguments_json, arguments_len),
+            (task_options_json, task_options_len),
+            (wait_options_json, wait_options_len),
+        )
+    };
     blocking(
         "mcp_client_call_tool_to_completion_blocking",
         client,
         options,
         result_out,
         error_out,
-        || {
-            // SAFETY: every pointer pair is NULL or valid for its length (module contract).
-            Ok(Op::Task(TaskOp::ToCompletion {
-                name: unsafe { args::string(name, name_len, "name") }?,
-                arguments: unsafe {
-                    args::opt_object(arguments_json, arguments_len, "arguments_json")
-                }?,
-                ttl: unsafe { ttl_arg(task_options_json, task_options_len) }?,
-                wait: unsafe { wait_arg(wait_options_json, wait_options_len) }?,
-            }))
-        },
+        op,
     )
 }

@@ -25,6 +25,7 @@ pub mod client_calls;
 pub mod client_ops;
 pub mod client_ops_content;
 pub mod client_responder;
+mod client_task_args;
 pub mod client_tasks;
 pub mod error;
 mod guard;

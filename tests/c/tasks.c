@@ -50,6 +50,13 @@ static int64_t expect_fail(mcp_status_t st, mcp_status_t want, mcp_error_t *err,
   mcp_error_free(err);
   return code;
 }
+/* A completion that must not run (the call was refused before anything was sent). */
+static atomic_int never_calls;
+static void never_called(void *user_data, mcp_status_t status, const char *result_json,
+                         size_t result_len, const mcp_error_t *error) {
+  (void)user_data; (void)status; (void)result_json; (void)result_len; (void)error;
+  atomic_fetch_add(&never_calls, 1);
+}
 /* The comma operator sequences the call before `err` is read. */
 static mcp_status_t last_status;
 #define FAILS(call, want) (last_status = (call), expect_fail(last_status, (want), err, __LINE__))
@@ -263,6 +270,34 @@ static void argument_errors(const char *server) {
         MCP_STATUS_INVALID_JSON);
   err = NULL;
   FAILS(mcp_client_cancel_task(c, S("t"), NULL, NULL, NULL, &err), MCP_STATUS_NULL_ARGUMENT);
+  /* The callback forms build their operation with the same function as the blocking twins: the
+     same inputs are refused with the same status, at once, and the callback never runs. */
+  err = NULL;
+  FAILS(mcp_client_get_task(c, NULL, 0, NULL, never_called, NULL, &err), MCP_STATUS_NULL_ARGUMENT);
+  err = NULL;
+  FAILS(mcp_client_wait_task(c, S("t"), S("{\"nope\":1}"), NULL, never_called, NULL, &err),
+        MCP_STATUS_INVALID_JSON);
+  err = NULL;
+  FAILS(mcp_client_wait_task(c, S("t"), S("{\"minPollIntervalMs\":9,\"maxPollIntervalMs\":1}"),
+                             NULL, never_called, NULL, &err),
+        MCP_STATUS_INVALID_ARGUMENT);
+  err = NULL;
+  FAILS(mcp_client_call_tool_as_task(c, S("slow"), NULL, 0, S("{\"ttlMs\":-1}"), NULL,
+                                     never_called, NULL, &err),
+        MCP_STATUS_INVALID_JSON);
+  err = NULL;
+  FAILS(mcp_client_call_tool_to_completion(c, S("slow"), S("[1]"), NULL, 0, NULL, 0, NULL,
+                                           never_called, NULL, &err),
+        MCP_STATUS_INVALID_JSON);
+  err = NULL;
+  FAILS(mcp_client_call_tool_to_completion(c, S("slow"), NULL, 0, S("{\"ttlMs\":\"x\"}"), NULL,
+                                           0, NULL, never_called, NULL, &err),
+        MCP_STATUS_INVALID_JSON);
+  err = NULL;
+  FAILS(mcp_client_call_tool_to_completion_blocking(c, S("slow"), NULL, 0, NULL, 0,
+                                                    S("{\"nope\":1}"), NULL, &out, &err),
+        MCP_STATUS_INVALID_JSON);
+  CHECK(atomic_load(&never_calls) == 0);
   CHECK(out == NULL);
   mcp_client_free(c);
 }
