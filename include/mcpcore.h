@@ -2729,7 +2729,8 @@ void mcp_server_free(mcp_server_t *server);
  * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON` (unparsable, not an object, or not a
  * definition of that kind), `MCP_STATUS_INVALID_ARGUMENT` (an unknown kind; a kind the server
  * does not advertise, the message naming `"dynamic"`; what the builder call of that kind
- * refuses except a taken name; a task-capable tool on a server built without tasks). A
+ * refuses except a taken name; a task-capable tool on a server built without tasks: turn
+ * them on at build with the options JSON `tasks`). A
  * refused item changes nothing.
  */
 mcp_status_t mcp_server_add(const mcp_server_t *server, const char *kind, size_t kind_len, const char *definition_json, size_t definition_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);

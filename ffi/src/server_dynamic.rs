@@ -143,7 +143,8 @@ fn refused(e: BuildError) -> FfiError {
 /// `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON` (unparsable, not an object, or not a
 /// definition of that kind), `MCP_STATUS_INVALID_ARGUMENT` (an unknown kind; a kind the server
 /// does not advertise, the message naming `"dynamic"`; what the builder call of that kind
-/// refuses except a taken name; a task-capable tool on a server built without tasks). A
+/// refuses except a taken name; a task-capable tool on a server built without tasks: turn
+/// them on at build with the options JSON `tasks`). A
 /// refused item changes nothing.
 #[no_mangle]
 pub extern "C" fn mcp_server_add(
