@@ -511,6 +511,8 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
  * - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
  *   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
  * - `instructions` [null]; `pageSize` [null: every list in one page];
+ * - `dynamic` [false: a kind is advertised when one is registered before the build; true
+ *   advertises tools, prompts and resources, so `mcp_server_add` can add any kind later];
  * - capabilities: `logging` [true], `toolsListChanged` [true], `promptsListChanged` [true],
  *   `resourcesListChanged` [true], `resourcesSubscribe` [true], `extensions` [{}];
  * - cache hints on modern results: `cacheTtlMs` [0], `cacheScope` ["private"; or "public"],
@@ -2688,6 +2690,99 @@ mcp_status_t mcp_server_notify_resource_updated(const mcp_server_t *server, cons
  * **Errors**: none.
  */
 void mcp_server_free(mcp_server_t *server);
+
+/**
+ * Add a tool, prompt, resource or resource template to a server that may be serving, or
+ * replace the item of that kind under the same name (URI, URI template) in place, enabled.
+ * Clients are told with `notifications/{tools,prompts,resources}/list_changed` (legacy
+ * sessions when `listChanged` is advertised, `subscriptions/listen` streams); changes made in
+ * one go are coalesced into one notification per kind. A server built with nothing of a kind
+ * does not advertise it and refuses to add one: build it with the options JSON
+ * `"dynamic": true` to advertise every kind.
+ *
+ * @param server          the server.
+ * @param kind            `"tool"`, `"prompt"`, `"resource"` or `"resourceTemplate"` (UTF-8,
+ *                        `kind_len` bytes).
+ * @param kind_len        length of `kind`.
+ * @param definition_json the definition, as `mcp_server_builder_add_tool` (with
+ *                        `"taskSupport"`), `_add_prompt`, `_add_resource` or
+ *                        `_add_resource_template` take it.
+ * @param definition_len  length of `definition_json`.
+ * @param handler         the C handler, as for the builder call of that kind.
+ * @param user_data       passed to every call of `handler`.
+ * @param free_user_data  optional finalizer for `user_data`, called exactly once: after the
+ *                        item is replaced or removed (or the server freed) and its last
+ *                        in-flight call and outstanding responder are gone; before this
+ *                        returns when the item is refused. It runs on the thread that made
+ *                        that happen, never while the engine holds a lock, so it may call
+ *                        these functions itself.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `server`; copies `kind` and `definition_json`; takes ownership of
+ * `user_data` in every case. The replaced item's user data is released as above: calls
+ * already running finish with the handler they started with.
+ *
+ * **Thread safety**: any thread, including inside callbacks (it never blocks on a call in
+ * flight, and a handler may replace or remove its own item).
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`server`, `kind`, `definition_json` or `handler`),
+ * `MCP_STATUS_INVALID_UTF8`, `MCP_STATUS_INVALID_JSON` (unparsable, not an object, or not a
+ * definition of that kind), `MCP_STATUS_INVALID_ARGUMENT` (an unknown kind; a kind the server
+ * does not advertise, the message naming `"dynamic"`; what the builder call of that kind
+ * refuses except a taken name; a task-capable tool on a server built without tasks: turn
+ * them on at build with the options JSON `tasks`). A
+ * refused item changes nothing.
+ */
+mcp_status_t mcp_server_add(const mcp_server_t *server, const char *kind, size_t kind_len, const char *definition_json, size_t definition_len, mcp_handler_fn handler, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
+
+/**
+ * Remove the item of `kind` under `key` (a tool or prompt name, a resource URI, a resource
+ * template's URI template) and announce it (`list_changed`, coalesced as for
+ * `mcp_server_add`). New calls get the unknown-tool (prompt, resource) error; calls already
+ * running finish normally, and the item's user data is released after the last of them.
+ *
+ * @param server       the server.
+ * @param kind         `"tool"`, `"prompt"`, `"resource"` or `"resourceTemplate"`.
+ * @param kind_len     length of `kind`.
+ * @param key          UTF-8 name, URI or URI template.
+ * @param key_len      length of `key`.
+ * @param removed_out  optional; receives true when an item was removed, false when none was
+ *                     registered under `key` (written only on OK).
+ * @param error_out    optional detailed error.
+ *
+ * **Ownership**: borrows `server`; `kind` and `key` are copied.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (unknown kind). An unknown key is not an error.
+ */
+mcp_status_t mcp_server_remove(const mcp_server_t *server, const char *kind, size_t kind_len, const char *key, size_t key_len, bool *removed_out, mcp_error_t **error_out);
+
+/**
+ * Enable or disable the item of `kind` under `key`. A disabled item is absent from its list,
+ * and calling or reading it is the same error as for an unknown one; enabling it brings it
+ * back in its place. A change of state is announced (`list_changed`, coalesced as for
+ * `mcp_server_add`); setting the state it already has announces nothing.
+ *
+ * @param server     the server.
+ * @param kind       `"tool"`, `"prompt"`, `"resource"` or `"resourceTemplate"`.
+ * @param kind_len   length of `kind`.
+ * @param key        UTF-8 name, URI or URI template.
+ * @param key_len    length of `key`.
+ * @param enabled    true to enable, false to disable.
+ * @param found_out  optional; receives false when no item is registered under `key` (nothing
+ *                   changed), true otherwise (written only on OK).
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `server`; `kind` and `key` are copied.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (unknown kind). An unknown key is not an error.
+ */
+mcp_status_t mcp_server_set_enabled(const mcp_server_t *server, const char *kind, size_t kind_len, const char *key, size_t key_len, bool enabled, bool *found_out, mcp_error_t **error_out);
 
 /**
  * The name of a status as a static string, e.g. `"MCP_STATUS_INVALID_JSON"`.

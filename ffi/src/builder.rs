@@ -208,6 +208,8 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 /// - identity (`serverInfo`): `name`, `version` [as given to `mcp_server_builder_new`],
 ///   `title` [null], `description` [null], `websiteUrl` [null], `icons` [null];
 /// - `instructions` [null]; `pageSize` [null: every list in one page];
+/// - `dynamic` [false: a kind is advertised when one is registered before the build; true
+///   advertises tools, prompts and resources, so `mcp_server_add` can add any kind later];
 /// - capabilities: `logging` [true], `toolsListChanged` [true], `promptsListChanged` [true],
 ///   `resourcesListChanged` [true], `resourcesSubscribe` [true], `extensions` [{}];
 /// - cache hints on modern results: `cacheTtlMs` [0], `cacheScope` ["private"; or "public"],

@@ -36,6 +36,7 @@ pub mod request;
 pub mod responder;
 pub mod runtime;
 pub mod server;
+pub mod server_dynamic;
 pub mod status;
 pub mod string;
 pub mod trampoline;

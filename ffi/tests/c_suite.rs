@@ -16,6 +16,8 @@ use support::{build, command, variants, Variant};
 const EXIT_WAIT: Duration = Duration::from_secs(60);
 /// The first answer may take long under valgrind (it reads the library's debug info first).
 const FIRST_WAIT: Duration = Duration::from_secs(180);
+/// A self-checking program runs start to end on its own (valgrind's start included).
+const SELF_CHECK_WAIT: Duration = Duration::from_secs(300);
 
 /// Send a request and wait patiently for its response (used for the first request of a run).
 async fn first_request(peer: &mut StdioPeer, method: &str, params: Value) -> Value {
@@ -139,12 +141,12 @@ fn header_compiles_as_c11_and_cxx17_and_twice_included() {
     }
 }
 
-/// Every error status path that needs no peer (tests/c/errors.c).
-#[tokio::test]
-async fn c_error_paths() {
+/// Build `src` as `name` and run it in every variant: a self-checking program that exits 0 and
+/// prints `"{name}: ok"`.
+async fn self_checking(name: &str, src: &str) {
     let _serial = support::one_at_a_time().await;
     for v in variants() {
-        let exe = build("errors", &["tests/c/errors.c"], v);
+        let exe = build(name, &[src], v);
         support::clear_reports(&exe);
         let (prog, args) = command(&exe, v);
         let child = tokio::process::Command::new(prog)
@@ -153,20 +155,35 @@ async fn c_error_paths() {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .expect("spawn errors");
-        let out = tokio::time::timeout(EXIT_WAIT, child.wait_with_output())
+            .unwrap_or_else(|e| panic!("spawn {name}: {e}"));
+        let out = tokio::time::timeout(SELF_CHECK_WAIT, child.wait_with_output())
             .await
-            .expect("errors.c finished in time")
+            .unwrap_or_else(|_| panic!("{src} finished in time"))
             .expect("wait");
         assert!(
             out.status.success(),
-            "{v:?}: errors.c failed ({}):\n{}\n{}",
+            "{v:?}: {src} failed ({}):\n{}\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr),
             support::reports(&exe)
         );
-        assert!(String::from_utf8_lossy(&out.stdout).contains("errors: ok"));
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{name}: ok")));
     }
+}
+
+/// Every error status path that needs no peer (tests/c/errors.c).
+#[tokio::test]
+async fn c_error_paths() {
+    self_checking("errors", "tests/c/errors.c").await;
+}
+
+/// Changing a server while it serves (tests/c/dynamic.c): a `"dynamic": true` server served on
+/// HTTP gains, loses, disables, enables and replaces tools at run time (one from inside a
+/// handler) and a prompt, as its own C client sees in both eras; refusals are precise, and
+/// every user-data finalizer runs exactly once (replaced, removed, refused, or at free).
+#[tokio::test]
+async fn c_dynamic_registry() {
+    self_checking("dynamic", "tests/c/dynamic.c").await;
 }
 
 /// Legacy era over stdio with C handlers: sync and other-thread answers, progress and logs,

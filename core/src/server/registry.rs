@@ -363,14 +363,23 @@ impl Live {
             .clone()
     }
     /// Edit a copy of the current snapshot and swap it in when `f` succeeds.
+    ///
+    /// The replaced snapshot is dropped after both locks are released: it may hold the last
+    /// reference to a removed or replaced handler, whose drop runs user code (a binding's
+    /// finalizer), which must neither stall readers nor deadlock by changing the registry.
     pub fn edit<R, E>(&self, f: impl FnOnce(&mut Registry) -> Result<R, E>) -> Result<R, E> {
-        let _writer = super::session::lock(&self.edit);
+        let writer = super::session::lock(&self.edit);
         let mut next = Registry::clone(&self.load());
         let out = f(&mut next)?;
-        *self
-            .current
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(next);
+        let old = std::mem::replace(
+            &mut *self
+                .current
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            Arc::new(next),
+        );
+        drop(writer);
+        drop(old);
         Ok(out)
     }
 }
