@@ -228,12 +228,15 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ///   cancelled and the peer gets -32603 "Request timed out", CAN-04];
 /// - `requestState` (modern `input_required` rounds, MRTR-06): `seal` [true], `ttlMs`
 ///   [300000], `audience` [null], `singleUse` [true: a replayed state gets -32602],
-///   `replayCacheCapacity` [100000], `keys` [null: a random key of this process, or one shared
-///   through Redis with `redis`; else `[{"id": "k2", "key": "<base64 of 32 bytes>"}, ...]`, the
-///   first seals and opens, the rest only open];
+///   `replayCacheCapacity` [100000], `keys` [null: a random key of this process (refused with
+///   `redis`: every worker needs the same configured ring, never kept in Redis); else
+///   `[{"id": "k2", "key": "<base64 of 32 bytes>"}, ...]`, the first seals and opens, the rest
+///   only open];
 /// - `redis` [null: nothing shared; else `"redis://host:port/db"`: workers share listen
 ///   notifications, single use of states, tasks; while Redis is down work needing it gets
-///   -32603, HTTP 503 with `Retry-After`], `redisPrefix` ["mcp:"];
+///   -32603, HTTP 503 with `Retry-After`], `redisPrefix` ["mcp:"], `redisConnectTimeoutMs`
+///   [10000: the listen call fails when Redis is not reached by then],
+///   `redisWaitMs` [2000: how long a request waits for a reconnect before the 503; 0: none];
 /// - `tasks` [null: off until a tool with `taskSupport` is registered] (TASK-L01, TASK-M01):
 ///   `defaultTtlMs` [3600000], `maxTtlMs` [86400000], `pollIntervalMs` [1000], `maxTasks`
 ///   [10000], `listPageSize` [100], `maxListenTaskIds` [1000].
