@@ -4,15 +4,21 @@
 /** A connected client (private: `lib/` wraps it as `Client`). */
 export declare class NativeClient {
   /** Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`. */
-  static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
+  static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
   /**
    * Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
    * (`{headers: {...}}`, `{auth: {...}}`, …); `onAuthorize` is the browser step of its
    * OAuth client (see [`crate::auth`]). Resolves to the client or `{error}`.
    */
-  static connectHttp(url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null): Promise<NativeClient | { error: NativeError }>
+  static connectHttp(url: string, mode?: string | null, options?: any, http?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null): Promise<NativeClient | { error: NativeError }>
   /** `"legacy"` or `"modern"` (null before negotiation). */
   get era(): string | null
+  /**
+   * Answer the declared callback `name` (`"sampling"`, …) with `invoke(params)` from now on
+   * (null: core answers -32601 again). `{ok: null}`, or `{error}` when `name` was not
+   * declared at connect.
+   */
+  setCallback(name: string, invoke: ((params: any) => Promise<any>) | null): { ok: null } | { error: NativeError }
   /** The negotiated protocol version. */
   get protocolVersion(): string | null
   /** The server's `instructions`, when it sent any. */
@@ -82,8 +88,9 @@ export declare class NativeClient {
   listen(filter: any, timeoutMs?: number | undefined | null): Promise<NativeSubscription | { error: NativeError }>
   /**
    * `tools/call` asking for a task (core adds the per-request opt-in, TASK-M01/TASK-L01;
-   * `ttlMs` is the legacy `task.ttl`): `{ok: {task}}` when the server created one, `{ok:
-   * {result}}` when it answered at once, or `{error}`.
+   * `ttlMs` is the legacy `task.ttl`): `{ok: <TaskCallOutcome::to_json>}` (`{kind: "task",
+   * task}` when the server created one, `{kind: "result", result}` when it answered at once),
+   * or `{error}`.
    */
   callToolAsTask(name: string, arguments?: any | undefined | null, ttlMs?: number | undefined | null, timeoutMs?: number | undefined | null, cancelId?: number | undefined | null): Promise<any>
   /**

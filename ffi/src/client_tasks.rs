@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use std::ffi::{c_char, c_void};
 use std::time::Duration;
 
-use mcpcore::client::{CallOptions, Client, TaskCallOptions, TaskCallOutcome, TaskWaitOptions};
+use mcpcore::client::{CallOptions, Client, TaskCallOptions, TaskWaitOptions};
 
 use crate::client::mcp_client_t;
 use crate::client_calls::{blocking, mcp_call_options_t, submit};
@@ -66,14 +66,10 @@ pub(crate) async fn run(client: Client, op: TaskOp, o: CallOptions) -> Result<Va
             name,
             arguments,
             ttl,
-        } => match client
+        } => client
             .call_tool_as_task(&name, arguments, call(ttl, o))
             .await?
-        {
-            TaskCallOutcome::Completed(r) => json!({"kind": "result", "result": r}),
-            TaskCallOutcome::Task(t) => json!({"kind": "task", "task": t.raw}),
-            _ => return Err(FfiError::invalid("an outcome this library does not know")),
-        },
+            .to_json(),
         TaskOp::Get(id) => client.get_task_with(&id, o).await?.raw,
         TaskOp::Cancel(id) => client
             .cancel_task_with(&id, o)

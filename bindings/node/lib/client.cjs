@@ -3,7 +3,7 @@
 // Promises. Nothing here speaks the protocol.
 
 const native = require('./native.cjs');
-const { McpError, McpcoreError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
+const { McpError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
 const { Task } = require('./tasks.cjs');
 
 const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
@@ -16,7 +16,6 @@ function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The callback slots: the short name `declare` takes, the request method, the option name. */
 /** Check a call's options object (`{timeout, signal, onProgress}`); a TypeError names `where`. */
 function checkCallOptions(where, opts) {
   if (opts === undefined || opts === null) return {};
@@ -34,33 +33,29 @@ function checkCallOptions(where, opts) {
   return opts;
 }
 
-const SLOTS = [
-  ['elicitation', 'elicitation/create', 'onElicitation'],
-  ['sampling', 'sampling/createMessage', 'onSampling'],
-  ['roots', 'roots/list', 'onRoots'],
-];
+/** The connect options that give a callback, by the capability name `declare` and
+ * `setCallback` take (core owns which method each answers). */
+const CALLBACK_OPTIONS = [['elicitation', 'onElicitation'], ['sampling', 'onSampling'], ['roots', 'onRoots']];
 
-/** The callback slots (method → function or null) and the native `[method, invoke]` handlers
- * for the declared ones. Core declares the client capabilities from the handlers registered at
- * connect, so a callback that will only come later through `onSampling(fn)` & co. is named in
- * `declare` (`declare: ['sampling']`); until it is set, its requests answer -32601. */
-function callbackSlots(opts) {
+/** The native `[name, invoke | null]` callbacks: the given ones, and `null` for those only named
+ * in `declare`. Core declares the client capabilities from them at connect, so a callback that
+ * will only come later through `onSampling(fn)` & co. is named in `declare`
+ * (`declare: ['sampling']`); until it is set, core answers its requests -32601. Core checks
+ * the names. */
+function connectCallbacks(opts) {
   const declare = opts.declare ?? [];
-  if (!Array.isArray(declare) || !declare.every((d) => SLOTS.some(([k]) => k === d))) {
-    throw new TypeError(`declare takes an array of "elicitation", "sampling", "roots", not ${JSON.stringify(declare)}`);
+  if (!Array.isArray(declare) || !declare.every((d) => typeof d === 'string')) {
+    throw new TypeError(`declare takes an array of callback names, not ${JSON.stringify(declare)}`);
   }
-  const slots = new Map();
-  const handlers = [];
-  for (const [key, method, option] of SLOTS) {
+  const out = new Map(declare.map((d) => [d, null]));
+  for (const [name, option] of CALLBACK_OPTIONS) {
     const fn = opts[option];
     if (fn !== undefined && fn !== null && typeof fn !== 'function') {
       throw new TypeError(`${option} must be a function, not ${typeOf(fn)}`);
     }
-    if (fn == null && !declare.includes(key)) continue;
-    slots.set(method, fn ?? null);
-    handlers.push([method, invoker(method, slots)]);
+    if (fn != null) out.set(name, invoker(fn));
   }
-  return { slots, handlers: handlers.length ? handlers : null };
+  return out.size ? [...out] : null;
 }
 
 /** `fn` as core's OAuth browser step: never rejects; a throw, a rejection or a value that is
@@ -77,19 +72,17 @@ function authorizer(fn) {
   };
 }
 
-/** Answers `method` with whatever callback its slot holds when the request arrives. */
-function invoker(method, slots) {
+/** `fn` as core's client handler: resolves to `{result}`, `{error}` for a thrown `McpError`
+ * (sent as is), or `{failed}` for any other throw (logged here; core answers the server its
+ * generic -32603). */
+function invoker(fn) {
   return async (params) => {
-    const fn = slots.get(method);
-    if (typeof fn !== 'function') {
-      return { error: { code: -32601, message: `no callback is registered for ${method}` } };
-    }
     try {
       return { result: await fn(params ?? {}) };
     } catch (e) {
       if (e instanceof McpError) return { error: { code: e.code, message: e.message, data: e.data } };
-      console.error(`mcpcore: ${method} callback failed:`, e?.stack ?? e);
-      return { failed: String(e?.message ?? e) };
+      console.error('mcpcore: client callback failed:', e?.stack ?? e);
+      return { failed: `client callback threw ${e?.name ?? typeof e}` };
     }
   };
 }
@@ -200,21 +193,19 @@ class Subscription {
 
 class Client {
   #native;
-  #slots;
   #listeners;
 
-  constructor(nativeClient, slots = new Map(), listeners = new Set()) {
+  constructor(nativeClient, listeners = new Set()) {
     this.#native = nativeClient;
-    this.#slots = slots;
     this.#listeners = listeners;
   }
 
   static async #connect(opts, connect) {
     if (!isPlainObject(opts)) throw new TypeError(`connect options must be an object, not ${typeOf(opts)}`);
-    const { slots, handlers } = callbackSlots(opts);
+    const callbacks = connectCallbacks(opts);
     const { listeners, deliver } = notificationListeners(opts);
-    const n = await connect(opts.mode ?? null, opts.options ?? null, handlers, deliver);
-    return new Client(unwrapObject(n), slots, listeners);
+    const n = await connect(opts.mode ?? null, opts.options ?? null, callbacks, deliver);
+    return new Client(unwrapObject(n), listeners);
   }
 
   /** Spawn `command` with `args` and connect over stdio. `mode`: "auto" (default: probe
@@ -225,8 +216,8 @@ class Client {
     if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
       throw new TypeError('connectStdio(command, args): args must be an array of strings');
     }
-    return Client.#connect(opts, (mode, options, handlers, deliver) =>
-      native.NativeClient.connectStdio(command, args, mode, options, handlers, deliver),
+    return Client.#connect(opts, (mode, options, callbacks, deliver) =>
+      native.NativeClient.connectStdio(command, args, mode, options, callbacks, deliver),
     );
   }
 
@@ -242,37 +233,31 @@ class Client {
       throw new TypeError(`connectHttp: onAuthorize must be a function, not ${typeOf(onAuthorize)}`);
     }
     const authorize = typeof onAuthorize === 'function' ? authorizer(onAuthorize) : null;
-    return Client.#connect(opts, (mode, options, handlers, deliver) =>
-      native.NativeClient.connectHttp(url, mode, options, http, handlers, deliver, authorize),
+    return Client.#connect(opts, (mode, options, callbacks, deliver) =>
+      native.NativeClient.connectHttp(url, mode, options, http, callbacks, deliver, authorize),
     );
   }
 
-  #setSlot(key, method, fn) {
-    if (typeof fn !== 'function') throw new TypeError(`on${key[0].toUpperCase()}${key.slice(1)}(fn): fn must be a function, not ${typeOf(fn)}`);
-    if (!this.#slots.has(method)) {
-      throw new McpcoreError(
-        'invalid_argument',
-        `the ${key} capability was not declared at connect: pass the callback or declare: ['${key}'] to connectStdio/connectHttp`,
-      );
-    }
-    this.#slots.set(method, fn);
+  #setCallback(name, option, fn) {
+    if (typeof fn !== 'function') throw new TypeError(`${option}(fn): fn must be a function, not ${typeOf(fn)}`);
+    unwrap(this.#native.setCallback(name, invoker(fn)));
     return this;
   }
 
   /** Answer `sampling/createMessage` with `fn(params)` (replaces the previous one). The
    * capability is declared at connect: give `onSampling` there or `declare: ['sampling']`. */
   onSampling(fn) {
-    return this.#setSlot('sampling', 'sampling/createMessage', fn);
+    return this.#setCallback('sampling', 'onSampling', fn);
   }
 
   /** Answer `elicitation/create` with `fn(params)` (declared at connect, as `onSampling`). */
   onElicitation(fn) {
-    return this.#setSlot('elicitation', 'elicitation/create', fn);
+    return this.#setCallback('elicitation', 'onElicitation', fn);
   }
 
   /** Answer `roots/list` with `fn(params)` (declared at connect, as `onSampling`). */
   onRoots(fn) {
-    return this.#setSlot('roots', 'roots/list', fn);
+    return this.#setCallback('roots', 'onRoots', fn);
   }
 
   /** Add a listener for every notification from the server (`notifications/message`,

@@ -7,10 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpcore::client::{
-    CallOptions, Client, ClientBuilder, ClientOptions, ConnectMode, HttpClientOptions, ListKind,
-    StdioCommand, TaskCallOptions, TaskCallOutcome, TaskWaitOptions,
+    CallOptions, Client, ClientBuilder, ClientCallback, ClientHandler, ClientOptions, ConnectMode,
+    HttpClientOptions, ListKind, StdioCommand, TaskCallOptions, TaskWaitOptions,
 };
-use mcpcore::protocol::Era;
 use mcpcore::ErrorKind;
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
@@ -52,7 +51,7 @@ fn failed(e: impl std::fmt::Display) -> Connected {
 async fn connect_with<F, Fut>(
     mode: Option<String>,
     options: Option<Value>,
-    handlers: Option<Vec<(String, ClientInvokeFn)>>,
+    callbacks: Option<Vec<(String, Option<ClientInvokeFn>)>>,
     on_notification: Option<NotificationFn>,
     connect: F,
 ) -> Connected
@@ -63,7 +62,7 @@ where
     let b = match builder(
         mode,
         options.as_ref(),
-        handlers.unwrap_or_default(),
+        callbacks.unwrap_or_default(),
         on_notification,
     ) {
         Ok(b) => b,
@@ -80,12 +79,13 @@ where
 }
 
 /// A client builder: `mode` is `"auto"`, `"legacy"` or `"modern"`, `options` core's
-/// `ClientOptions` JSON shape, `handlers` maps a method (`elicitation/create`, …) to
-/// `invoke(params)`.
+/// `ClientOptions` JSON shape, `callbacks` maps a callback's capability name (`"sampling"`, …;
+/// core's [`ClientCallback`] table) to `invoke(params)` or null (declared, set later with
+/// `setCallback`).
 fn builder(
     mode: Option<String>,
     options: Option<&Value>,
-    handlers: Vec<(String, ClientInvokeFn)>,
+    callbacks: Vec<(String, Option<ClientInvokeFn>)>,
     on_notification: Option<NotificationFn>,
 ) -> Result<ClientBuilder, String> {
     let mut o: ClientOptions = patched(options)?;
@@ -102,13 +102,17 @@ fn builder(
             );
         });
     }
-    for (method, invoke) in handlers {
-        b = b.on_request(
-            &method,
-            JsClientHandler {
-                invoke: Arc::new(invoke),
-            },
-        );
+    for (name, invoke) in callbacks {
+        let kind = ClientCallback::parse(&name)?;
+        b = match invoke {
+            Some(invoke) => b.on_callback(
+                kind,
+                JsClientHandler {
+                    invoke: Arc::new(invoke),
+                },
+            ),
+            None => b.declare(kind),
+        };
     }
     Ok(b)
 }
@@ -183,7 +187,7 @@ impl NativeClient {
 impl NativeClient {
     /// Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`.
     #[napi(
-        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null",
+        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null",
         ts_return_type = "Promise<NativeClient | { error: NativeError }>"
     )]
     pub async fn connect_stdio(
@@ -191,21 +195,23 @@ impl NativeClient {
         args: Vec<String>,
         mode: Option<String>,
         options: Option<Value>,
-        handlers: Option<Vec<(String, ClientInvokeFn)>>,
+        callbacks: Option<Vec<(String, Option<ClientInvokeFn>)>>,
         on_notification: Option<NotificationFn>,
     ) -> napi::Result<Connected> {
         let cmd = StdioCommand::new(command).args(args);
-        Ok(connect_with(mode, options, handlers, on_notification, |b| {
-            Ok(b.connect_stdio(cmd))
-        })
-        .await)
+        Ok(
+            connect_with(mode, options, callbacks, on_notification, |b| {
+                Ok(b.connect_stdio(cmd))
+            })
+            .await,
+        )
     }
 
     /// Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
     /// (`{headers: {...}}`, `{auth: {...}}`, …); `onAuthorize` is the browser step of its
     /// OAuth client (see [`crate::auth`]). Resolves to the client or `{error}`.
     #[napi(
-        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, handlers?: Array<[string, (params: any) => Promise<any>]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null",
+        ts_args_type = "url: string, mode?: string | null, options?: any, http?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null",
         ts_return_type = "Promise<NativeClient | { error: NativeError }>"
     )]
     pub async fn connect_http(
@@ -213,32 +219,50 @@ impl NativeClient {
         mode: Option<String>,
         options: Option<Value>,
         http: Option<Value>,
-        handlers: Option<Vec<(String, ClientInvokeFn)>>,
+        callbacks: Option<Vec<(String, Option<ClientInvokeFn>)>>,
         on_notification: Option<NotificationFn>,
         on_authorize: Option<AuthorizeFn>,
     ) -> napi::Result<Connected> {
-        Ok(connect_with(mode, options, handlers, on_notification, |b| {
-            let mut http: HttpClientOptions = patched(http.as_ref())?;
-            if let Some(f) = on_authorize {
-                http.auth_hooks.browser = Some(Arc::new(JsBrowser {
-                    invoke: Arc::new(f),
-                }));
-            }
-            Ok(async move { b.connect_http(&url, http).await })
-        })
-        .await)
+        Ok(
+            connect_with(mode, options, callbacks, on_notification, |b| {
+                let mut http: HttpClientOptions = patched(http.as_ref())?;
+                if let Some(f) = on_authorize {
+                    http.auth_hooks.browser = Some(Arc::new(JsBrowser {
+                        invoke: Arc::new(f),
+                    }));
+                }
+                Ok(async move { b.connect_http(&url, http).await })
+            })
+            .await,
+        )
     }
 
     /// `"legacy"` or `"modern"` (null before negotiation).
     #[napi(getter)]
     pub fn era(&self) -> Option<String> {
-        self.client.era().map(|e| {
-            match e {
-                Era::Legacy => "legacy",
-                _ => "modern",
-            }
-            .to_owned()
-        })
+        self.client.era().map(|e| e.as_str().to_owned())
+    }
+
+    /// Answer the declared callback `name` (`"sampling"`, …) with `invoke(params)` from now on
+    /// (null: core answers -32601 again). `{ok: null}`, or `{error}` when `name` was not
+    /// declared at connect.
+    #[napi(
+        ts_args_type = "name: string, invoke: ((params: any) => Promise<any>) | null",
+        ts_return_type = "{ ok: null } | { error: NativeError }"
+    )]
+    pub fn set_callback(&self, name: String, invoke: Option<ClientInvokeFn>) -> Value {
+        let set = ClientCallback::parse(&name).and_then(|kind| {
+            let h = invoke.map(|invoke| {
+                Arc::new(JsClientHandler {
+                    invoke: Arc::new(invoke),
+                }) as Arc<dyn ClientHandler>
+            });
+            self.client.set_callback(kind, h).map_err(|e| e.to_string())
+        });
+        match set {
+            Ok(()) => reply::ok(Value::Null),
+            Err(e) => reply::err(ErrorKind::InvalidArgument, e),
+        }
     }
 
     /// The negotiated protocol version.
@@ -453,8 +477,9 @@ impl NativeClient {
     }
 
     /// `tools/call` asking for a task (core adds the per-request opt-in, TASK-M01/TASK-L01;
-    /// `ttlMs` is the legacy `task.ttl`): `{ok: {task}}` when the server created one, `{ok:
-    /// {result}}` when it answered at once, or `{error}`.
+    /// `ttlMs` is the legacy `task.ttl`): `{ok: <TaskCallOutcome::to_json>}` (`{kind: "task",
+    /// task}` when the server created one, `{kind: "result", result}` when it answered at once),
+    /// or `{error}`.
     #[napi]
     pub async fn call_tool_as_task(
         &self,
@@ -464,21 +489,19 @@ impl NativeClient {
         timeout_ms: Option<f64>,
         cancel_id: Option<u32>,
     ) -> Value {
-        let r =
-            match self.opts(timeout_ms, cancel_id) {
-                Ok(o) => {
-                    let opts = task_call(o, ttl_ms);
-                    let args = arguments.unwrap_or_else(|| Value::Object(Default::default()));
-                    reply::client(self.client.call_tool_as_task(&name, args, opts).await.map(
-                        |out| match out {
-                            TaskCallOutcome::Task(t) => serde_json::json!({ "task": t.raw }),
-                            TaskCallOutcome::Completed(c) => serde_json::json!({ "result": c }),
-                            _ => Value::Null,
-                        },
-                    ))
-                }
-                Err(e) => e,
-            };
+        let r = match self.opts(timeout_ms, cancel_id) {
+            Ok(o) => {
+                let opts = task_call(o, ttl_ms);
+                let args = arguments.unwrap_or_else(|| Value::Object(Default::default()));
+                reply::client(
+                    self.client
+                        .call_tool_as_task(&name, args, opts)
+                        .await
+                        .map(|out| out.to_json()),
+                )
+            }
+            Err(e) => e,
+        };
         self.cancels.end(cancel_id);
         r
     }

@@ -189,8 +189,8 @@ impl ClientHandler for JsClientHandler {
             let v = promise.await.map_err(|_| ErrorObject::internal())?;
             match decode(v, None) {
                 Ok(Outcome::Complete(v)) => Ok(v),
-                Err(HandlerError::Rpc(e)) => Err(e),
-                _ => Err(ErrorObject::internal()),
+                Err(e) => Err(mcpcore::client::callback_error(e)),
+                Ok(_) => Err(ErrorObject::internal()),
             }
         })
     }

@@ -37,6 +37,30 @@ async function until(pred, what) {
   assert.fail(`timed out waiting for ${what}`);
 }
 
+// Core answers the server for the binding: -32601 while a declared callback is unset, -32603
+// "Internal error" with nothing of the exception for a throw that is not an McpError (what a
+// panicking Rust handler and a raising Python callback answer too), an McpError as thrown. The
+// feature server's tool passes the error it got on as its own.
+for (const transport of ['stdio', 'http']) {
+  test(`a declared but unset callback answers -32601, a throwing one core's -32603 (${transport}, legacy)`, async (t) => {
+    const c = await connect(t, transport, 'legacy', { declare: ['sampling'] });
+    const rpc = (code, message, data) => (e) => {
+      assert.ok(e instanceof McpError, String(e));
+      assert.deepEqual([e.code, e.message, e.data], [code, message, data]);
+      return true;
+    };
+    await assert.rejects(c.callTool('sample'), rpc(-32601, 'no callback is registered for sampling/createMessage', undefined));
+    c.onSampling(() => {
+      throw new Error('secret detail');
+    });
+    await assert.rejects(c.callTool('sample'), rpc(-32603, 'Internal error', undefined));
+    c.onSampling(() => {
+      throw new McpError(-1, 'user rejected', { why: 'no' });
+    });
+    await assert.rejects(c.callTool('sample'), rpc(-1, 'user rejected', { why: 'no' }));
+  });
+}
+
 for (const transport of ['stdio', 'http']) {
   for (const mode of ERAS) {
     const at = `${transport}, ${mode}`;
@@ -230,10 +254,10 @@ test('wrong argument types throw TypeError with a clear message', async (t) => {
   assert.throws(() => c.listen({ toolsChanged: 'yes' }), /toolsChanged must be a boolean/);
   assert.throws(() => c.listen({ tools: true }), /unknown key tools/);
   assert.throws(() => c.onSampling('fn'), /fn must be a function, not string/);
-  assert.throws(() => c.onSampling(() => ({})), (e) => e instanceof McpcoreError && /declare: \['sampling'\]/.test(e.message));
+  assert.throws(() => c.onSampling(() => ({})), (e) => e instanceof McpcoreError && /the "sampling" callback was not declared at connect/.test(e.message));
   assert.throws(() => c.onNotification(null), TypeError);
   await assert.rejects(Client.connectStdio(42), /command must be a string, not number/);
-  await assert.rejects(Client.connectStdio(process.execPath, [script], { declare: ['smell'] }), /declare takes an array/);
+  await assert.rejects(Client.connectStdio(process.execPath, [script], { declare: ["smell"] }), /unknown client callback "smell" \(there are "elicitation", "sampling", "roots"\)/);
   await assert.rejects(Client.connectStdio(process.execPath, [script], { onSampling: 'x' }), /onSampling must be a function/);
   const { Server, inputRequired } = await import('../lib/index.js');
   const s = new Server({ name: 's', version: '1' });

@@ -106,3 +106,19 @@ test('tasks options are core JSON: a bad one is refused when serving starts', as
   const s = new Server({ name: 'bad', version: '1', tasks: { pollIntervalMs: 0 } });
   await assert.rejects(s.listenHttp({ host: '127.0.0.1', port: 0 }), /pollIntervalMs/);
 });
+
+// The raw outcome lib/ reads is core's `TaskCallOutcome::to_json`: the same JSON the C ABI returns
+// and the Python binding reads.
+test('the native task outcome is core\'s one shape', async (t) => {
+  const { createRequire } = await import('node:module');
+  const native = createRequire(import.meta.url)('../lib/native.cjs');
+  const h = await makeServer().listenHttp({ host: '127.0.0.1', port: 0 });
+  t.after(() => h.close());
+  const n = await native.NativeClient.connectHttp(h.url, 'legacy', null, {}, null, null, null);
+  assert.equal(n.error, undefined);
+  t.after(() => n.close());
+  const out = await n.callToolAsTask('slow_compute', { seconds: 0, label: 'k' }, 60000, null, null);
+  assert.deepEqual(Object.keys(out.ok).sort(), ['kind', 'task']);
+  assert.equal(out.ok.kind, 'task');
+  assert.equal(typeof out.ok.task.taskId, 'string');
+});

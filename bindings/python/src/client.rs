@@ -1,14 +1,14 @@
 //! `NativeClient`: core's [`Client`] behind awaitables, at the JSON level (`Client::request`,
 //! `list_all_json`), so every protocol rule stays in core.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpcore::client::{
-    CallOptions, Client, ClientBuilder, ClientOptions, ConnectMode, HttpClientOptions, ListKind,
-    StdioCommand, TaskCallOptions, TaskCallOutcome, TaskWaitOptions,
+    CallOptions, Client, ClientBuilder, ClientCallback, ClientHandler, ClientOptions, ConnectMode,
+    HttpClientOptions, ListKind, StdioCommand, TaskCallOptions, TaskWaitOptions,
 };
-use mcpcore::protocol::Era;
 use mcpcore::LoggingLevel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -39,21 +39,31 @@ fn options(mode: &str, patch: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptio
     Ok(o)
 }
 
-/// A client builder with the options and the Python callbacks: `handlers` maps a method to
-/// `invoke(params, responder)`, `on_notification(method, params)` gets every notification.
-/// Also returns the slots holding the callbacks, owned by the `NativeClient` (see [`crate::gc`]).
+/// What a connect hands the `NativeClient`: the Python objects it owns (see [`crate::gc`]),
+/// the loop callbacks run on, and the callable behind each declared callback.
+#[derive(Default)]
+struct Wiring {
+    slots: Vec<Arc<Slot>>,
+    event_loop: Option<Arc<Loop>>,
+    current: HashMap<ClientCallback, Arc<Slot>>,
+}
+
+/// A client builder with the options and the Python callbacks: `callbacks` maps a callback's
+/// capability name (`"sampling"`, …; core's [`ClientCallback`] table) to `invoke(params,
+/// responder)` or `None` (declared, set later with `set_callback`), `on_notification(method,
+/// params)` gets every notification.
 fn builder(
     py: Python<'_>,
     mode: &str,
     patch: Option<&Bound<'_, PyAny>>,
-    handlers: Option<&Bound<'_, PyDict>>,
+    callbacks: Option<&Bound<'_, PyDict>>,
     on_notification: Option<Py<PyAny>>,
     event_loop: Option<Py<PyAny>>,
-) -> PyResult<(ClientBuilder, Vec<Arc<Slot>>)> {
+) -> PyResult<(ClientBuilder, Wiring)> {
     let mut b = Client::builder().options(options(mode, patch)?);
-    let handlers = handlers.filter(|h| !h.is_empty());
-    if handlers.is_none() && on_notification.is_none() {
-        return Ok((b, Vec::new()));
+    let callbacks = callbacks.filter(|h| !h.is_empty());
+    if callbacks.is_none() && on_notification.is_none() {
+        return Ok((b, Wiring::default()));
     }
     let Some(event_loop) = event_loop else {
         return Err(PyValueError::new_err(
@@ -61,28 +71,38 @@ fn builder(
         ));
     };
     let lp = Loop::new(py, event_loop)?;
-    let mut slots = lp.slots();
+    let mut w = Wiring {
+        slots: lp.slots(),
+        event_loop: Some(lp.clone()),
+        current: HashMap::new(),
+    };
     if let Some(f) = on_notification {
         let f = Slot::new(f);
-        slots.push(f.clone());
+        w.slots.push(f.clone());
         let fwd = Forwarder::new(lp.clone(), f)?;
         b = b.on_notification(move |method, params| {
             fwd.send(vec![Value::String(method.to_owned()), params.clone()]);
         });
     }
-    for (method, invoke) in handlers.into_iter().flat_map(|h| h.iter()) {
-        let method: String = method.extract()?;
+    for (name, invoke) in callbacks.into_iter().flat_map(|h| h.iter()) {
+        let kind =
+            ClientCallback::parse(&name.extract::<String>()?).map_err(PyValueError::new_err)?;
+        b = b.declare(kind);
+        if invoke.is_none() {
+            continue;
+        }
         let invoke = Slot::new(invoke.unbind());
-        slots.push(invoke.clone());
-        b = b.on_request(
-            &method,
+        w.slots.push(invoke.clone());
+        w.current.insert(kind, invoke.clone());
+        b = b.on_callback(
+            kind,
             PyClientHandler {
                 invoke,
                 event_loop: lp.clone(),
             },
         );
     }
-    Ok((b, slots))
+    Ok((b, w))
 }
 
 fn list_kind(kind: &str) -> PyResult<ListKind> {
@@ -145,13 +165,22 @@ pub struct NativeClient {
     client: Client,
     /// The callbacks and their loop (see [`crate::gc`]).
     owned: Owned,
+    /// The loop callbacks set after connect run on.
+    event_loop: Option<Arc<Loop>>,
+    /// The callable behind each set callback, cleared when it is replaced.
+    current: Mutex<HashMap<ClientCallback, Arc<Slot>>>,
 }
 
 impl NativeClient {
-    fn new(client: Client, slots: Vec<Arc<Slot>>) -> Self {
+    fn new(client: Client, w: Wiring) -> Self {
         let owned = Owned::default();
-        owned.extend(slots);
-        Self { client, owned }
+        owned.extend(w.slots);
+        Self {
+            client,
+            owned,
+            event_loop: w.event_loop,
+            current: Mutex::new(w.current),
+        }
     }
 }
 
@@ -159,24 +188,24 @@ impl NativeClient {
 impl NativeClient {
     /// Spawn `argv` and connect over stdio (an awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (argv, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None))]
+    #[pyo3(signature = (argv, mode="auto", options=None, callbacks=None, on_notification=None, event_loop=None))]
     fn connect_stdio<'py>(
         py: Python<'py>,
         argv: Vec<String>,
         mode: &str,
         options: Option<&Bound<'py, PyAny>>,
-        handlers: Option<&Bound<'py, PyDict>>,
+        callbacks: Option<&Bound<'py, PyDict>>,
         on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (b, slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
+        let (b, w) = builder(py, mode, options, callbacks, on_notification, event_loop)?;
         let Some((program, args)) = argv.split_first() else {
             return Err(PyValueError::new_err("argv must name a program"));
         };
         let cmd = StdioCommand::new(program).args(args);
         bridge::awaitable(py, async move {
             let client = b.connect_stdio(cmd).await?;
-            Ok(NativeClient::new(client, slots))
+            Ok(NativeClient::new(client, w))
         })
     }
 
@@ -185,14 +214,14 @@ impl NativeClient {
     /// `http` is core's `HttpClientOptions` JSON shape; `headers` are added to its `headers`.
     /// `on_authorize(url, responder)` is the OAuth browser step of `http`'s `auth` (see
     /// [`crate::auth`]).
-    #[pyo3(signature = (url, mode="auto", options=None, handlers=None, on_notification=None, event_loop=None, http=None, headers=None, on_authorize=None))]
+    #[pyo3(signature = (url, mode="auto", options=None, callbacks=None, on_notification=None, event_loop=None, http=None, headers=None, on_authorize=None))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
         mode: &str,
         options: Option<&Bound<'py, PyAny>>,
-        handlers: Option<&Bound<'py, PyDict>>,
+        callbacks: Option<&Bound<'py, PyDict>>,
         on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
         http: Option<&Bound<'py, PyAny>>,
@@ -227,21 +256,68 @@ impl NativeClient {
             }));
             cancel = Some(token);
         }
-        let (b, mut slots) = builder(py, mode, options, handlers, on_notification, event_loop)?;
-        slots.extend(browser_slots);
+        let (b, mut w) = builder(py, mode, options, callbacks, on_notification, event_loop)?;
+        w.slots.extend(browser_slots);
         bridge::awaitable_with(py, cancel, async move {
             let client = b.connect_http(&url, http_opts).await?;
-            Ok(NativeClient::new(client, slots))
+            Ok(NativeClient::new(client, w))
         })
     }
 
     /// `"legacy"` or `"modern"` (`None` before negotiation).
     #[getter]
     fn era(&self) -> Option<&'static str> {
-        self.client.era().map(|e| match e {
-            Era::Legacy => "legacy",
-            _ => "modern",
-        })
+        self.client.era().map(mcpcore::protocol::Era::as_str)
+    }
+
+    /// The capability names of the callbacks declared at connect (set or not).
+    #[getter]
+    fn declared_callbacks(&self) -> Vec<&'static str> {
+        self.client
+            .declared_callbacks()
+            .into_iter()
+            .map(ClientCallback::capability)
+            .collect()
+    }
+
+    /// Answer the declared callback `name` with `invoke(params, responder)` from now on
+    /// (`None`: core answers -32601 again, and the callable is dropped).
+    #[pyo3(signature = (name, invoke=None))]
+    fn set_callback(&self, name: &str, invoke: Option<Py<PyAny>>) -> PyResult<()> {
+        let kind = ClientCallback::parse(name).map_err(PyValueError::new_err)?;
+        let mut handler: Option<Arc<dyn ClientHandler>> = None;
+        let mut slot = None;
+        if let Some(f) = invoke {
+            let event_loop = self.event_loop.clone().ok_or_else(|| {
+                PyValueError::new_err(format!("the {name:?} callback was not declared at connect"))
+            })?;
+            let s = Slot::new(f);
+            handler = Some(Arc::new(PyClientHandler {
+                invoke: s.clone(),
+                event_loop,
+            }));
+            slot = Some(s);
+        }
+        if let Err(e) = self.client.set_callback(kind, handler) {
+            slot.iter().for_each(|s| s.clear());
+            return Err(PyValueError::new_err(e.to_string()));
+        }
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        let old = match slot {
+            // A replaced callable may still be answering a request: it stays owned (and
+            // traversed) until the client is cleared or freed.
+            Some(s) => {
+                self.owned.push(s.clone());
+                current.insert(kind, s);
+                None
+            }
+            None => current.remove(&kind),
+        };
+        drop(current);
+        if let Some(old) = old {
+            old.clear();
+        }
+        Ok(())
     }
 
     /// The negotiated protocol version.
@@ -455,11 +531,10 @@ impl NativeClient {
         let client = self.client.clone();
         bridge::awaitable_with(py, Some(token), async move {
             Ok(Json(
-                match client.call_tool_as_task(&name, args, topts).await? {
-                    TaskCallOutcome::Task(info) => json!({ "task": info.raw }),
-                    TaskCallOutcome::Completed(r) => json!({ "result": r }),
-                    _ => json!({}),
-                },
+                client
+                    .call_tool_as_task(&name, args, topts)
+                    .await?
+                    .to_json(),
             ))
         })
     }

@@ -161,7 +161,7 @@ impl ClientHandler for PyClientHandler {
             .ok_or_else(ErrorObject::internal)?;
             match rx.await {
                 Ok(Ok(Outcome::Complete(v))) => Ok(v),
-                Ok(Err(HandlerError::Rpc(e))) => Err(e),
+                Ok(Err(e)) => Err(mcpcore::client::callback_error(e)),
                 _ => Err(ErrorObject::internal()),
             }
         })

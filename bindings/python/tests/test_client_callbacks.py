@@ -43,9 +43,47 @@ async def test_decorators_registered_after_connect_answer(app_argv, mode):
 
 
 async def test_declared_but_unregistered_callback_answers_method_not_found(app_argv):
+    # The server's `sampling/createMessage` reaches this client over stdio; core (not the
+    # binding) answers it -32601, and the server's tool passes that error on as its own.
     async with await Client.connect_stdio(app_argv, mode="legacy", declare=["sampling"]) as c:
-        with pytest.raises(McpError):
+        with pytest.raises(McpError) as e:
             await c.call_tool("sample_and_roots", {})
+        assert (e.value.code, e.value.message) == (
+            -32601,
+            "no callback is registered for sampling/createMessage",
+        )
+
+
+@pytest.mark.parametrize("declare", [[], ["sampling"]])
+async def test_a_raising_callback_answers_cores_internal_error(app_argv, declare):
+    """Any exception other than ``McpError`` answers the server what a panicking Rust handler
+    does, -32603 "Internal error", with nothing of the exception (the Node binding answers the
+    same); an ``McpError`` goes out as raised."""
+
+    def boom(params):
+        raise RuntimeError("secret detail")
+
+    async with await Client.connect_stdio(
+        app_argv, mode="legacy", on_sampling=boom, declare=declare
+    ) as c:
+        with pytest.raises(McpError) as e:
+            await c.call_tool("sample_and_roots", {})
+        assert (e.value.code, e.value.message, e.value.data) == (-32603, "Internal error", None)
+
+        @c.on_sampling
+        async def refuse(params):
+            raise McpError(-1, "user rejected", {"why": "no"})
+
+        with pytest.raises(McpError) as e:
+            await c.call_tool("sample_and_roots", {})
+        assert (e.value.code, e.value.message, e.value.data) == (-1, "user rejected", {"why": "no"})
+
+
+async def test_registering_an_undeclared_callback_is_refused(app_argv):
+    async with await Client.connect_stdio(app_argv, mode="legacy", declare=["roots"]) as c:
+        assert c._native.declared_callbacks == ["roots"]
+        with pytest.raises(ValueError, match='the "sampling" callback was not declared'):
+            c.on_sampling(lambda params: {})
 
 
 async def test_keyword_callback_can_be_replaced_by_decorator(app_argv):
@@ -67,7 +105,7 @@ async def test_keyword_callback_can_be_replaced_by_decorator(app_argv):
 def test_declare_rejects_unknown_names(app_argv):
     import asyncio
 
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match='unknown client callback "weather"'):
         asyncio.run(Client.connect_stdio(app_argv, declare=["sampling", "weather"]))
 
 

@@ -135,3 +135,15 @@ async def test_tasks_options_are_core_json():
     s = Server("bad", "1", tasks={"noSuchOption": 1})
     with pytest.raises(ValueError):
         await s.serve_http("127.0.0.1", 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_native_task_outcome_is_cores_one_shape(endpoint, mode):
+    """The raw outcome the wrapper reads is core's ``TaskCallOutcome::to_json``: the same JSON
+    the C ABI returns and the Node binding reads (``{"kind": "task", "task": {...}}``)."""
+    async with await _connect("http", endpoint, mode) as c:
+        out = await c._native.call_tool_as_task(
+            "slow_compute", {"seconds": 0, "label": "k"}, 60000, None
+        )
+        assert sorted(out) == ["kind", "task"] and out["kind"] == "task"
+        assert isinstance(out["task"]["taskId"], str)

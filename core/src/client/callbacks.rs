@@ -8,10 +8,10 @@
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use super::options::ClientOptions;
-use crate::error::ErrorObject;
+use crate::error::{codes, ErrorObject};
 use crate::future::BoxFuture;
 
 /// A handler for one server→client method: params in, result (or JSON-RPC error) out.
@@ -65,6 +65,129 @@ pub const SAMPLING: &str = "sampling/createMessage";
 pub const ELICITATION: &str = "elicitation/create";
 /// Roots.
 pub const ROOTS: &str = "roots/list";
+
+/// A callback a server may ask the client for: the client capability that declares it and the
+/// server→client method it answers (SAMP-*, ELIC-*, ROOT-01). The one table of these; the
+/// bindings name a callback by [`ClientCallback::capability`] and never by method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ClientCallback {
+    /// `sampling` answers `sampling/createMessage`.
+    Sampling,
+    /// `elicitation` answers `elicitation/create`.
+    Elicitation,
+    /// `roots` answers `roots/list`.
+    Roots,
+}
+
+impl ClientCallback {
+    /// Every callback, in the order the bindings list them.
+    pub const ALL: [Self; 3] = [Self::Elicitation, Self::Sampling, Self::Roots];
+
+    /// The client capability it declares (`"sampling"`, `"elicitation"`, `"roots"`).
+    pub const fn capability(self) -> &'static str {
+        match self {
+            Self::Sampling => "sampling",
+            Self::Elicitation => "elicitation",
+            Self::Roots => "roots",
+        }
+    }
+
+    /// The server→client request method it answers.
+    pub const fn method(self) -> &'static str {
+        match self {
+            Self::Sampling => SAMPLING,
+            Self::Elicitation => ELICITATION,
+            Self::Roots => ROOTS,
+        }
+    }
+
+    /// The callback of a capability name.
+    ///
+    /// # Errors
+    /// An unknown name, with the names there are (for a binding's argument error).
+    pub fn parse(capability: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.capability() == capability)
+            .ok_or_else(|| {
+                let names: Vec<String> = Self::ALL
+                    .iter()
+                    .map(|c| format!("{:?}", c.capability()))
+                    .collect();
+                format!(
+                    "unknown client callback {capability:?} (there are {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// A declared callback's handler, set at connect or later (a binding's decorator registered
+/// after connecting), replaced or cleared at any time. While it is empty, the server's request
+/// answers -32601: the capability was declared, but nothing answers it (JR-05).
+#[derive(Clone)]
+pub struct CallbackSlot {
+    kind: ClientCallback,
+    handler: Arc<RwLock<Option<Arc<dyn ClientHandler>>>>,
+}
+
+impl CallbackSlot {
+    /// An empty slot for `kind`.
+    pub fn new(kind: ClientCallback) -> Self {
+        Self {
+            kind,
+            handler: Arc::new(RwLock::new(None)),
+        }
+    }
+
+    /// The callback this slot answers.
+    pub fn kind(&self) -> ClientCallback {
+        self.kind
+    }
+
+    /// Answer with `h` from now on (`None`: answer -32601 again).
+    pub fn set(&self, h: Option<Arc<dyn ClientHandler>>) {
+        let old = std::mem::replace(
+            &mut *self.handler.write().unwrap_or_else(|p| p.into_inner()),
+            h,
+        );
+        drop(old); // outside the lock: dropping a binding's handler may run foreign code
+    }
+
+    fn current(&self) -> Option<Arc<dyn ClientHandler>> {
+        self.handler
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+impl ClientHandler for CallbackSlot {
+    fn call(&self, params: Value) -> BoxFuture<Result<Value, ErrorObject>> {
+        match self.current() {
+            Some(h) => h.call(params),
+            None => {
+                let method = self.kind.method();
+                Box::pin(async move {
+                    Err(ErrorObject::new(
+                        codes::METHOD_NOT_FOUND,
+                        format!("no callback is registered for {method}"),
+                    ))
+                })
+            }
+        }
+    }
+}
+
+/// What a client callback written in another language ended in, as the server sees it: a
+/// JSON-RPC error the callback chose (a raised `McpError`) goes out as is, exactly as the
+/// `Err` of a [`client_handler_fn`]; any other failure (an exception, a rejection, a panic) is
+/// logged here and answers a generic -32603 "Internal error" with no detail, as a panicking
+/// Rust handler does.
+pub fn callback_error(e: crate::HandlerError) -> ErrorObject {
+    e.into_wire("client callback")
+}
 
 /// Registered handlers and callbacks.
 #[derive(Clone, Default)]
@@ -190,6 +313,54 @@ mod tests {
             Arc::new(client_handler_fn(|_| async { panic!("boom") })),
         );
         assert_eq!(cb.answer(ROOTS, json!({})).await.unwrap_err().code, -32603);
+    }
+
+    /// A declared slot answers -32601 while empty, its handler once set, and a handler's
+    /// internal failure as a generic -32603 (the detail stays local).
+    #[tokio::test]
+    async fn slot_routes_and_answers_the_defined_errors() {
+        let slot = CallbackSlot::new(ClientCallback::Sampling);
+        let e = slot.call(json!({})).await.unwrap_err();
+        assert_eq!(e.code, -32601);
+        assert_eq!(
+            e.message,
+            "no callback is registered for sampling/createMessage"
+        );
+        slot.set(Some(Arc::new(client_handler_fn(|_| async {
+            Err(callback_error(crate::HandlerError::internal(
+                "secret detail",
+            )))
+        }))));
+        let e = slot.call(json!({})).await.unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (-32603, "Internal error"));
+        slot.set(Some(Arc::new(client_handler_fn(|_| async {
+            Ok(json!({"ok": 1}))
+        }))));
+        assert_eq!(slot.call(json!({})).await.ok(), Some(json!({"ok": 1})));
+        slot.set(None);
+        assert_eq!(slot.call(json!({})).await.unwrap_err().code, -32601);
+    }
+
+    #[test]
+    fn callback_table_names_capability_and_method() {
+        let table: Vec<_> = ClientCallback::ALL
+            .iter()
+            .map(|c| (c.capability(), c.method()))
+            .collect();
+        assert_eq!(
+            table,
+            [
+                ("elicitation", "elicitation/create"),
+                ("sampling", "sampling/createMessage"),
+                ("roots", "roots/list")
+            ]
+        );
+        assert_eq!(ClientCallback::parse("roots"), Ok(ClientCallback::Roots));
+        let e = ClientCallback::parse("weather").unwrap_err();
+        assert!(
+            e.contains("\"weather\"") && e.contains("\"sampling\""),
+            "{e}"
+        );
     }
 
     #[test]

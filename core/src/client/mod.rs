@@ -40,7 +40,9 @@ pub(crate) mod transport;
 mod types;
 
 pub use apps::AppContent;
-pub use callbacks::{client_handler_fn, ClientHandler, NotificationFn};
+pub use callbacks::{
+    callback_error, client_handler_fn, CallbackSlot, ClientCallback, ClientHandler, NotificationFn,
+};
 pub use error::ClientError;
 pub use listen::Subscription;
 pub use options::{
@@ -88,6 +90,8 @@ const INBOUND_QUEUE: usize = 1024;
 pub struct ClientBuilder {
     options: ClientOptions,
     callbacks: callbacks::Callbacks,
+    /// The declared callbacks' slots (replaceable after connect, see [`Client::set_callback`]).
+    slots: std::collections::BTreeMap<ClientCallback, CallbackSlot>,
 }
 
 impl ClientBuilder {
@@ -124,21 +128,47 @@ impl ClientBuilder {
     /// Answer `sampling/createMessage` (declares `sampling`).
     #[must_use]
     pub fn on_sampling(self, h: impl ClientHandler) -> Self {
-        self.on_request(callbacks::SAMPLING, h)
+        self.on_callback(ClientCallback::Sampling, h)
     }
     /// Answer `elicitation/create` (declares `elicitation` with the configured modes).
     #[must_use]
     pub fn on_elicitation(self, h: impl ClientHandler) -> Self {
-        self.on_request(callbacks::ELICITATION, h)
+        self.on_callback(ClientCallback::Elicitation, h)
     }
     /// Answer `roots/list` (declares `roots`).
     #[must_use]
     pub fn on_roots(self, h: impl ClientHandler) -> Self {
-        self.on_request(callbacks::ROOTS, h)
+        self.on_callback(ClientCallback::Roots, h)
+    }
+    /// Answer `kind`'s method with `h` (declares its capability); replaceable after connect
+    /// with [`Client::set_callback`].
+    #[must_use]
+    pub fn on_callback(self, kind: ClientCallback, h: impl ClientHandler) -> Self {
+        let b = self.declare(kind);
+        if let Some(slot) = b.slots.get(&kind) {
+            slot.set(Some(Arc::new(h)));
+        }
+        b
+    }
+    /// Declare `kind`'s capability with no handler yet: until [`Client::set_callback`] gives
+    /// one, its requests answer -32601 (the capabilities are sent at connect, the handler may
+    /// come later).
+    #[must_use]
+    pub fn declare(mut self, kind: ClientCallback) -> Self {
+        let slot = self
+            .slots
+            .entry(kind)
+            .or_insert_with(|| CallbackSlot::new(kind))
+            .clone();
+        self.callbacks
+            .handlers
+            .insert(kind.method().to_owned(), Arc::new(slot));
+        self
     }
     /// Answer any server→client method (`ping` is answered automatically unless overridden).
     #[must_use]
     pub fn on_request(mut self, method: &str, h: impl ClientHandler) -> Self {
+        self.slots.retain(|k, _| k.method() != method);
         self.callbacks
             .handlers
             .insert(method.to_owned(), Arc::new(h));
@@ -195,6 +225,7 @@ impl ClientBuilder {
         let client = Client {
             inner: Arc::new(Inner {
                 peer,
+                slots: self.slots,
                 options: self.options,
                 negotiated: Mutex::new(None),
                 output_schemas: Mutex::new(HashMap::new()),
@@ -213,6 +244,7 @@ impl ClientBuilder {
 
 pub(crate) struct Inner {
     pub peer: Arc<Peer>,
+    pub slots: std::collections::BTreeMap<ClientCallback, CallbackSlot>,
     pub options: ClientOptions,
     pub negotiated: Mutex<Option<Negotiated>>,
     pub output_schemas: Mutex<HashMap<String, Arc<crate::schema::Validator>>>,
@@ -255,6 +287,29 @@ impl Client {
     /// The era in force.
     pub fn era(&self) -> Option<Era> {
         lock(&self.inner.negotiated).as_ref().map(|n| n.era)
+    }
+    /// The callbacks declared at connect (the capabilities sent), set or not.
+    pub fn declared_callbacks(&self) -> Vec<ClientCallback> {
+        self.inner.slots.keys().copied().collect()
+    }
+    /// Answer `kind`'s requests with `h` from now on (`None`: -32601 again). The capability
+    /// itself was declared at connect and cannot change.
+    ///
+    /// # Errors
+    /// [`ClientError::InvalidArgument`] when `kind` was not declared at connect.
+    pub fn set_callback(
+        &self,
+        kind: ClientCallback,
+        h: Option<Arc<dyn ClientHandler>>,
+    ) -> Result<(), ClientError> {
+        let slot = self.inner.slots.get(&kind).ok_or_else(|| {
+            ClientError::InvalidArgument(format!(
+                "the {:?} callback was not declared at connect (declare it, or give it then)",
+                kind.capability()
+            ))
+        })?;
+        slot.set(h);
+        Ok(())
     }
     /// True on the modern era.
     pub fn is_modern(&self) -> bool {

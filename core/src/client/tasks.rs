@@ -233,6 +233,18 @@ pub enum TaskCallOutcome {
     Task(TaskInfo),
 }
 
+impl TaskCallOutcome {
+    /// The one JSON shape every binding hands out: `{"kind": "task", "task": <Task as sent>}`
+    /// or `{"kind": "result", "result": <CallToolResult>}`. `kind` lets a C caller switch on
+    /// one string; Python and Node read `task`/`result` and return a `Task` or the result.
+    pub fn to_json(&self) -> Value {
+        match self {
+            TaskCallOutcome::Completed(r) => json!({"kind": "result", "result": r}),
+            TaskCallOutcome::Task(t) => json!({"kind": "task", "task": t.raw}),
+        }
+    }
+}
+
 /// Options of a task call.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -580,6 +592,26 @@ pub(crate) fn failed(info: &TaskInfo) -> ClientError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one outcome shape the C ABI, Python and Node hand out (the task as sent).
+    #[test]
+    fn outcome_json_is_kind_plus_its_member() {
+        let raw = json!({"taskId": "t1", "status": "working"});
+        let t = TaskInfo::parse(&raw).expect("task");
+        assert_eq!(
+            TaskCallOutcome::Task(t).to_json(),
+            json!({"kind": "task", "task": t_raw(&raw)})
+        );
+        let r: CallToolResult = serde_json::from_value(json!({"content": []})).expect("result");
+        let v = TaskCallOutcome::Completed(r.clone()).to_json();
+        assert_eq!(v, json!({"kind": "result", "result": r}));
+        assert_eq!(Era::Legacy.as_str(), "legacy");
+        assert_eq!(Era::Modern.as_str(), "modern");
+    }
+
+    fn t_raw(v: &Value) -> Value {
+        TaskInfo::parse(v).expect("task").raw
+    }
 
     #[test]
     fn parses_both_eras_and_refuses_malformed_tasks() {

@@ -11,6 +11,17 @@ pub enum Era {
     Modern,
 }
 
+impl Era {
+    /// The era's name as every binding exposes it: `"legacy"` or `"modern"` (the names
+    /// `ConnectMode` takes too).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+}
+
 /// Versions the `initialize` handshake negotiates, oldest first.
 pub const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 /// The newest handshake-era version: the counter-offer for anything unknown.

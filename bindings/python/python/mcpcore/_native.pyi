@@ -104,7 +104,7 @@ class NativeClient:
         argv: List[str],
         mode: str = "auto",
         options: Optional[Dict[str, Any]] = None,
-        handlers: Optional[Dict[str, _ClientInvoke]] = None,
+        callbacks: Optional[Dict[str, Optional[_ClientInvoke]]] = None,
         on_notification: Optional[Callable[..., None]] = None,
         event_loop: Optional[Any] = None,
     ) -> Awaitable[NativeClient]: ...
@@ -113,7 +113,7 @@ class NativeClient:
         url: str,
         mode: str = "auto",
         options: Optional[Dict[str, Any]] = None,
-        handlers: Optional[Dict[str, _ClientInvoke]] = None,
+        callbacks: Optional[Dict[str, Optional[_ClientInvoke]]] = None,
         on_notification: Optional[Callable[..., None]] = None,
         event_loop: Optional[Any] = None,
         http: Optional[Dict[str, Any]] = None,
@@ -122,6 +122,9 @@ class NativeClient:
     ) -> Awaitable[NativeClient]: ...
     @property
     def era(self) -> Optional[str]: ...
+    @property
+    def declared_callbacks(self) -> List[str]: ...
+    def set_callback(self, name: str, invoke: Optional[_ClientInvoke] = None) -> None: ...
     @property
     def protocol_version(self) -> Optional[str]: ...
     @property

@@ -16,7 +16,6 @@ from typing import (
     Optional,
     Sequence,
     Set,
-    Tuple,
     Type,
     TypeVar,
     Union,
@@ -35,22 +34,12 @@ Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, 
 __all__ = ["AppResource", "Client", "Opening", "Subscription", "ui_resource_uri"]
 
 
-#: The callback slots: the short name used by ``declare=`` and the request method it answers.
-_METHODS = {
-    "elicitation": "elicitation/create",
-    "sampling": "sampling/createMessage",
-    "roots": "roots/list",
-}
-
-
-def _invoker(method: str, slots: Dict[str, Optional[Callback]]) -> _native._ClientInvoke:
-    """Answers ``method`` with whatever callback the slot holds when the request arrives."""
+def _invoker(fn: Callback) -> _native._ClientInvoke:
+    """``fn`` as core's client handler. Core routes the request (and answers -32601 while no
+    callback is set); an ``McpError`` goes to the server as is, any other exception is logged
+    here and reported to core as a failure, which the server sees as core's generic -32603."""
 
     async def invoke(params: Any, responder: _native.Responder) -> None:
-        fn = slots.get(method)
-        if fn is None:
-            responder.error(-32601, f"no callback is registered for {method}")
-            return
         try:
             if inspect.iscoroutinefunction(fn):
                 result = await fn(params)
@@ -59,9 +48,9 @@ def _invoker(method: str, slots: Dict[str, Optional[Callback]]) -> _native._Clie
             responder.ok(result)
         except McpError as e:
             responder.error(e.code, e.message, e.data)
-        except Exception:
-            logger.exception("mcpcore: client callback for %s failed", method)
-            responder.error(-32603, "Internal error")
+        except Exception as e:
+            logger.exception("mcpcore: client callback %r failed", fn)
+            responder.fail(f"client callback raised {type(e).__name__}")
 
     return invoke
 
@@ -124,25 +113,20 @@ def _deliverer(fn: Listener) -> Callable[..., None]:
     return deliver
 
 
-def _slots(
+def _callbacks(
     on_elicitation: Optional[Callback],
     on_sampling: Optional[Callback],
     on_roots: Optional[Callback],
     declare: Sequence[str],
-) -> Tuple[Dict[str, Optional[Callback]], Dict[str, _native._ClientInvoke]]:
-    """The callback slots and the native handlers for the declared ones."""
-    slots: Dict[str, Optional[Callback]] = {
-        _METHODS["elicitation"]: on_elicitation,
-        _METHODS["sampling"]: on_sampling,
-        _METHODS["roots"]: on_roots,
-    }
-    unknown = [d for d in declare if d not in _METHODS]
-    if unknown or isinstance(declare, str):
-        raise ValueError(
-            f"declare takes a sequence of 'elicitation', 'sampling', 'roots', not {declare!r}"
-        )
-    declared = {_METHODS[d] for d in declare} | {m for m, f in slots.items() if f is not None}
-    return slots, {m: _invoker(m, slots) for m in sorted(declared)}
+) -> Dict[str, Optional[_native._ClientInvoke]]:
+    """The declared callbacks by capability name (core checks the names): the given ones as
+    handlers, the ones only named in ``declare`` as ``None`` (set later by decorator)."""
+    if isinstance(declare, str):
+        raise ValueError(f"declare takes a sequence of callback names, not {declare!r}")
+    given = {"elicitation": on_elicitation, "sampling": on_sampling, "roots": on_roots}
+    out: Dict[str, Optional[_native._ClientInvoke]] = {name: None for name in declare}
+    out.update({name: _invoker(fn) for name, fn in given.items() if fn is not None})
+    return out
 
 
 class _Notifications:
@@ -282,11 +266,9 @@ class Client:
     def __init__(
         self,
         native: _native.NativeClient,
-        slots: Optional[Dict[str, Optional[Callback]]] = None,
         notifications: Optional[_Notifications] = None,
     ) -> None:
         self._native = native
-        self._slots: Dict[str, Optional[Callback]] = slots if slots is not None else {}
         self._notifications = notifications if notifications is not None else _Notifications()
 
     def on_notification(self, fn: Listener) -> Listener:
@@ -295,11 +277,10 @@ class Client:
         self._notifications.handlers.append(_deliverer(fn))
         return fn
 
-    def _register(self, key: str, fn: _F) -> _F:
-        method = _METHODS[key]
-        if method not in self._slots:
-            raise ValueError("this client was not created by connect_stdio/connect_http")
-        self._slots[method] = fn
+    def _register(self, name: str, fn: _F) -> _F:
+        """Give core ``fn`` for the declared callback ``name`` (``ValueError`` when it was not
+        declared at connect)."""
+        self._native.set_callback(name, _invoker(fn))
         return fn
 
     def on_elicitation(self, fn: _F) -> _F:
@@ -332,12 +313,12 @@ class Client:
         Client.connect_stdio(argv)`` (then ``await client.close()``)."""
 
         async def start() -> _C:
-            slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
+            callbacks = _callbacks(on_elicitation, on_sampling, on_roots, declare)
             hub = _hub(on_notification)
             native = await _native.NativeClient.connect_stdio(
-                list(argv), mode, options, handlers, hub, asyncio.get_running_loop()
+                list(argv), mode, options, callbacks, hub, asyncio.get_running_loop()
             )
-            return cls(native, slots, hub)
+            return cls(native, hub)
 
         return Opening(start)
 
@@ -373,20 +354,20 @@ class Client:
         async def start() -> _C:
             if on_authorize is not None and not callable(on_authorize):
                 raise TypeError("on_authorize must be callable")
-            slots, handlers = _slots(on_elicitation, on_sampling, on_roots, declare)
+            callbacks = _callbacks(on_elicitation, on_sampling, on_roots, declare)
             hub = _hub(on_notification)
             native = await _native.NativeClient.connect_http(
                 url,
                 mode,
                 options,
-                handlers,
+                callbacks,
                 hub,
                 asyncio.get_running_loop(),
                 http=http,
                 headers=headers,
                 on_authorize=None if on_authorize is None else _authorizer(on_authorize),
             )
-            return cls(native, slots, hub)
+            return cls(native, hub)
 
         return Opening(start)
 
@@ -648,8 +629,8 @@ class Client:
         try:
             await self._native.close()
         finally:
-            for method in self._slots:
-                self._slots[method] = None
+            for name in self._native.declared_callbacks:
+                self._native.set_callback(name, None)
             self._notifications.clear()
 
 
