@@ -66,17 +66,27 @@ pub fn tool_result(value: Value) -> Value {
     }
 }
 
+/// A tool's own failure (a thrown `ToolError`) as an `isError` result the model reads
+/// (TOOL-07: tool failures are results, not protocol errors).
+#[must_use]
+pub fn tool_error_result(message: String) -> Value {
+    json!({"content": [text_block(message)], "isError": true})
+}
+
 /// Bytes as a content block: `image/*` an image block, `audio/*` an audio block (base64 `data`).
 ///
 /// # Errors
 /// The MIME type is not `image/*` or `audio/*`.
 pub fn media_block(data: &[u8], mime_type: &str) -> Result<Value, String> {
+    media_block_base64(base64::engine::general_purpose::STANDARD.encode(data), mime_type)
+}
+
+fn media_block_base64(data: String, mime_type: &str) -> Result<Value, String> {
     let kind = mime_type
         .split_once('/')
         .map(|(k, _)| k.to_ascii_lowercase())
         .filter(|k| k == "image" || k == "audio")
         .ok_or_else(|| format!("a tool returns image/* or audio/* media, not {mime_type:?}"))?;
-    let data = base64::engine::general_purpose::STANDARD.encode(data);
     Ok(json!({"type": kind, "data": data, "mimeType": mime_type}))
 }
 
@@ -186,7 +196,10 @@ impl ResultShape {
         match self {
             Self::Tool => Ok(tool_result(value)),
             Self::Prompt => prompt_result(value),
-            Self::Completion => Ok(completion_result(value)),
+            Self::Completion if value.is_array() || value.is_object() => {
+                Ok(completion_result(value))
+            }
+            Self::Completion => Err("a completion handler returns a list or a CompleteResult".into()),
             Self::Raw => Ok(value),
             Self::Resource { mime_type } => Ok(match value {
                 v @ Value::Object(_) => v,
@@ -213,17 +226,29 @@ impl ResultShape {
         mime_type: Option<&str>,
         uri: Option<&str>,
     ) -> Result<Value, String> {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(data);
+        self.apply_base64(b64, mime_type, uri)
+    }
+
+    /// [`ResultShape::apply_bytes`] for bytes the binding already holds as base64 (a
+    /// JavaScript `Buffer`'s `toString('base64')`).
+    ///
+    /// # Errors
+    /// As [`ResultShape::apply_bytes`].
+    pub fn apply_base64(
+        &self,
+        b64: String,
+        mime_type: Option<&str>,
+        uri: Option<&str>,
+    ) -> Result<Value, String> {
         match self {
             Self::Tool => {
                 let mime = mime_type.ok_or("a tool returning bytes needs a MIME type")?;
-                Ok(json!({"content": [media_block(data, mime)?]}))
+                Ok(json!({"content": [media_block_base64(b64, mime)?]}))
             }
             Self::Resource { mime_type: own } => {
                 let mime = mime_type.or(own.as_deref()).unwrap_or(BLOB_DEFAULT);
-                let blob = base64::engine::general_purpose::STANDARD.encode(data);
-                Ok(
-                    json!({"contents": [{"uri": uri.unwrap_or_default(), "mimeType": mime, "blob": blob}]}),
-                )
+                Ok(json!({"contents": [{"uri": uri.unwrap_or_default(), "mimeType": mime, "blob": b64}]}))
             }
             _ => Err("only tools and resources return bytes".into()),
         }
