@@ -150,5 +150,8 @@ fn the_scanner_skips_docs_but_sees_code() {
     assert!(c.contains("\"audio\""), "{c}");
     let js = "/** `hasMore: true` */\n// structuredContent\nconst r = { hasMore: true };\n";
     let c = code(js, false);
-    assert!(c.contains("hasMore") && !c.contains("structuredContent"), "{c}");
+    assert!(
+        c.contains("hasMore") && !c.contains("structuredContent"),
+        "{c}"
+    );
 }

@@ -6,8 +6,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use mcpcore::options::{apply_json, JsonOptions};
-use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::server::ResultShape;
+use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::{ErrorKind, Handler, InputRequired, Server, ServerBuilder};
 use napi::bindgen_prelude::{Either, Function};
 use napi_derive::napi;

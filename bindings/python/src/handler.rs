@@ -12,10 +12,10 @@
 use std::sync::{Arc, Mutex};
 
 use mcpcore::client::ClientHandler;
+use mcpcore::server::{tool_error_result, ResultShape};
 use mcpcore::{
     BoxFuture, ErrorObject, Handler, HandlerError, InputRequired, Outcome, RequestContext,
 };
-use mcpcore::server::{tool_error_result, ResultShape};
 use pyo3::prelude::*;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -219,7 +219,10 @@ impl Responder {
     /// contents, completion values).
     fn value(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = convert::from_py(value)?;
-        let (shape, name) = self.shaping.clone().unwrap_or((Arc::new(ResultShape::Raw), None));
+        let (shape, name) = self
+            .shaping
+            .clone()
+            .unwrap_or((Arc::new(ResultShape::Raw), None));
         self.shaped(shape.apply(v, name.as_deref()));
         Ok(())
     }
@@ -228,7 +231,10 @@ impl Responder {
     /// blob; `mime_type` defaults to the resource's own).
     #[pyo3(signature = (data, mime_type=None))]
     fn bytes(&self, data: &[u8], mime_type: Option<&str>) {
-        let (shape, name) = self.shaping.clone().unwrap_or((Arc::new(ResultShape::Raw), None));
+        let (shape, name) = self
+            .shaping
+            .clone()
+            .unwrap_or((Arc::new(ResultShape::Raw), None));
         self.shaped(shape.apply_bytes(data, mime_type, name.as_deref()));
     }
 

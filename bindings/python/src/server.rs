@@ -4,12 +4,12 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::server::ResultShape;
+use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::{Handler, InputRequired, Server, ServerBuilder};
-use serde_json::Value;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use serde_json::Value;
 
 use crate::bridge;
 use crate::convert;

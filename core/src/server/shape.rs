@@ -78,7 +78,10 @@ pub fn tool_error_result(message: String) -> Value {
 /// # Errors
 /// The MIME type is not `image/*` or `audio/*`.
 pub fn media_block(data: &[u8], mime_type: &str) -> Result<Value, String> {
-    media_block_base64(base64::engine::general_purpose::STANDARD.encode(data), mime_type)
+    media_block_base64(
+        base64::engine::general_purpose::STANDARD.encode(data),
+        mime_type,
+    )
 }
 
 fn media_block_base64(data: String, mime_type: &str) -> Result<Value, String> {
@@ -199,7 +202,9 @@ impl ResultShape {
             Self::Completion if value.is_array() || value.is_object() => {
                 Ok(completion_result(value))
             }
-            Self::Completion => Err("a completion handler returns a list or a CompleteResult".into()),
+            Self::Completion => {
+                Err("a completion handler returns a list or a CompleteResult".into())
+            }
             Self::Raw => Ok(value),
             Self::Resource { mime_type } => Ok(match value {
                 v @ Value::Object(_) => v,
@@ -248,7 +253,9 @@ impl ResultShape {
             }
             Self::Resource { mime_type: own } => {
                 let mime = mime_type.or(own.as_deref()).unwrap_or(BLOB_DEFAULT);
-                Ok(json!({"contents": [{"uri": uri.unwrap_or_default(), "mimeType": mime, "blob": b64}]}))
+                Ok(
+                    json!({"contents": [{"uri": uri.unwrap_or_default(), "mimeType": mime, "blob": b64}]}),
+                )
             }
             _ => Err("only tools and resources return bytes".into()),
         }

@@ -22,7 +22,6 @@ def media_block(data: bytes, mime_type: str) -> Dict[str, Any]: ...
 def check_input_required(
     input_requests: Dict[str, Any], request_state: Optional[str] = None
 ) -> None: ...
-
 def shutdown(timeout: float = 2.0) -> None:
     """``atexit``: stop runtime threads from entering the interpreter; wait for those inside."""
 

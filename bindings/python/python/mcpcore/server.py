@@ -520,7 +520,9 @@ class Server:
             if gate is not None:
                 _s, gnames, gctx = self._signature(gate)
                 gd = {"name": d["name"]}
-                self._entries.append(_Entry("gate", gd, gate, gnames, gctx, lambda _v, _c: {}))
+                # A gate's value is not sent: the task is created (or the gate raised).
+                gate_reply: Callable[[_native.Responder, Any], None] = lambda r, _v: r.ok({})
+                self._entries.append(_Entry("gate", gd, gate, gnames, gctx, gate_reply))
             return fn
 
         return register
@@ -558,9 +560,7 @@ class Server:
                 d["description"] = desc
             if title:
                 d["title"] = title
-            self._entries.append(
-                _Entry("prompt", d, fn, names, ctx, _reply_value)
-            )
+            self._entries.append(_Entry("prompt", d, fn, names, ctx, _reply_value))
             return fn
 
         return register
