@@ -25,6 +25,8 @@ fn invalid(e: impl std::fmt::Display) -> napi::Error {
 
 /// The MIME type of MCP Apps UI resources (`lib/` exports it as `APP_MIME_TYPE`).
 #[napi]
+// Called from JavaScript only: napi registers it outside test builds, so a test build sees no use.
+#[cfg_attr(test, allow(dead_code))]
 pub fn app_mime_type() -> &'static str {
     mcpcore::protocol::apps::APP_MIME_TYPE
 }
@@ -32,6 +34,7 @@ pub fn app_mime_type() -> &'static str {
 /// Check an `inputRequired(...)` answer with core's rule (MRTR-02), so the handler hears at
 /// once what is wrong; `lib/` throws the message as a `TypeError`.
 #[napi(ts_args_type = "inputRequests: Record<string, any>, requestState?: string | null")]
+#[cfg_attr(test, allow(dead_code))]
 pub fn check_input_required(
     input_requests: Value,
     request_state: Option<String>,
