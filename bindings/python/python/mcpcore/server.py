@@ -385,7 +385,9 @@ class _Entry:
             self.reply(responder, value)
         except Exception as e:
             logger.exception(
-                "mcpcore: %s %r returned a value that is not JSON", self.kind, self.label()
+                "mcpcore: %s %r returned a value it cannot send (not JSON, or untyped bytes)",
+                self.kind,
+                self.label(),
             )
             responder.fail(f"{type(e).__name__}: {e}")
 
