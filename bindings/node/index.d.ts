@@ -261,6 +261,15 @@ export declare class NativeSubscription {
   close(): Promise<void>
 }
 
+/** The MIME type of MCP Apps UI resources (`lib/` exports it as `APP_MIME_TYPE`). */
+export declare function appMimeType(): string
+
+/**
+ * Check an `inputRequired(...)` answer with core's rule (MRTR-02), so the handler hears at
+ * once what is wrong; `lib/` throws the message as a `TypeError`.
+ */
+export declare function checkInputRequired(inputRequests: Record<string, any>, requestState?: string | null): string | null
+
 /**
  * The `error` of a native reply, as the TypeScript declarations describe it (never built in
  * Rust: [`err`] and [`rpc`] write this shape as JSON).

@@ -270,6 +270,24 @@ async fn cmp01_completion() {
     assert_eq!(r["result"]["completion"]["values"], json!(["42"]));
 }
 
+/// CMP-01: a handler giving more than 100 values: the first 100 go, with the handler's count
+/// as `total` and `hasMore: true` (it named neither).
+#[tokio::test]
+async fn cmp01_completion_over_100_values() {
+    let mut p = StdioPeer::wire_ready(&[], json!({})).await;
+    let r = p
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "many"}}),
+        )
+        .await;
+    let c = &r["result"]["completion"];
+    let first: Vec<String> = (0..100).map(|i| format!("many{i}")).collect();
+    assert_eq!(c["values"], json!(first));
+    assert_eq!(c["total"], 150);
+    assert_eq!(c["hasMore"], true);
+}
+
 /// CMP-01: unknown `ref/resource` URI → -32602 with `data: {uri}`; unknown prompt, bad ref
 /// type and a missing argument → -32602.
 #[tokio::test]

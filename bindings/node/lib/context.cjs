@@ -2,6 +2,7 @@
 // `Context`, what a handler gets as its second argument, and `InputRequired`, the explicit
 // `input_required` answer (SEP-2322). Everything is core's RequestContext: this only marshals.
 
+const native = require('./native.cjs');
 const { unwrap } = require('./errors.cjs');
 const { isPlainObject } = require('./schema.cjs');
 
@@ -17,20 +18,12 @@ function typeOf(v) {
  */
 class InputRequired {
   constructor(inputRequests, { requestState } = {}) {
-    if (!isPlainObject(inputRequests)) {
-      throw new TypeError(`inputRequired(inputRequests): inputRequests must be an object of {method, params}, not ${typeOf(inputRequests)}`);
-    }
-    for (const [key, r] of Object.entries(inputRequests)) {
-      if (!isPlainObject(r) || typeof r.method !== 'string') {
-        throw new TypeError(`inputRequired(inputRequests): inputRequests.${key} must be {method: string, params?: object}`);
-      }
-      if (r.params !== undefined && !isPlainObject(r.params)) {
-        throw new TypeError(`inputRequired(inputRequests): inputRequests.${key}.params must be an object`);
-      }
-    }
     if (requestState !== undefined && requestState !== null && typeof requestState !== 'string') {
       throw new TypeError(`inputRequired(..., {requestState}): requestState must be a string, not ${typeOf(requestState)}`);
     }
+    // Core's rule (`InputRequired::validate`, MRTR-02), so the handler hears at once.
+    const wrong = native.checkInputRequired(inputRequests, requestState ?? null);
+    if (wrong !== null && wrong !== undefined) throw new TypeError(`inputRequired(inputRequests): ${wrong}`);
     this.inputRequests = inputRequests;
     this.requestState = requestState ?? undefined;
   }

@@ -233,12 +233,19 @@ export interface CompleteParams {
 /** What handlers may return besides their shaped values. */
 type Special = InputRequired | RawResult;
 
+/** A CallToolResult content block (core recognises a list of them as a tool's content). */
+export type ContentBlock = { type: 'text' | 'image' | 'audio' | 'resource' | 'resource_link'; [k: string]: any };
+
 export declare class Server {
   constructor(info: Implementation);
-  /** A string result is one text block; an object is `structuredContent`. */
+  /** Core shapes the result (`mcpcore::server::tool_result`): a string is one text block; a
+   * non-empty array of content blocks is the content; an object with only CallToolResult keys
+   * (`content` blocks, `structuredContent`, `isError`, `_meta`) is the whole result; any other
+   * object is `structuredContent` (with its JSON as text); `null`/`undefined` no content.
+   * Bytes (`Uint8Array`) are refused with an internal error: return an image/audio block. */
   tool<D extends ToolDefinition>(
     def: D,
-    fn: (args: D['inputSchema'] extends StandardSchemaLike ? InferOutput<D['inputSchema']> : any, ctx: Context) => Awaitable<string | JsonObject | Special | null | undefined>,
+    fn: (args: D['inputSchema'] extends StandardSchemaLike ? InferOutput<D['inputSchema']> : any, ctx: Context) => Awaitable<string | JsonObject | ContentBlock[] | Special | null | undefined>,
   ): this;
   /** A string result is one user message; also messages or a whole GetPromptResult. */
   prompt(def: PromptDefinition, fn: (args: Record<string, string>, ctx: Context) => Awaitable<string | Array<string | JsonObject> | JsonObject | Special>): this;

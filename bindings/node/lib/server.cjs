@@ -7,52 +7,20 @@ const { McpError, McpcoreError, fromNative, unwrapObject } = require('./errors.c
 const { Context, InputRequired, RawResult, ToolError } = require('./context.cjs');
 const { resolveToolSchemas, validate } = require('./schema.cjs');
 
-function text(t) {
-  return { type: 'text', text: t };
+/** A handler's plain return value as the native reply: core shapes it for the entry's kind
+ * (`mcpcore::server::ResultShape`: text, structured content, content blocks, messages,
+ * resource contents, completion values); bytes go as base64. */
+function plain(v) {
+  if (ArrayBuffer.isView(v)) return { bytes: { data: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') } };
+  return { value: v === undefined ? null : v };
 }
 
-function isPlainObject(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
-}
-
-/** A tool's return value as a CallToolResult (a string is one text block, an object is
- * `structuredContent` with its JSON as text). */
-function toolResult(v) {
-  if (v === undefined || v === null) return { content: [] };
-  if (typeof v === 'string') return { content: [text(v)] };
-  if (isPlainObject(v)) return { content: [text(JSON.stringify(v))], structuredContent: v };
-  return { content: [text(JSON.stringify(v))] };
-}
-
-/** A prompt's return value as a GetPromptResult (a string is one user message). */
-function promptResult(v) {
-  if (typeof v === 'string') return { messages: [{ role: 'user', content: text(v) }] };
-  if (Array.isArray(v)) {
-    return { messages: v.map((m) => (typeof m === 'string' ? { role: 'user', content: text(m) } : m)) };
-  }
-  if (isPlainObject(v)) return v;
-  throw new TypeError(`a prompt returns a string, an array of messages or an object, not ${typeof v}`);
-}
-
-/** A resource's return value as a ReadResourceResult (a string is text, bytes a blob). */
-function resourceResult(def) {
-  return (v, ctx) => {
-    if (isPlainObject(v)) return v;
-    const item = { uri: ctx.name ?? def.uri ?? def.uriTemplate };
-    if (ArrayBuffer.isView(v)) {
-      item.mimeType = def.mimeType ?? 'application/octet-stream';
-      item.blob = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-    } else {
-      item.mimeType = def.mimeType ?? 'text/plain';
-      item.text = typeof v === 'string' ? v : JSON.stringify(v);
-    }
-    return { contents: [item] };
-  };
-}
+/** A gate's reply: its value is not sent (the task is created, or the gate threw). */
+const gateReply = () => ({ result: {} });
 
 /** A handler's throw as the native reply (see `wrap`). */
 function failure(e, shape, nativeCtx) {
-  if (e instanceof ToolError && shape === toolResult) return { result: { content: [text(e.message)], isError: true } };
+  if (e instanceof ToolError && shape === TOOL) return { toolError: e.message };
   if (e instanceof McpError) {
     const error = { code: e.code, message: e.message };
     if (e.data !== undefined) error.data = e.data;
@@ -78,16 +46,16 @@ function isThenable(v) {
  * and hands `fn` its parsed value. */
 function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
-  const settle = (v, ctx) => {
+  const settle = (v) => {
     if (v instanceof InputRequired) return { inputRequired: v.toWire() };
     if (v instanceof RawResult) return { result: v.value };
-    return { result: shape(v, ctx) };
+    return shape === gateReply ? gateReply() : plain(v);
   };
   const run = (args, ctx, nativeCtx) => {
     const v = fn(args, ctx);
-    if (!isThenable(v)) return settle(v, ctx);
+    if (!isThenable(v)) return settle(v);
     return Promise.resolve(v)
-      .then((r) => settle(r, ctx))
+      .then((r) => settle(r))
       .catch((e) => failure(e, shape, nativeCtx));
   };
   const direct = (nativeCtx, params) => {
@@ -190,8 +158,13 @@ function checkDef(kind, def, key) {
   }
 }
 
-/** The MIME type of MCP Apps UI resources. */
-const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+/** The MIME type of MCP Apps UI resources (core's `APP_MIME_TYPE`). */
+const APP_MIME_TYPE = native.appMimeType();
+
+/** The kinds `wrap` tells apart: a tool (a thrown `ToolError` is its `isError` result), the
+ * others (core shapes their values by the kind they were registered as). */
+const TOOL = 'tool';
+const OTHER = 'other';
 
 /** A tool definition with `ui` / `uiVisibility` moved to `_meta.ui` (MCP Apps). */
 function uiLink(def) {
@@ -201,16 +174,6 @@ function uiLink(def) {
   if (ui !== undefined) link.resourceUri = ui;
   if (uiVisibility !== undefined) link.visibility = uiVisibility;
   return { ...rest, _meta: { ...(rest._meta ?? {}), ui: link } };
-}
-
-/** A completion handler's return value as a CompleteResult (an array is the values). */
-function completionResult(v) {
-  if (Array.isArray(v)) {
-    const values = v.map(String);
-    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
-  }
-  if (isPlainObject(v)) return v;
-  throw new TypeError(`a completion handler returns an array of strings or a CompleteResult, not ${typeOf(v)}`);
 }
 
 /** A running Streamable HTTP listener. It keeps the process alive until `close()`. */
@@ -275,7 +238,8 @@ class Server {
     this.#native = new native.NativeServer(name, version, instructions ?? null, opts ?? null);
   }
 
-  /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structuredContent),
+  /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structured content),
+   * an array of content blocks,
    * `rawResult(callToolResult)` (sent as is) or `inputRequired(...)`, or a Promise of one;
    * throwing `ToolError` answers an `isError` result. `inputSchema`/`outputSchema` are JSON Schema objects, or a Standard
    * Schema with a JSON Schema export (zod 4, …): its `~standard.validate` then checks the
@@ -286,8 +250,8 @@ class Server {
     // a function of the same arguments, runs on the request before the task is created.
     const { gate, ...rest } = def;
     const { def: wire, validator } = resolveToolSchemas(uiLink(rest));
-    this.#add('tool', wire, wrap(fn, toolResult, validator));
-    if (gate !== undefined) this.#add('gate', { name: def.name }, wrap(gate, () => ({}), validator));
+    this.#add('tool', wire, wrap(fn, TOOL, validator));
+    if (gate !== undefined) this.#add('gate', { name: def.name }, wrap(gate, gateReply, validator));
     return this;
   }
 
@@ -311,15 +275,11 @@ class Server {
     }
     if (domain !== undefined) ui.domain = domain;
     if (prefersBorder !== undefined) ui.prefersBorder = prefersBorder;
+    // Naming the app type makes core refuse a URI that is not `ui://`; core completes each
+    // content item's URI, MIME type and `_meta.ui`.
     const wire = { ...rest, uri, name: name ?? uri, mimeType: APP_MIME_TYPE };
     if (Object.keys(ui).length > 0) wire._meta = { ...(rest._meta ?? {}), ui };
-    // Core completes each content item's URI, MIME type and `_meta.ui`.
-    const shape = (v) => {
-      if (isPlainObject(v)) return v;
-      if (ArrayBuffer.isView(v)) return { contents: [{ blob: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') }] };
-      return { contents: [{ text: String(v) }] };
-    };
-    this.#add('resource', wire, wrap(fn, shape));
+    this.#add('resource', wire, wrap(fn, OTHER));
     return this;
   }
 
@@ -327,15 +287,15 @@ class Server {
    * GetPromptResult. */
   prompt(def, fn) {
     checkDef('prompt', def, 'name');
-    this.#add('prompt', def, wrap(fn, promptResult));
+    this.#add('prompt', def, wrap(fn, OTHER));
     return this;
   }
 
   /** Register the `completion/complete` handler (both eras; one per server, a later one
    * replaces it): `fn({ref, argument, context}, ctx)` returns the candidate values (an array of
-   * strings; the first 100 are sent, with `total` and `hasMore`) or a whole CompleteResult. */
+   * strings; core sends the first 100, with `total` and `hasMore`) or a whole CompleteResult. */
   completion(fn) {
-    this.#add('completion', null, wrap(fn, completionResult));
+    this.#add('completion', null, wrap(fn, OTHER));
     return this;
   }
 
@@ -345,10 +305,9 @@ class Server {
     checkDef('resource', def, 'uri');
     const { uri, ...rest } = def;
     if (typeof uri === 'string' && uri.includes('{')) {
-      const d = { ...rest, uriTemplate: uri };
-      this.#add('resource_template', d, wrap(fn, resourceResult(d)));
+      this.#add('resource_template', { ...rest, uriTemplate: uri }, wrap(fn, OTHER));
     } else {
-      this.#add('resource', def, wrap(fn, resourceResult(def)));
+      this.#add('resource', def, wrap(fn, OTHER));
     }
     return this;
   }

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use mcpcore::client::ClientHandler;
-use mcpcore::server::invalid_arguments;
+use mcpcore::server::{invalid_arguments, tool_error_result, ResultShape};
 use mcpcore::{
     BoxFuture, ErrorObject, Handler, HandlerError, InputRequired, Outcome, RequestContext,
 };
@@ -44,6 +44,17 @@ pub type ClientInvokeFn = ThreadsafeFunction<Value, Promise<Value>, Value, Statu
 #[serde(rename_all = "camelCase")]
 enum Reply {
     Result(Value),
+    /// A plain return value, shaped by core for the entry's kind.
+    Value(Value),
+    /// Bytes (base64) returned by a tool (with a MIME type) or a resource.
+    #[serde(rename_all = "camelCase")]
+    Bytes {
+        data: String,
+        #[serde(default)]
+        mime_type: Option<String>,
+    },
+    /// A thrown `ToolError`: core's `isError` result.
+    ToolError(String),
     Error {
         code: i64,
         message: String,
@@ -62,8 +73,28 @@ enum Reply {
 
 /// The wrapper's reply as core's outcome; `tool` names the tool for an `invalid` reply.
 fn decode(v: Value, tool: Option<&str>) -> Result<Outcome, HandlerError> {
+    decode_shaped(v, tool, &ResultShape::Raw)
+}
+
+/// [`decode`] for a server entry: a plain value or bytes get core's shape for its kind; `name`
+/// is the tool's name or the URI being read.
+fn decode_shaped(
+    v: Value,
+    name: Option<&str>,
+    shape: &ResultShape,
+) -> Result<Outcome, HandlerError> {
+    let tool = name;
     match serde_json::from_value::<Reply>(v) {
         Ok(Reply::Result(r)) => Ok(Outcome::Complete(r)),
+        Ok(Reply::Value(v)) => shape
+            .apply(v, name)
+            .map(Outcome::Complete)
+            .map_err(HandlerError::internal),
+        Ok(Reply::ToolError(m)) => Ok(Outcome::Complete(tool_error_result(m))),
+        Ok(Reply::Bytes { data, mime_type }) => shape
+            .apply_base64(data, mime_type.as_deref(), name)
+            .map(Outcome::Complete)
+            .map_err(HandlerError::internal),
         Ok(Reply::InputRequired {
             input_requests,
             request_state,
@@ -96,6 +127,8 @@ fn decode(v: Value, tool: Option<&str>) -> Result<Outcome, HandlerError> {
 pub struct JsHandler {
     pub invoke: Arc<InvokeFn>,
     pub direct: Option<Arc<DirectFn>>,
+    /// How core shapes the entry's plain values (`{value}` / `{bytes}` replies).
+    pub shape: Arc<ResultShape>,
 }
 
 /// Start the JavaScript call: directly when this thread is inside a stdio `feed` (no hand-off;
@@ -126,6 +159,7 @@ impl Handler for JsHandler {
     fn call(&self, ctx: RequestContext, params: Value) -> BoxFuture<Result<Outcome, HandlerError>> {
         let invoke = self.invoke.clone();
         let direct = self.direct.clone();
+        let shape = self.shape.clone();
         Box::pin(async move {
             let shared = Shared::new(ctx.clone());
             // Core may also end a request by dropping this future (a modern HTTP client that
@@ -142,7 +176,7 @@ impl Handler for JsHandler {
                         HandlerError::internal(format!("the handler rejected: {e}"))
                     })?,
                 };
-                decode(v, ctx.name())
+                decode_shaped(v, ctx.name(), &shape)
             };
             let r = tokio::select! {
                 r = run => r,

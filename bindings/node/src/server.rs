@@ -6,11 +6,11 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use mcpcore::options::{apply_json, JsonOptions};
+use mcpcore::server::ResultShape;
 use mcpcore::transport::http::{HttpListener, HttpOptions};
-use mcpcore::{ErrorKind, Handler, Prompt, Resource, ResourceTemplate, Server, ServerBuilder};
+use mcpcore::{ErrorKind, Handler, InputRequired, Server, ServerBuilder};
 use napi::bindgen_prelude::{Either, Function};
 use napi_derive::napi;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::handler::{InvokeFn, JsHandler};
@@ -23,8 +23,31 @@ fn invalid(e: impl std::fmt::Display) -> napi::Error {
     napi::Error::new(napi::Status::InvalidArg, e.to_string())
 }
 
-fn definition<T: DeserializeOwned>(def: Value) -> Result<T, String> {
-    serde_json::from_value(def).map_err(|e| format!("invalid definition: {e}"))
+/// The MIME type of MCP Apps UI resources (`lib/` exports it as `APP_MIME_TYPE`).
+#[napi]
+// Called from JavaScript only: napi registers it outside test builds, so a test build sees no use.
+#[cfg_attr(test, allow(dead_code))]
+pub fn app_mime_type() -> &'static str {
+    mcpcore::protocol::apps::APP_MIME_TYPE
+}
+
+/// Check an `inputRequired(...)` answer with core's rule (MRTR-02), so the handler hears at
+/// once what is wrong; `lib/` throws the message as a `TypeError`.
+#[napi(ts_args_type = "inputRequests: Record<string, any>, requestState?: string | null")]
+#[cfg_attr(test, allow(dead_code))]
+pub fn check_input_required(
+    input_requests: Value,
+    request_state: Option<String>,
+) -> Option<String> {
+    let Value::Object(input_requests) = input_requests else {
+        return Some("inputRequests must be an object of {method, params}".into());
+    };
+    InputRequired {
+        input_requests,
+        request_state,
+    }
+    .validate()
+    .err()
 }
 
 /// Options of core's JSON shape (`mcpcore::options`) applied over the defaults.
@@ -141,47 +164,28 @@ impl NativeServer {
             }
         }
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let handler = |e: &Entry| {
+            Arc::new(JsHandler {
+                invoke: e.invoke.clone(),
+                direct: e.direct.clone(),
+                shape: Arc::new(ResultShape::of(&e.kind, &e.definition)),
+            })
+        };
         // A gate (`{name}` of its tool) runs on the request before the tool's task is created.
         let mut gates: HashMap<&str, Arc<dyn Handler>> = entries
             .iter()
             .filter(|e| e.kind == "gate")
             .filter_map(|e| {
-                let h: Arc<dyn Handler> = Arc::new(JsHandler {
-                    invoke: e.invoke.clone(),
-                    direct: e.direct.clone(),
-                });
+                let h: Arc<dyn Handler> = handler(e);
                 Some((e.definition.get("name")?.as_str()?, h))
             })
             .collect();
         for e in entries.iter().filter(|e| e.kind != "gate") {
-            let h = Arc::new(JsHandler {
-                invoke: e.invoke.clone(),
-                direct: e.direct.clone(),
-            });
-            let def = e.definition.clone();
-            if e.kind == "tool" {
-                // The JSON definition may carry `taskSupport` (core reads it).
-                let gate = def
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .and_then(|n| gates.remove(n));
-                match gate {
-                    Some(g) => b.add_gated_tool_json(def, g, h),
-                    None => b.add_tool_json(def, h),
-                }
-                .map_err(|e| e.to_string())?;
-                continue;
-            }
-            if e.kind == "completion" {
-                b = b.completion(h);
-                continue;
-            }
-            match e.kind.as_str() {
-                "prompt" => b.add_prompt(definition::<Prompt>(def)?, h),
-                "resource" => b.add_resource(definition::<Resource>(def)?, h),
-                _ => b.add_resource_template(definition::<ResourceTemplate>(def)?, h),
-            }
-            .map_err(|e| e.to_string())?;
+            let gate = (e.kind == "tool")
+                .then(|| e.definition.get("name").and_then(Value::as_str))
+                .flatten()
+                .and_then(|n| gates.remove(n));
+            b.add_json(&e.kind, e.definition.clone(), handler(e), gate)?;
         }
         let s = b.build().map_err(|e| e.to_string())?;
         *built = Some(s.clone());

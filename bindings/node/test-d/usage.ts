@@ -35,7 +35,8 @@ export async function serve(): Promise<HttpHandle> {
       if (!modern) throw new McpError(-32000, `${ctx.method} ${name} ${version}`, { answer });
       return String(args.text);
     })
-    .tool({ name: 'none', inputSchema: {} }, () => undefined);
+    .tool({ name: 'none', inputSchema: {} }, () => undefined)
+    .tool({ name: 'blocks', inputSchema: {} }, () => [{ type: 'text', text: 'look:' }, { type: 'image', data: 'AAEC', mimeType: 'image/png' }]);
   server.prompt({ name: 'greet', arguments: [{ name: 'who', required: true }] }, ({ who }) => [`hi ${who}`]);
   server.resource({ uri: 'demo://{id}', name: 'item' }, ({ id }) => new TextEncoder().encode(id));
   server.resource({ uri: 'demo://readme', name: 'readme', mimeType: 'text/plain' }, () => 'text');

@@ -73,7 +73,22 @@ for (const transport of ['stdio', 'http']) {
       assert.deepEqual(ctx.completion.values, ['Parma']);
       const whole = await c.complete({ type: 'ref/resource', uri: 'mem://watched' }, { name: 'x', value: '' });
       assert.deepEqual(whole.completion.values, ['whole']);
+      const many = await c.complete({ type: 'ref/prompt', name: 'city' }, { name: 'name', value: 'many' });
+      assert.deepEqual(many.completion.values, Array.from({ length: 100 }, (_, i) => `many${i}`));
+      assert.equal(many.completion.total, 150);
+      assert.equal(many.completion.hasMore, true);
       await assert.rejects(c.complete({ type: 'ref/prompt', name: 'city' }, { name: 'other', value: '' }), (e) => e instanceof McpError && e.code === -32602);
+    });
+
+    test(`a list of content blocks is the tool's content (${at})`, async (t) => {
+      const c = await connect(t, transport, mode);
+      const r = await c.callTool('blocks');
+      assert.deepEqual(r.content, [
+        { type: 'text', text: 'look:' },
+        { type: 'image', data: 'AAEC', mimeType: 'image/png' },
+      ]);
+      assert.equal(r.structuredContent, undefined);
+      assert.notEqual(r.isError, true);
     });
 
     test(`list pages follow nextCursor (${at})`, async (t) => {
@@ -267,7 +282,9 @@ test('wrong argument types throw TypeError with a clear message', async (t) => {
   assert.throws(() => s.resource({ name: 'r' }, () => 'x'), /def.uri must be a string/);
   assert.throws(() => s.completion('fn'), /handler must be a function/);
   assert.throws(() => s.notifyResourceUpdated(5), /uri must be a string, not number/);
-  assert.throws(() => inputRequired({ k: { params: {} } }), /inputRequests.k must be \{method: string/);
+  // Core's InputRequired::validate (MRTR-02) words it, for Python and Node alike.
+  assert.throws(() => inputRequired({ k: { params: {} } }), (e) => e instanceof TypeError && /inputRequests\["k"\]: an inputRequests entry has no method/.test(e.message));
+  assert.throws(() => inputRequired([1]), (e) => e instanceof TypeError && /inputRequests must be an object/.test(e.message));
   assert.throws(() => inputRequired({}, { requestState: 7 }), /requestState must be a string, not number/);
 });
 

@@ -19,6 +19,11 @@ export function makeFeatureServer() {
     },
     ({ a, b }) => ({ sum: a + b }),
   );
+  // A list of content blocks is the result's content (core's tool shaping).
+  server.tool({ name: 'blocks', inputSchema: { type: 'object' } }, () => [
+    { type: 'text', text: 'look:' },
+    { type: 'image', data: 'AAEC', mimeType: 'image/png' },
+  ]);
   server.tool({ name: 'who', inputSchema: { type: 'object' } }, (_a, ctx) => ({ client: ctx.clientInfo?.name ?? null }));
   server.tool({ name: 'need_sampling', inputSchema: { type: 'object' } }, (_a, ctx) => {
     ctx.requireClientCapability('sampling');
@@ -63,6 +68,8 @@ export function makeFeatureServer() {
   server.completion(({ ref, argument, context }) => {
     if (ref.type === 'ref/prompt' && ref.name === 'city' && argument.name === 'name') {
       const all = ['Paris', 'Parma', 'Porto', 'Prague'];
+      // Over CompleteResult's 100 values: core sends the first 100, with total and hasMore.
+      if (argument.value === 'many') return Array.from({ length: 150 }, (_, i) => `many${i}`);
       if (context?.arguments?.country === 'it') return ['Parma'];
       return all.filter((c) => c.toLowerCase().startsWith(argument.value.toLowerCase()));
     }

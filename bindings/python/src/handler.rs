@@ -12,6 +12,7 @@
 use std::sync::{Arc, Mutex};
 
 use mcpcore::client::ClientHandler;
+use mcpcore::server::{tool_error_result, ResultShape};
 use mcpcore::{
     BoxFuture, ErrorObject, Handler, HandlerError, InputRequired, Outcome, RequestContext,
 };
@@ -68,6 +69,8 @@ pub fn gone() -> PyErr {
 pub struct PyHandler {
     pub invoke: Arc<Slot>,
     pub event_loop: Arc<Loop>,
+    /// How core shapes the entry's plain values (`Responder.value` / `.bytes`).
+    pub shape: Arc<ResultShape>,
 }
 
 pub(crate) struct Call {
@@ -84,11 +87,23 @@ impl Call {
         py: Python<'_>,
         args: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<(Option<Py<PyAny>>, oneshot::Receiver<Reply>)> {
+        self.start_shaped(py, args, None)
+    }
+
+    /// [`Call::start`] for a server entry: the responder's `value`/`bytes` replies get core's
+    /// shape for the entry (`shaping`: the shape and the tool name or URI being read).
+    pub(crate) fn start_shaped(
+        &self,
+        py: Python<'_>,
+        args: Vec<Bound<'_, PyAny>>,
+        shaping: Option<(Arc<ResultShape>, Option<String>)>,
+    ) -> PyResult<(Option<Py<PyAny>>, oneshot::Receiver<Reply>)> {
         let (tx, rx) = oneshot::channel();
         let responder = Py::new(
             py,
             Responder {
                 tx: Mutex::new(Some(tx)),
+                shaping,
             },
         )?;
         let mut all = args;
@@ -111,13 +126,15 @@ impl Handler for PyHandler {
             invoke: self.invoke.clone(),
             event_loop: self.event_loop.clone(),
         };
+        let shaping = Some((self.shape.clone(), ctx.name().map(str::to_owned)));
         Box::pin(async move {
             // The interpreter is held only to create and schedule the coroutine, off the
             // tokio workers; the wait for the reply holds nothing.
             let pctx = ctx.clone();
             let (fut, rx) = bridge::attach_blocking(move |py| {
                 let pctx = Py::new(py, PyContext::new(pctx))?.into_bound(py);
-                this.start(py, vec![pctx.into_any(), convert::to_py(py, &params)?])
+                let args = vec![pctx.into_any(), convert::to_py(py, &params)?];
+                this.start_shaped(py, args, shaping)
             })
             .await
             .ok_or_else(|| HandlerError::internal("the interpreter is shutting down"))?
@@ -172,9 +189,14 @@ impl ClientHandler for PyClientHandler {
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct Responder {
     tx: Mutex<Option<oneshot::Sender<Reply>>>,
+    shaping: Option<(Arc<ResultShape>, Option<String>)>,
 }
 
 impl Responder {
+    fn shaped(&self, r: Result<Value, String>) {
+        self.send(r.map(Outcome::Complete).map_err(HandlerError::internal));
+    }
+
     fn send(&self, reply: Reply) {
         let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(tx) = tx {
@@ -190,6 +212,35 @@ impl Responder {
         let v = convert::from_py(result)?;
         self.send(Ok(Outcome::Complete(v)));
         Ok(())
+    }
+
+    /// A plain return value, shaped by core for the entry's kind (`mcpcore::server::ResultShape`:
+    /// a tool's text, structured content or content blocks, a prompt's messages, a resource's
+    /// contents, completion values).
+    fn value(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = convert::from_py(value)?;
+        let (shape, name) = self
+            .shaping
+            .clone()
+            .unwrap_or((Arc::new(ResultShape::Raw), None));
+        self.shaped(shape.apply(v, name.as_deref()));
+        Ok(())
+    }
+
+    /// Bytes returned by a tool (with `mime_type`: an image or audio block) or a resource (a
+    /// blob; `mime_type` defaults to the resource's own).
+    #[pyo3(signature = (data, mime_type=None))]
+    fn bytes(&self, data: &[u8], mime_type: Option<&str>) {
+        let (shape, name) = self
+            .shaping
+            .clone()
+            .unwrap_or((Arc::new(ResultShape::Raw), None));
+        self.shaped(shape.apply_bytes(data, mime_type, name.as_deref()));
+    }
+
+    /// A tool's own failure (`ToolError`): core's `isError` result.
+    fn tool_error(&self, message: String) {
+        self.send(Ok(Outcome::Complete(tool_error_result(message))));
     }
 
     /// Exactly this JSON-RPC error.

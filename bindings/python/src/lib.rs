@@ -28,6 +28,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeClient>()?;
     m.add_class::<listen::NativeSubscription>()?;
     m.add_function(wrap_pyfunction!(bridge::shutdown, m)?)?;
+    m.add_function(wrap_pyfunction!(server::media_block, m)?)?;
+    m.add_function(wrap_pyfunction!(server::check_input_required, m)?)?;
+    m.add("APP_MIME_TYPE", server::APP_MIME_TYPE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -4,11 +4,12 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+use mcpcore::server::ResultShape;
 use mcpcore::transport::http::{HttpListener, HttpOptions};
-use mcpcore::{Handler, Prompt, Resource, ResourceTemplate, Server, ServerBuilder};
+use mcpcore::{Handler, InputRequired, Server, ServerBuilder};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::bridge;
 use crate::convert;
@@ -21,8 +22,35 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-fn definition<T: DeserializeOwned>(def: &Bound<'_, PyAny>) -> PyResult<T> {
-    serde_json::from_value(convert::from_py(def)?).map_err(value_error)
+/// The MIME type of MCP Apps UI resources (`mcpcore.APP_MIME_TYPE`).
+pub const APP_MIME_TYPE: &str = mcpcore::protocol::apps::APP_MIME_TYPE;
+
+/// `data` as an image or audio content block, by its MIME type's prefix (core's rule).
+#[pyfunction]
+pub fn media_block(py: Python<'_>, data: &[u8], mime_type: &str) -> PyResult<Py<PyAny>> {
+    let block = mcpcore::server::media_block(data, mime_type).map_err(value_error)?;
+    Ok(convert::to_py(py, &block)?.unbind())
+}
+
+/// Check an explicit `input_required` answer with core's rule (MRTR-02), so the handler hears
+/// at once what is wrong.
+#[pyfunction]
+#[pyo3(signature = (input_requests, request_state=None))]
+pub fn check_input_required(
+    input_requests: &Bound<'_, PyAny>,
+    request_state: Option<String>,
+) -> PyResult<()> {
+    let Value::Object(input_requests) = convert::from_py(input_requests)? else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "input_requests must be a dict of {key: {'method': ..., 'params': ...}}",
+        ));
+    };
+    InputRequired {
+        input_requests,
+        request_state,
+    }
+    .validate()
+    .map_err(value_error)
 }
 
 #[pyclass(module = "mcpcore._native", frozen, weakref)]
@@ -73,43 +101,25 @@ impl NativeServer {
         for (kind, def, invoke) in entries {
             let invoke = Slot::new(invoke);
             owned.push(invoke.clone());
+            let def = convert::from_py(&def)?;
             let h = Arc::new(PyHandler {
                 invoke,
                 event_loop: lp.clone(),
+                shape: Arc::new(ResultShape::of(&kind, &def)),
             });
             if kind == "gate" {
-                let name = def.get_item("name")?.extract::<String>()?;
-                gates.insert(name, h);
+                let name = def.get("name").and_then(Value::as_str).unwrap_or_default();
+                gates.insert(name.to_owned(), h);
             } else {
                 handlers.push((kind, def, h));
             }
         }
         for (kind, def, h) in handlers {
-            match kind.as_str() {
-                // The JSON definition may carry `taskSupport` (core reads it).
-                "tool" => {
-                    let def = convert::from_py(&def)?;
-                    let gate = def
-                        .get("name")
-                        .and_then(|n| n.as_str())
-                        .and_then(|n| gates.remove(n));
-                    match gate {
-                        Some(g) => b.add_gated_tool_json(def, g, h),
-                        None => b.add_tool_json(def, h),
-                    }
-                }
-                "prompt" => b.add_prompt(definition::<Prompt>(&def)?, h),
-                "resource" => b.add_resource(definition::<Resource>(&def)?, h),
-                "resource_template" => {
-                    b.add_resource_template(definition::<ResourceTemplate>(&def)?, h)
-                }
-                "completion" => {
-                    b = b.completion(h);
-                    Ok(())
-                }
-                other => return Err(value_error(format!("unknown entry kind {other:?}"))),
-            }
-            .map_err(value_error)?;
+            let gate = (kind == "tool")
+                .then(|| def.get("name").and_then(Value::as_str))
+                .flatten()
+                .and_then(|n| gates.remove(n));
+            b.add_json(&kind, def, h, gate).map_err(value_error)?;
         }
         Ok(Self {
             server: b.build().map_err(value_error)?,

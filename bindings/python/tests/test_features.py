@@ -109,9 +109,17 @@ async def test_completion_and_list_pages(transport, mode):
     async with connect(transport, mode) as c:
         ref = {"type": "ref/prompt", "name": "city"}
         r = await c.complete(ref, {"name": "name", "value": "par"})
-        assert r["completion"]["values"] == ["paris", "park", "party"]
+        assert r["completion"] == {
+            "values": ["paris", "park", "party"],
+            "total": 3,
+            "hasMore": False,
+        }
         r = await c.complete(ref, {"name": "name", "value": "pa"}, {"country": "it"})
         assert r["completion"]["values"] == ["parma", "padua"]
+        # Over 100 candidates: the first 100 are sent, with the true total (CMP-01).
+        r = await c.complete(ref, {"name": "name", "value": "many"})
+        assert r["completion"]["values"] == [f"many{i}" for i in range(100)]
+        assert r["completion"]["total"] == 150 and r["completion"]["hasMore"] is True
         with pytest.raises(ValueError):
             await c.complete(ref, {"name": "name"})  # type: ignore[typeddict-item]
         names: List[str] = []

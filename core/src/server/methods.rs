@@ -461,15 +461,9 @@ pub(crate) async fn complete(
         .await
         .map_err(|e| e.into_wire("completion/complete"))?;
     match outcome {
-        Outcome::Complete(mut v) => {
-            if let Some(vals) = v
-                .pointer_mut("/completion/values")
-                .and_then(Value::as_array_mut)
-            {
-                vals.truncate(100);
-            }
-            Ok(Outcome::Complete(v))
-        }
+        // CMP-01: at most 100 values, with `total` and `hasMore` when cut (one rule for every
+        // door: Rust, C and the bindings' handlers may all return more).
+        Outcome::Complete(v) => Ok(Outcome::Complete(super::shape::completion_result(v))),
         Outcome::InputRequired(_) => Err(ErrorObject::internal()),
     }
 }

@@ -30,6 +30,7 @@ mod peer;
 mod registry;
 mod request_state;
 mod session;
+mod shape;
 mod tasks;
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -47,6 +48,10 @@ pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::{lock, AnswerWatch};
 pub use session::{Session, SessionKind};
+pub use shape::{
+    completion_result, media_block, prompt_result, tool_error_result, tool_result, ResultShape,
+    COMPLETION_MAX_VALUES,
+};
 pub use tasks::{TaskOptions, TaskSupport, EXTENSION as TASKS_EXTENSION, RELATED_TASK};
 pub use typed::{invalid_arguments, prompt_fn, schema_for, tool_fn, ToolOutput};
 

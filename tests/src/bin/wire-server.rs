@@ -486,6 +486,11 @@ fn prompts_and_resources(b: mcpcore::ServerBuilder) -> mcpcore::ServerBuilder {
             Some("ref/prompt") => &["alice", "bob", "carol"],
             _ => &["1", "2", "42"],
         };
+        if prefix == "many" {
+            // More than CompleteResult's 100 values, no total: core cuts and counts (CMP-01).
+            let many: Vec<String> = (0..150).map(|i| format!("many{i}")).collect();
+            return Ok(json!({"completion": {"values": many}}));
+        }
         let values: Vec<&str> = pool.iter().copied().filter(|v| v.starts_with(&prefix)).collect();
         Ok::<_, HandlerError>(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
     }))

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any, Dict, Generator, List, Optional
 
+from . import _native
 from ._schema import to_json
 
 __all__ = ["Sent", "ToolResult", "Media", "Image", "Audio", "InputRequiredResult"]
@@ -75,20 +74,17 @@ class Media:
     def __init__(self, data: bytes, mime_type: str) -> None:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        if not isinstance(mime_type, str) or "/" not in mime_type:
+        if not isinstance(mime_type, str):
             raise ValueError(
                 f"mime_type must be a MIME type such as 'image/png', not {mime_type!r}"
             )
-        kind = mime_type.split("/", 1)[0].lower()
-        if kind not in ("image", "audio"):
-            raise ValueError(f"a tool returns image/* or audio/* media, not {mime_type!r}")
+        _native.media_block(b"", mime_type)  # core's rule: image/* or audio/*, told now
         self.data = bytes(data)
         self.mime_type = mime_type
 
     def to_block(self) -> Dict[str, Any]:
-        kind = self.mime_type.split("/", 1)[0].lower()
-        data = base64.b64encode(self.data).decode("ascii")
-        return {"type": kind, "data": data, "mimeType": self.mime_type}
+        """The content block (core's ``media_block``: the type by the MIME type's prefix)."""
+        return _native.media_block(self.data, self.mime_type)
 
     def __repr__(self) -> str:
         return f"Media(<{len(self.data)} bytes>, {self.mime_type!r})"
@@ -119,6 +115,8 @@ class InputRequiredResult:
             )
         if request_state is not None and not isinstance(request_state, str):
             raise TypeError("request_state must be a str")
+        # Core's rule (InputRequired::validate, MRTR-02), so the handler hears at once.
+        _native.check_input_required(input_requests, request_state)
         self.input_requests = input_requests
         self.request_state = request_state
 
@@ -126,72 +124,21 @@ class InputRequiredResult:
         return f"InputRequiredResult({self.input_requests!r}, {self.request_state!r})"
 
 
-def _text(text: str) -> Dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-_BLOCK_TYPES = {"text", "image", "audio", "resource", "resource_link"}
-_RESULT_KEYS = {"content", "structuredContent", "isError", "_meta"}
-
-
-def _is_block(v: Any) -> bool:
-    return isinstance(v, Media) or (isinstance(v, dict) and v.get("type") in _BLOCK_TYPES)
-
-
-def _is_full_result(v: Dict[str, Any]) -> bool:
-    """A whole CallToolResult: only result keys, and ``content`` a list of content blocks."""
-    content = v.get("content")
-    return (
-        set(v) <= _RESULT_KEYS
-        and isinstance(content, list)
-        and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in content)
-    )
-
-
-def _shape_tool(value: Any, mime_type: Optional[str]) -> Dict[str, Any]:
-    """A tool's return value as a CallToolResult (before JSON conversion of the rest)."""
+def reply_tool(responder: _native.Responder, value: Any, mime_type: Optional[str]) -> None:
+    """Hand a tool's return value to core, which shapes the CallToolResult
+    (``mcpcore::server::tool_result``); only Python types are adapted here."""
     if isinstance(value, ToolResult):
-        return value.to_json()
-    if isinstance(value, Media):
-        return {"content": [value.to_block()]}
-    if isinstance(value, (bytes, bytearray, memoryview)):
+        responder.ok(value.to_json())
+    elif isinstance(value, Media):
+        responder.bytes(value.data, value.mime_type)
+    elif isinstance(value, (bytes, bytearray, memoryview)):
         if mime_type is None:
             raise TypeError(
                 "a tool returning bytes needs a MIME type: @server.tool(mime_type=...), "
                 "or return Image(...)/Audio(...)"
             )
-        return {"content": [Media(bytes(value), mime_type).to_block()]}
-    if isinstance(value, list) and value and all(_is_block(b) for b in value):
-        return {"content": [b.to_block() if isinstance(b, Media) else b for b in value]}
-    return _tool_result(to_json(value))
-
-
-def _tool_result(value: Any) -> Dict[str, Any]:
-    if value is None:
-        return {"content": []}
-    if isinstance(value, str):
-        return {"content": [_text(value)]}
-    if isinstance(value, dict) and _is_full_result(value):
-        return value
-    if isinstance(value, dict):
-        return {
-            "content": [_text(json.dumps(value, ensure_ascii=False))],
-            "structuredContent": value,
-        }
-    return {"content": [_text(json.dumps(value, ensure_ascii=False))]}
-
-
-def _prompt_result(value: Any) -> Dict[str, Any]:
-    if isinstance(value, str):
-        return {"messages": [{"role": "user", "content": _text(value)}]}
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, (list, tuple)):
-        return {
-            "messages": [
-                {"role": "user", "content": _text(m)} if isinstance(m, str) else m for m in value
-            ]
-        }
-    raise TypeError(
-        f"a prompt returns str, a list of messages or a dict, not {type(value).__name__}"
-    )
+        responder.bytes(bytes(value), mime_type)
+    elif isinstance(value, list) and any(isinstance(b, Media) for b in value):
+        responder.value([b.to_block() if isinstance(b, Media) else to_json(b) for b in value])
+    else:
+        responder.value(to_json(value))

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import concurrent.futures
 import inspect
-import json
 import logging
 import os
 import signal
@@ -19,6 +17,7 @@ from ._opening import Opening
 from ._schema import (
     coerce,
     describe_failure,
+    to_json,
     field_defaults,
     first_paragraph,
     function_schema,
@@ -33,9 +32,7 @@ from .results import (
     Media,
     Sent,
     ToolResult,
-    _prompt_result,
-    _shape_tool,
-    _text,
+    reply_tool,
 )
 
 __all__ = [
@@ -52,8 +49,8 @@ __all__ = [
 
 logger = logging.getLogger("mcpcore")
 
-#: The MIME type of MCP Apps UI resources (``io.modelcontextprotocol/ui``).
-APP_MIME_TYPE = "text/html;profile=mcp-app"
+#: The MIME type of MCP Apps UI resources (``io.modelcontextprotocol/ui``; core's constant).
+APP_MIME_TYPE: str = _native.APP_MIME_TYPE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,6 +64,19 @@ def _as_path(capability: str, more: Tuple[str, ...]) -> List[str]:
             raise TypeError(f"a capability path is made of str, not {type(part).__name__}")
         path.extend(part.split("."))
     return path
+
+
+def _reply_value(responder: _native.Responder, value: Any) -> None:
+    """A prompt's value: core shapes it (a str is one user message, a list holds messages)."""
+    responder.value(value)
+
+
+def _reply_resource(responder: _native.Responder, value: Any) -> None:
+    """A resource's value: core shapes it (str → text, bytes → blob, with the URI and MIME type)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        responder.bytes(bytes(value))
+    else:
+        responder.value(value if isinstance(value, (str, dict)) else to_json(value))
 
 
 class Context:
@@ -276,7 +286,7 @@ class _Entry:
         fn: Callable[..., Any],
         params: List[str],
         ctx_params: List[str],
-        shape: Callable[[Any, Context], Dict[str, Any]],
+        reply: Callable[[_native.Responder, Any], None],
         types: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.kind = kind
@@ -284,7 +294,7 @@ class _Entry:
         self.fn = fn
         self.params = params
         self.ctx_params = ctx_params
-        self.shape = shape
+        self.reply = reply
         self.types = types or {}
         self.is_async = inspect.iscoroutinefunction(fn)
         self.fills = field_defaults(fn)
@@ -323,14 +333,13 @@ class _Entry:
             if isinstance(value, InputRequiredResult):
                 responder.input_required(value.input_requests, value.request_state)
                 return
-            result = self.shape(value, ctx)
         except asyncio.CancelledError:
             responder.cancelled()
             raise
         except (Exception, InputRequired) as e:
             self._fail(responder, e)
         else:
-            self._ok(responder, result)
+            self._ok(responder, value)
 
     def start_sync(
         self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
@@ -347,11 +356,10 @@ class _Entry:
             if isinstance(value, InputRequiredResult):
                 responder.input_required(value.input_requests, value.request_state)
                 return
-            result = self.shape(value, ctx)
         except (Exception, InputRequired) as e:
             self._fail(responder, e)
         else:
-            self._ok(responder, result)
+            self._ok(responder, value)
 
     def _fail(self, responder: _native.Responder, e: BaseException) -> None:
         if isinstance(e, _InvalidArguments) and self.kind == "tool":
@@ -362,7 +370,7 @@ class _Entry:
             responder.error(e.code, e.message, e.data)
         elif isinstance(e, ToolError):
             if self.kind == "tool":
-                responder.ok({"content": [_text(str(e))], "isError": True})
+                responder.tool_error(str(e))
             else:
                 responder.error(-32603, str(e))
         elif isinstance(e, InputRequired):
@@ -372,12 +380,14 @@ class _Entry:
             logger.exception("mcpcore: %s %r failed", self.kind, self.label(), exc_info=e)
             responder.fail(f"{type(e).__name__}: {e}")
 
-    def _ok(self, responder: _native.Responder, result: Dict[str, Any]) -> None:
+    def _ok(self, responder: _native.Responder, value: Any) -> None:
         try:
-            responder.ok(result)
+            self.reply(responder, value)
         except Exception as e:
             logger.exception(
-                "mcpcore: %s %r returned a value that is not JSON", self.kind, self.label()
+                "mcpcore: %s %r returned a value it cannot send (not JSON, or untyped bytes)",
+                self.kind,
+                self.label(),
             )
             responder.fail(f"{type(e).__name__}: {e}")
 
@@ -505,14 +515,16 @@ class Server:
                     link["visibility"] = list(ui_visibility)
                 d["_meta"] = {"ui": link}
             types = param_types(fn, names) if input_schema is None else {}
-            shape: Callable[[Any, Context], Dict[str, Any]] = lambda v, _c: _shape_tool(
-                v, mime_type
+            shape: Callable[[_native.Responder, Any], None] = lambda r, v: reply_tool(
+                r, v, mime_type
             )
             self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
             if gate is not None:
                 _s, gnames, gctx = self._signature(gate)
                 gd = {"name": d["name"]}
-                self._entries.append(_Entry("gate", gd, gate, gnames, gctx, lambda _v, _c: {}))
+                # A gate's value is not sent: the task is created (or the gate raised).
+                gate_reply: Callable[[_native.Responder, Any], None] = lambda r, _v: r.ok({})
+                self._entries.append(_Entry("gate", gd, gate, gnames, gctx, gate_reply))
             return fn
 
         return register
@@ -550,9 +562,7 @@ class Server:
                 d["description"] = desc
             if title:
                 d["title"] = title
-            self._entries.append(
-                _Entry("prompt", d, fn, names, ctx, lambda v, _c: _prompt_result(v))
-            )
+            self._entries.append(_Entry("prompt", d, fn, names, ctx, _reply_value))
             return fn
 
         return register
@@ -585,19 +595,7 @@ class Server:
             if title:
                 d["title"] = title
 
-            def shape(value: Any, c: Context) -> Dict[str, Any]:
-                target = c.name or uri
-                if isinstance(value, dict):
-                    return value
-                item: Dict[str, Any] = {"uri": target}
-                if isinstance(value, (bytes, bytearray)):
-                    item["mimeType"] = mime_type or "application/octet-stream"
-                    item["blob"] = base64.b64encode(bytes(value)).decode("ascii")
-                else:
-                    item["mimeType"] = mime_type or "text/plain"
-                    item["text"] = value if isinstance(value, str) else json.dumps(value)
-                return {"contents": [item]}
-
+            shape = _reply_resource
             kind = "resource_template" if template else "resource"
             self._entries.append(_Entry(kind, d, fn, names, ctx, shape))
             return fn
@@ -646,14 +644,7 @@ class Server:
             if meta:
                 d["_meta"] = {"ui": meta}
 
-            def shape(value: Any, _c: Context) -> Dict[str, Any]:
-                # Core completes the URI, MIME type and _meta.ui of each content item.
-                if isinstance(value, dict):
-                    return value
-                if isinstance(value, (bytes, bytearray)):
-                    return {"contents": [{"blob": base64.b64encode(bytes(value)).decode("ascii")}]}
-                return {"contents": [{"text": str(value)}]}
-
+            shape = _reply_resource  # core completes the URI, MIME type and _meta.ui
             self._entries.append(_Entry("resource", d, fn, names, ctx, shape))
             return fn
 
@@ -670,11 +661,11 @@ class Server:
         def register(fn: F) -> F:
             _schema, names, ctx = self._signature(fn)
 
-            def shape(value: Any, _c: Context) -> Dict[str, Any]:
-                if isinstance(value, dict):
-                    return value
-                values = [str(v) for v in value]
-                return {"completion": {"values": values[:100], "hasMore": len(values) > 100}}
+            def shape(r: _native.Responder, value: Any) -> None:
+                # Core caps the values at 100 with ``total`` and ``hasMore`` (CMP-01).
+                if not isinstance(value, dict):
+                    value = [v if isinstance(v, str) else str(v) for v in value]
+                r.value(value)
 
             self._entries = [e for e in self._entries if e.kind != "completion"]
             self._entries.append(_Entry("completion", {}, fn, names, ctx, shape))
