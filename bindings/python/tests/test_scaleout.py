@@ -75,8 +75,11 @@ _KEY = {"id": "k1", "key": "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio="}
 
 
 def _worker(name: str, redis: str) -> Server:
-    s = Server("py-worker", "1.0.0", options={"redis": redis, "redisPrefix": "py-test:",
-                                              "requestState": {"keys": [_KEY]}})
+    s = Server(
+        "py-worker",
+        "1.0.0",
+        options={"redis": redis, "redisPrefix": "py-test:", "requestState": {"keys": [_KEY]}},
+    )
 
     @s.tool()
     def whoami() -> str:
