@@ -26,16 +26,16 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &str, usize)] = &[
     ("bindings/python/python/mcpcore/server.py", "-32603", 1),
     (
-        "bindings/python/python/mcpcore/server.py",
+        "bindings/python/python/mcpcore/context.py",
         "elicitation/create",
         1,
     ),
     (
-        "bindings/python/python/mcpcore/server.py",
+        "bindings/python/python/mcpcore/context.py",
         "sampling/createMessage",
         1,
     ),
-    ("bindings/python/python/mcpcore/server.py", "roots/list", 1),
+    ("bindings/python/python/mcpcore/context.py", "roots/list", 1),
     ("bindings/node/lib/context.cjs", "elicitation/create", 1),
     ("bindings/node/lib/context.cjs", "sampling/createMessage", 1),
     ("bindings/node/lib/context.cjs", "roots/list", 1),

@@ -24,13 +24,13 @@ from ._schema import (
     param_types,
 )
 from ._schema import output_schema as derived_output
+from .context import Context
 from .errors import InputRequired, McpError, ToolError
 from .results import (
     Audio,
     Image,
     InputRequiredResult,
     Media,
-    Sent,
     ToolResult,
     reply_tool,
 )
@@ -54,17 +54,6 @@ APP_MIME_TYPE: str = _native.APP_MIME_TYPE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-
-
-def _as_path(capability: str, more: Tuple[str, ...]) -> List[str]:
-    path: List[str] = []
-    for part in (capability, *more):
-        if not isinstance(part, str):
-            raise TypeError(f"a capability path is made of str, not {type(part).__name__}")
-        path.extend(part.split("."))
-    return path
-
 
 def _reply_value(responder: _native.Responder, value: Any) -> None:
     """A prompt's value: core shapes it (a str is one user message, a list holds messages)."""
@@ -77,155 +66,6 @@ def _reply_resource(responder: _native.Responder, value: Any) -> None:
         responder.bytes(bytes(value))
     else:
         responder.value(value if isinstance(value, (str, dict)) else to_json(value))
-
-
-class Context:
-    """What a handler may know about and do for the request it serves.
-
-    Declare a parameter annotated ``Context`` to receive it.
-    """
-
-    __slots__ = ("_native",)
-
-    def __init__(self, native: _native.NativeContext) -> None:
-        self._native = native
-
-    @property
-    def cancelled(self) -> bool:
-        """True once the client cancelled the request (or the connection ended)."""
-        return bool(self._native.cancelled)
-
-    @property
-    def task_id(self) -> Optional[str]:
-        """The task this call runs as (its ``taskId``), or ``None`` for a plain call."""
-        return self._native.task_id
-
-    @property
-    def protocol_version(self) -> Optional[str]:
-        """The protocol version of this request."""
-        return self._native.protocol_version
-
-    @property
-    def is_modern(self) -> bool:
-        """True on a 2026-07-28 (stateless) request."""
-        return bool(self._native.is_modern)
-
-    @property
-    def method(self) -> str:
-        """The JSON-RPC method (``tools/call``, …)."""
-        return self._native.method
-
-    @property
-    def name(self) -> Optional[str]:
-        """The tool or prompt name, or the resource URI."""
-        return self._native.name
-
-    @property
-    def client_capabilities(self) -> Dict[str, Any]:
-        """The client's capabilities as this request declares them."""
-        return self._native.client_capabilities
-
-    @property
-    def client_info(self) -> Optional[Dict[str, Any]]:
-        """The client's ``clientInfo`` (name, version, …), when it sent one."""
-        return self._native.client_info
-
-    @property
-    def principal(self) -> Optional[Dict[str, Any]]:
-        """The verified access token's principal on an OAuth-protected HTTP endpoint
-        (``{"subject", "issuer", "scopes", "clientId", "expiresAt", "claims"}``), else ``None``."""
-        return self._native.principal
-
-    @property
-    def input_responses(self) -> Optional[Dict[str, Any]]:
-        """2026-07-28 retry: the client's answers by key (``inputResponses``); ``None`` on a
-        first round. Legacy sessions see the answers core's shim collected."""
-        return self._native.input_responses
-
-    @property
-    def request_state(self) -> Optional[str]:
-        """The ``request_state`` a previous :meth:`input_required` round carried (verified by
-        core), or ``None``."""
-        return self._native.request_state
-
-    def require_client_capability(self, capability: str, *more: str) -> None:
-        """Raise ``McpError`` -32021 (with ``data.requiredCapabilities``) unless the client
-        declared the capability: ``"sampling"``, ``"elicitation.url"`` or ``("elicitation",
-        "url")``. Let it propagate: the client gets exactly that error."""
-        self._native.require_client_capability(_as_path(capability, more))
-
-    def close_sse_stream(self) -> bool:
-        """Legacy Streamable HTTP: close this request's SSE stream now; the client reconnects with
-        ``Last-Event-ID`` and gets the rest (SSE polling). ``False`` where there is no such
-        stream (stdio, 2026-07-28)."""
-        return bool(self._native.close_sse_stream())
-
-    def input_required(
-        self, input_requests: Dict[str, Dict[str, Any]], request_state: Optional[str] = None
-    ) -> InputRequiredResult:
-        """An explicit ``input_required`` answer: ``return ctx.input_required({"user_name":
-        {"method": "elicitation/create", "params": {...}}}, request_state="step1")``.
-
-        The client answers each key; the retried request sees them in :attr:`input_responses`
-        and the state in :attr:`request_state` (sealed by core, so it cannot be forged). Legacy
-        sessions send the requests to the client and run the handler again. Only tools,
-        prompts and resources may answer it.
-        """
-        return InputRequiredResult(input_requests, request_state)
-
-    def progress(
-        self, progress: float, total: Optional[float] = None, message: Optional[str] = None
-    ) -> Sent:
-        """Report progress against the request's progress token (falsy when nothing was sent:
-        no token, not increasing, cancelled). Awaitable, and usable without ``await``."""
-        return Sent(self._native.progress(float(progress), total, message))
-
-    def log(self, level: str, data: Any, logger: Optional[str] = None) -> Sent:
-        """Send a log message (``"debug"`` … ``"emergency"``), filtered by the client's level.
-        Awaitable, and usable without ``await``."""
-        return Sent(self._native.log(level, data, logger))
-
-    async def request_client(self, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
-        """Ask the client (``elicitation/create``, ``sampling/createMessage``, ``roots/list``).
-
-        Legacy sessions send a real request; on 2026-07-28 the server answers ``input_required``
-        and the handler runs again from the start with the answer (so make the same calls in the
-        same order, and do side effects after the last one).
-        """
-        return await self._native.request_client(method, params)
-
-    async def elicit(self, message: str, schema: Dict[str, Any]) -> Dict[str, Any]:
-        """Ask the user for input matching ``schema``: ``{"action": ..., "content": {...}}``."""
-        answer: Dict[str, Any] = await self.request_client(
-            "elicitation/create", {"message": message, "requestedSchema": schema}
-        )
-        return answer
-
-    async def sample(
-        self,
-        messages: Any,
-        max_tokens: int,
-        *,
-        system_prompt: Optional[str] = None,
-        **params: Any,
-    ) -> Dict[str, Any]:
-        """Ask the client's model (``sampling/createMessage``): ``messages`` is a str (one user
-        message) or a list of ``SamplingMessage`` dicts; extra keywords are further params
-        (``temperature``, ``modelPreferences``, …). Returns the ``CreateMessageResult``."""
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
-        body: Dict[str, Any] = {"messages": list(messages), "maxTokens": int(max_tokens)}
-        if system_prompt is not None:
-            body["systemPrompt"] = system_prompt
-        body.update(params)
-        answer: Dict[str, Any] = await self.request_client("sampling/createMessage", body)
-        return answer
-
-    async def list_roots(self) -> List[Dict[str, Any]]:
-        """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
-        answer: Dict[str, Any] = await self.request_client("roots/list", {})
-        roots: List[Dict[str, Any]] = answer.get("roots", [])
-        return roots
 
 
 class HttpHandle:
