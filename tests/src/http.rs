@@ -542,6 +542,19 @@ impl McpHttp {
 /// Start an example server (`--http 127.0.0.1:0` among `args`); its address comes from the line
 /// it prints on stderr. The child is killed when dropped.
 pub async fn spawn_example(bin: &str, args: &[&str]) -> (tokio::process::Child, SocketAddr) {
+    match try_spawn_example(bin, args).await {
+        Ok(r) => r,
+        Err(e) => panic!("{bin} did not start: {e}"),
+    }
+}
+
+/// As [`spawn_example`], but a server that prints something else first (it could not listen on
+/// a fixed port another process took, say) is an `Err` carrying what it printed, so a caller
+/// that picked the port can try another.
+pub async fn try_spawn_example(
+    bin: &str,
+    args: &[&str],
+) -> Result<(tokio::process::Child, SocketAddr), String> {
     use tokio::io::AsyncBufReadExt;
     let mut child = tokio::process::Command::new(crate::example_bin(bin))
         .args(args)
@@ -550,13 +563,20 @@ pub async fn spawn_example(bin: &str, args: &[&str]) -> (tokio::process::Child, 
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()
-        .expect("spawn the example server");
+        .map_err(|e| format!("spawn: {e}"))?;
     let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let line = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .expect("address line timeout")
-        .expect("read")
-        .expect("address line");
-    let url = line.split("http://").nth(1).expect("url in line");
-    (child, url.trim_end_matches("/mcp").parse().expect("addr"))
+    let line = match tokio::time::timeout(WAIT, lines.next_line()).await {
+        Ok(Ok(Some(line))) => line,
+        Ok(Ok(None)) => return Err("exited without printing its address".into()),
+        Ok(Err(e)) => return Err(format!("stderr: {e}")),
+        Err(_) => return Err("no address line in time".into()),
+    };
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|url| url.trim_end_matches("/mcp").parse().ok());
+    match addr {
+        Some(addr) => Ok((child, addr)),
+        None => Err(line),
+    }
 }

@@ -37,21 +37,28 @@ fn free_port() -> u16 {
 }
 
 impl RedisServer {
-    /// Start a server and wait until it answers PING.
+    /// Start a server and wait until it answers. The free port is picked before the server binds
+    /// it, so another process may take it in between: then the server exits (or another one
+    /// answers on that port, which the pid check catches) and a new port is tried.
     pub fn start() -> Self {
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("mcpcore-redis-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("redis dir");
-        let mut s = Self {
-            port,
-            dir,
-            child: None,
-        };
-        s.spawn();
-        s
+        for _ in 0..5 {
+            let port = free_port();
+            let dir =
+                std::env::temp_dir().join(format!("mcpcore-redis-{}-{port}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("redis dir");
+            let mut s = Self {
+                port,
+                dir,
+                child: None,
+            };
+            if s.spawn() {
+                return s;
+            }
+        }
+        panic!("redis-server did not start on any of 5 free ports");
     }
 
-    fn spawn(&mut self) {
+    fn spawn(&mut self) -> bool {
         let bin = std::env::var("MCPCORE_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
         let child = Command::new(&bin)
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
@@ -74,28 +81,49 @@ impl RedisServer {
                 )
             });
         self.child = Some(child);
-        self.wait_ready();
+        let ready = self.wait_ready();
+        if !ready {
+            self.stop();
+        }
+        ready
     }
 
-    fn wait_ready(&self) {
+    /// True once *this* child answers on the port (its `process_id` in `INFO server`); false
+    /// when it exited (the port was taken) or stayed silent for 10 s.
+    fn wait_ready(&mut self) -> bool {
         let deadline = Instant::now() + Duration::from_secs(10);
+        let Some(child) = self.child.as_mut() else {
+            return false;
+        };
+        let pid = format!("process_id:{}", child.id());
         while Instant::now() < deadline {
+            if !matches!(child.try_wait(), Ok(None)) {
+                return false;
+            }
             if let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
                 use std::io::{Read, Write};
                 let _ = c.set_read_timeout(Some(Duration::from_secs(1)));
-                let mut buf = [0u8; 16];
-                if c.write_all(b"PING\r\n").is_ok()
-                    && matches!(c.read(&mut buf), Ok(n) if buf[..n].starts_with(b"+PONG"))
-                {
-                    return;
+                let mut buf = [0u8; 8192];
+                if c.write_all(b"INFO server\r\n").is_ok() {
+                    let mut got = Vec::new();
+                    while let Ok(n @ 1..) = c.read(&mut buf) {
+                        got.extend_from_slice(&buf[..n]);
+                        if pid_line_complete(&got) {
+                            break;
+                        }
+                    }
+                    let text = String::from_utf8_lossy(&got);
+                    if text.lines().any(|l| l.trim_end() == pid) {
+                        return true;
+                    }
+                    if text.contains("process_id:") {
+                        return false;
+                    }
                 }
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!(
-            "redis-server on port {} did not answer PING within 10 s",
-            self.port
-        );
+        false
     }
 
     /// `redis://127.0.0.1:PORT/DB`.
@@ -119,8 +147,19 @@ impl RedisServer {
     /// Start it again on the same port, empty.
     pub fn restart(&mut self) {
         self.stop();
-        self.spawn();
+        assert!(
+            self.spawn(),
+            "redis-server did not restart on port {}",
+            self.port
+        );
     }
+}
+
+/// Whether the `process_id:` line of an `INFO` reply has arrived whole.
+fn pid_line_complete(got: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(got);
+    text.split_once("process_id:")
+        .is_some_and(|(_, rest)| rest.contains('\n'))
 }
 
 impl Drop for RedisServer {

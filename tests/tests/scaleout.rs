@@ -30,49 +30,56 @@ struct Cluster {
     proxy: SocketAddr,
 }
 
+async fn start_workers(url: &str, host: &str) -> Vec<(Child, SocketAddr)> {
+    let mut workers = Vec::new();
+    for _ in 0..WORKERS {
+        let args = [
+            "--http",
+            "127.0.0.1:0",
+            "--redis",
+            url,
+            "--request-state-key",
+            mcpcore_tests::redis::TEST_KEY,
+            "--allowed-hosts",
+            host,
+        ];
+        workers.push(mcpcore_tests::http::spawn_example("demo-server", &args).await);
+    }
+    workers
+}
+
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     l.local_addr().expect("addr").port()
 }
 
 impl Cluster {
+    /// The proxy's port is picked before the workers start (they must allow it as `Host`), so
+    /// another process may bind it first; then the whole cluster is started again on another.
     async fn start() -> Self {
         let redis = RedisServer::start();
-        let proxy_port = free_port();
-        let host = format!("127.0.0.1:{proxy_port}");
-        let url = redis.url(0);
-        let mut workers = Vec::new();
-        let mut upstreams = Vec::new();
-        for _ in 0..WORKERS {
-            let (child, addr) = mcpcore_tests::http::spawn_example(
-                "demo-server",
-                &[
-                    "--http",
-                    "127.0.0.1:0",
-                    "--redis",
-                    &url,
-                    "--request-state-key",
-                    mcpcore_tests::redis::TEST_KEY,
-                    "--allowed-hosts",
-                    &host,
-                ],
-            )
-            .await;
-            workers.push(child);
-            upstreams.push(format!("http://{addr}"));
+        let mut last = String::new();
+        for _ in 0..5 {
+            let host = format!("127.0.0.1:{}", free_port());
+            let workers = start_workers(&redis.url(0), &host).await;
+            let mut args = vec!["--listen".to_owned(), host.clone()];
+            for (_, addr) in &workers {
+                args.extend(["--upstream".to_owned(), format!("http://{addr}")]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            match mcpcore_tests::http::try_spawn_example("rr-proxy", &args).await {
+                Ok((proxy_child, proxy)) => {
+                    return Self {
+                        redis,
+                        workers: workers.into_iter().map(|(c, _)| c).collect(),
+                        _proxy: proxy_child,
+                        proxy,
+                    }
+                }
+                Err(e) => last = e,
+            }
         }
-        let mut args = vec!["--listen".to_owned(), host.clone()];
-        for u in &upstreams {
-            args.extend(["--upstream".to_owned(), u.clone()]);
-        }
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let (proxy_child, proxy) = mcpcore_tests::http::spawn_example("rr-proxy", &args).await;
-        Self {
-            redis,
-            workers,
-            _proxy: proxy_child,
-            proxy,
-        }
+        panic!("rr-proxy did not start on any of 5 free ports: {last}");
     }
 
     fn client(&self) -> McpHttp {
