@@ -179,6 +179,8 @@ export declare class NativeHttpHandle {
   get port(): number
   /** The bound address. */
   get host(): string
+  /** The endpoint's URL, with the configured path (`http://127.0.0.1:PORT/mcp` by default). */
+  get url(): string
   /**
    * Graceful shutdown (answers in flight finish or are cancelled, then the socket closes);
    * a second call does nothing.

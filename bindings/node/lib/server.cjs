@@ -196,10 +196,9 @@ class HttpHandle {
     return this.#native.port;
   }
 
-  /** The MCP endpoint, `http://host:port/mcp`. */
+  /** The MCP endpoint's URL, with the configured path and `https` when TLS is on. */
   get url() {
-    const h = this.host.includes(':') ? `[${this.host}]` : this.host;
-    return `http://${h}:${this.port}/mcp`;
+    return this.#native.url;
   }
 
   /** Graceful shutdown: answers in flight finish or are cancelled, then the socket closes. */

@@ -2,7 +2,7 @@
 //! and `NativeHttpHandle`, a running Streamable HTTP listener.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use mcpcore::options::{apply_json, JsonOptions};
@@ -221,15 +221,6 @@ impl NativeServer {
             Ok(s) => s,
             Err(e) => return Ok(Either::B(e)),
         };
-        let ip: IpAddr = match host.parse() {
-            Ok(ip) => ip,
-            Err(e) => {
-                return Ok(Either::B(reply::err(
-                    ErrorKind::InvalidArgument,
-                    format!("host: {e}"),
-                )))
-            }
-        };
         let Ok(port) = u16::try_from(port) else {
             return Ok(Either::B(reply::err(
                 ErrorKind::InvalidArgument,
@@ -240,15 +231,23 @@ impl NativeServer {
             Ok(o) => o,
             Err(e) => return Ok(Either::B(reply::err(ErrorKind::InvalidArgument, e))),
         };
-        Ok(
-            match server.serve_http(SocketAddr::new(ip, port), opts).await {
-                Ok(l) => Either::A(NativeHttpHandle {
-                    addr: l.local_addr(),
-                    listener: Mutex::new(Some(l)),
-                }),
-                Err(e) => Either::B(reply::err(ErrorKind::Transport, e)),
-            },
-        )
+        let addr = match mcpcore::transport::http::bind_address(&host, port).await {
+            Ok(a) => a,
+            Err(e) => {
+                return Ok(Either::B(reply::err(
+                    ErrorKind::InvalidArgument,
+                    format!("host: {e}"),
+                )))
+            }
+        };
+        Ok(match server.serve_http(addr, opts).await {
+            Ok(l) => Either::A(NativeHttpHandle {
+                addr: l.local_addr(),
+                url: l.url(),
+                listener: Mutex::new(Some(l)),
+            }),
+            Err(e) => Either::B(reply::err(ErrorKind::Transport, e)),
+        })
     }
 
     /// Tell connected clients the tool list changed; returns how many were told.
@@ -289,6 +288,7 @@ impl NativeServer {
 #[napi]
 pub struct NativeHttpHandle {
     addr: SocketAddr,
+    url: String,
     listener: Mutex<Option<HttpListener>>,
 }
 
@@ -304,6 +304,12 @@ impl NativeHttpHandle {
     #[napi(getter)]
     pub fn host(&self) -> String {
         self.addr.ip().to_string()
+    }
+
+    /// The endpoint's URL, with the configured path (`http://127.0.0.1:PORT/mcp` by default).
+    #[napi(getter)]
+    pub fn url(&self) -> String {
+        self.url.clone()
     }
 
     /// Graceful shutdown (answers in flight finish or are cancelled, then the socket closes);

@@ -313,3 +313,14 @@ test('resource subscriptions follow the server option resourcesSubscribe (core\'
     }
   }
 });
+
+test('listenHttp takes "localhost" and its url carries the configured path', async (t) => {
+  const h = await makeFeatureServer().listenHttp({ host: 'localhost', port: 0, options: { path: '/tools/mcp' } });
+  t.after(() => h.close());
+  assert.equal(h.host, '127.0.0.1');
+  assert.equal(h.url, `http://127.0.0.1:${h.port}/tools/mcp`);
+  const c = await Client.connectHttp(h.url, { mode: 'modern' });
+  t.after(() => c.close());
+  assert.ok((await c.listTools()).length > 0);
+  await assert.rejects(makeFeatureServer().listenHttp({ host: 'http://x', port: 0 }), (e) => e.code === 'invalid_argument');
+});

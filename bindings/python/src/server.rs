@@ -146,7 +146,8 @@ impl NativeServer {
         })
     }
 
-    /// Bind `host:port` and serve Streamable HTTP at `/mcp` (an awaitable of `HttpHandle`).
+    /// Bind `host:port` (an IP address, `localhost`, or a name to resolve) and serve Streamable
+    /// HTTP at the options' `path` (default `/mcp`); an awaitable of `HttpHandle`.
     #[pyo3(signature = (host, port, options=None))]
     fn serve_http<'py>(
         &self,
@@ -155,8 +156,6 @@ impl NativeServer {
         port: u16,
         options: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ip: std::net::IpAddr = host.parse().map_err(value_error)?;
-        let addr = SocketAddr::new(ip, port);
         let mut opts = HttpOptions::default();
         if let Some(patch) = convert::from_py_opt(options)? {
             mcpcore::options::apply_json(&mut opts, &patch)
@@ -164,12 +163,16 @@ impl NativeServer {
         }
         let server = self.server.clone();
         bridge::awaitable(py, async move {
+            let addr = mcpcore::transport::http::bind_address(&host, port)
+                .await
+                .map_err(|e| PyValueError::new_err(format!("host: {e}")))?;
             let listener = server
                 .serve_http(addr, opts)
                 .await
                 .map_err(|e| PyOSError::new_err(e.to_string()))?;
             Ok(HttpHandle {
                 addr: listener.local_addr(),
+                url: listener.url(),
                 listener: Mutex::new(Some(listener)),
             })
         })
@@ -200,6 +203,7 @@ impl NativeServer {
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct HttpHandle {
     addr: SocketAddr,
+    url: String,
     listener: Mutex<Option<HttpListener>>,
 }
 
@@ -215,6 +219,12 @@ impl HttpHandle {
     #[getter]
     fn host(&self) -> String {
         self.addr.ip().to_string()
+    }
+
+    /// The endpoint's URL, with the configured path (`http://127.0.0.1:PORT/mcp` by default).
+    #[getter]
+    fn url(&self) -> String {
+        self.url.clone()
     }
 
     /// Graceful shutdown (an awaitable); a second call does nothing.

@@ -127,3 +127,17 @@ def test_run_http_serves_until_sigterm(tmp_path):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+async def test_localhost_and_a_custom_path():
+    # "localhost" binds the IPv4 loopback; the handle's url carries the configured path.
+    async with server.serve_http("localhost", 0, options={"path": "/tools/mcp"}) as handle:
+        assert handle.host == "127.0.0.1"
+        assert handle.url == f"http://127.0.0.1:{handle.port}/tools/mcp"
+        async with Client.connect_http(handle.url, mode="modern") as c:
+            assert "echo" in [t["name"] for t in await c.list_tools()]
+
+
+async def test_a_host_that_is_not_a_name_is_refused():
+    with pytest.raises(ValueError, match="host"):
+        await server.serve_http("http://127.0.0.1", 0)

@@ -69,7 +69,7 @@ def _reply_resource(responder: _native.Responder, value: Any) -> None:
 
 
 class HttpHandle:
-    """A running Streamable HTTP listener (endpoint ``/mcp``)."""
+    """A running Streamable HTTP listener (endpoint ``/mcp`` unless the options' ``path`` differs)."""
 
     def __init__(self, native: _native.HttpHandle) -> None:
         self._native = native
@@ -85,10 +85,8 @@ class HttpHandle:
 
     @property
     def url(self) -> str:
-        host = self.host
-        if ":" in host:
-            host = f"[{host}]"
-        return f"http://{host}:{self.port}/mcp"
+        """The endpoint's URL, with the configured path and ``https`` when TLS is on."""
+        return str(self._native.url)
 
     async def close(self) -> None:
         """Stop accepting, finish or cancel in-flight work (graceful shutdown)."""

@@ -17,6 +17,7 @@
 //! listener), `conn` (the listener's connection cap and per-connection header, idle and
 //! write-stall deadlines).
 
+mod addr;
 mod auth;
 mod backoff;
 mod batch;
@@ -39,6 +40,7 @@ mod stream;
 /// The `Mcp-Name` / `Mcp-Param-*` value decoder (HTTP-16), published here first.
 pub use crate::protocol::mcp_header::decode_value as decode_header_value;
 pub use crate::transport::tls::ServerTls;
+pub use addr::bind_address;
 pub use body::HttpBody;
 pub use options::{AllowList, HttpOptions, LegacyStores};
 pub use server::{serve, HttpListener, HttpService};

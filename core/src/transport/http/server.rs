@@ -406,6 +406,16 @@ impl HttpListener {
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
     }
+
+    /// The endpoint's URL: `http` or `https`, the bound address, and the configured path
+    /// ([`HttpOptions::path`]; `/` when every path is served).
+    pub fn url(&self) -> String {
+        let opts = self.service.options();
+        let tls = opts.tls.is_some() || opts.tls_config.is_some();
+        let scheme = if tls { "https" } else { "http" };
+        let path = opts.path.as_deref().unwrap_or("/");
+        format!("{scheme}://{}{path}", self.addr)
+    }
     /// Connections open right now (accepted and not yet closed), at most
     /// [`HttpOptions::max_connections`]. For monitoring, and for tests that watch a timed-out
     /// connection being released.
