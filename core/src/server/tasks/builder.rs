@@ -208,7 +208,8 @@ pub(crate) fn parse_tool_json(def: Value) -> Result<(Tool, TaskSupport), BuildEr
         o.remove("taskSupport");
         o.remove("execution");
     }
-    let tool: Tool =
-        serde_json::from_value(def).map_err(|e| BuildError::Option(format!("tool: {e}")))?;
+    // One rule for every door: a definition without `inputSchema` takes no arguments, as
+    // `Tool::from_json` and `Tool::new` say (TOOL-03 needs an object schema on the wire).
+    let tool = Tool::from_json(def).map_err(|e| BuildError::Option(e.to_string()))?;
     Ok((tool, support))
 }

@@ -84,6 +84,27 @@ fn tasks_options_apply_as_json_and_are_checked() {
     assert!(o.tasks.is_none());
 }
 
+/// A JSON definition without `inputSchema` is listed with the no-arguments schema, as
+/// `Tool::from_json` and `Tool::new` give it (one rule for Rust, C, Python and Node; TOOL-03);
+/// a definition that is not a tool is refused with the field named.
+#[tokio::test]
+async fn tool_json_without_input_schema_takes_no_arguments() {
+    let mut b = Server::builder("t", "1");
+    b.add_tool_json(json!({"name": "bare"}), Arc::new(slow()))
+        .expect("registered");
+    let e = b
+        .add_tool_json(json!({"name": 7}), Arc::new(slow()))
+        .expect_err("a number is no name");
+    assert!(e.to_string().contains("tool"), "{e}");
+    let server = b.build().expect("build");
+    let list = modern(&server, 1, "tools/list", json!({}))
+        .await
+        .expect("list");
+    let from_new = serde_json::to_value(crate::Tool::new("x")).expect("tool");
+    assert_eq!(list["tools"][0]["inputSchema"], from_new["inputSchema"]);
+    assert_eq!(list["tools"][0]["inputSchema"]["type"], "object");
+}
+
 /// The JSON seam: `taskSupport` on a tool definition makes a generic handler task-capable.
 #[tokio::test]
 async fn tool_json_task_support_and_task_id() {
