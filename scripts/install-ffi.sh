@@ -7,9 +7,12 @@
 #   DIR/include/mcpcore.h
 #   DIR/lib/libmcpcore.a, DIR/lib/libmcpcore.so.VERSION (+ .so.0 and .so links; SONAME .so.0)
 #   DIR/lib/pkgconfig/mcpcore.pc
+#   DIR/lib/cmake/mcpcore/mcpcore-config.cmake (+ mcpcore-config-version.cmake)
 #
 # Then: PKG_CONFIG_PATH=DIR/lib/pkgconfig cc prog.c $(pkg-config --cflags --libs mcpcore)
-# (shared), or with `pkg-config --static --libs` and -l:libmcpcore.a (static); see ffi/README.md.
+# (shared), or with `pkg-config --static --libs` and -l:libmcpcore.a (static); or from CMake:
+# find_package(mcpcore CONFIG REQUIRED) and target_link_libraries(app mcpcore::mcpcore); see
+# ffi/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +25,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --debug) profile=debug; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -62,4 +65,63 @@ Cflags: -I\${includedir}
 Libs: -L\${libdir} -lmcpcore
 Libs.private: -lpthread -ldl -lm
 PC
+# The CMake package: imported targets mcpcore::shared and mcpcore::static, and mcpcore::mcpcore,
+# the shared one unless MCPCORE_STATIC is set ON before find_package. Paths are relative to the
+# config file, so the installed tree can be moved.
+mkdir -p "$prefix/lib/cmake/mcpcore"
+cat > "$prefix/lib/cmake/mcpcore/mcpcore-config.cmake" <<'CMAKE'
+# mcpcore: the Model Context Protocol engine's C ABI (mcpcore.h).
+#   find_package(mcpcore CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE mcpcore::mcpcore)   # shared; set MCPCORE_STATIC ON for static
+get_filename_component(_mcpcore_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+find_package(Threads REQUIRED)
+if(NOT TARGET mcpcore::shared)
+  add_library(mcpcore::shared SHARED IMPORTED)
+  set_target_properties(mcpcore::shared PROPERTIES
+    IMPORTED_LOCATION "${_mcpcore_prefix}/lib/libmcpcore.so.0"
+    IMPORTED_SONAME "libmcpcore.so.0"
+    INTERFACE_INCLUDE_DIRECTORIES "${_mcpcore_prefix}/include")
+endif()
+if(NOT TARGET mcpcore::static)
+  add_library(mcpcore::static STATIC IMPORTED)
+  # A Rust static library needs the system libraries its standard library uses.
+  set_target_properties(mcpcore::static PROPERTIES
+    IMPORTED_LOCATION "${_mcpcore_prefix}/lib/libmcpcore.a"
+    INTERFACE_INCLUDE_DIRECTORIES "${_mcpcore_prefix}/include"
+    INTERFACE_LINK_LIBRARIES "Threads::Threads;${CMAKE_DL_LIBS};m")
+endif()
+if(NOT TARGET mcpcore::mcpcore)
+  if(MCPCORE_STATIC)
+    add_library(mcpcore::mcpcore INTERFACE IMPORTED)
+    set_target_properties(mcpcore::mcpcore PROPERTIES INTERFACE_LINK_LIBRARIES mcpcore::static)
+  else()
+    add_library(mcpcore::mcpcore INTERFACE IMPORTED)
+    set_target_properties(mcpcore::mcpcore PROPERTIES INTERFACE_LINK_LIBRARIES mcpcore::shared)
+  endif()
+endif()
+unset(_mcpcore_prefix)
+CMAKE
+cat > "$prefix/lib/cmake/mcpcore/mcpcore-config-version.cmake" <<CMAKE
+# Same major version (0.x: same minor) is compatible, as for the SONAME.
+set(PACKAGE_VERSION "$version")
+string(REPLACE "." ";" _have "\${PACKAGE_VERSION}")
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+elseif(PACKAGE_FIND_VERSION_MAJOR STREQUAL "" OR NOT PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+else()
+  list(GET _have 0 _have_major)
+  list(GET _have 1 _have_minor)
+  if(NOT PACKAGE_FIND_VERSION_MAJOR EQUAL _have_major)
+    set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  elseif(_have_major EQUAL 0 AND NOT PACKAGE_FIND_VERSION_MINOR EQUAL _have_minor)
+    set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  else()
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  endif()
+endif()
+if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+  set(PACKAGE_VERSION_EXACT TRUE)
+endif()
+CMAKE
 echo "installed mcpcore $version ($profile) into $prefix"

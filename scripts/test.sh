@@ -45,6 +45,12 @@ if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; the
   echo "== installing valgrind and gcc (apt-get)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind gcc g++ >/dev/null
 fi
+# The C library's install tests link consumers through pkg-config and CMake's find_package
+# (ffi/tests/c_suite.rs, cmake_package.rs); a missing tool fails them.
+if ! command -v cmake >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
+  echo "== installing cmake and pkg-config (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake pkg-config >/dev/null
+fi
 # The scale-out tests (tests/tests/backplane_*.rs, scaleout.rs) and scripts/conformance-scaleout.sh
 # run a real redis-server (on 127.0.0.1, a free port, no persistence); a missing one fails them.
 if ! command -v redis-server >/dev/null 2>&1; then
@@ -73,6 +79,14 @@ cargo clippy -p mcpcore --no-default-features -- -D warnings
 # at a time (ffi/tests/support `one_at_a_time`).
 echo "== cargo test (unit, wire, TypeScript interop, C suite)"
 cargo test --workspace
+# The Rust API reference builds without a warning (every public item of core is documented:
+# `missing_docs` is denied in core/src/lib.rs), and both crates package with complete metadata.
+# `--no-verify`: the verification build compiles the packaged crates against the newest registry
+# versions in a second target dir, several minutes on CI's 2 cores; it ran clean when the
+# metadata was written (`cargo package -p mcpcore -p mcpcore-ffi`).
+echo "== cargo doc -D warnings, cargo package"
+RUSTDOCFLAGS="-D warnings" cargo doc -p mcpcore --no-deps --all-features
+cargo package -p mcpcore -p mcpcore-ffi --no-verify --allow-dirty
 
 # The Python binding: built by pip through maturin (its PEP 517 backend, from PyPI) into a venv,
 # with the dev profile and this CARGO_TARGET_DIR so the crates `cargo test` built are reused, then

@@ -41,7 +41,7 @@ pub mod codes {
 /// [`crate::client::ClientError`], [`crate::server::PeerError`],
 /// [`crate::transport::stdio::StdioError`], [`crate::options::OptionsError`],
 /// [`crate::server::BuildError`], [`crate::limits::LimitError`],
-/// [`crate::runtime::RuntimeError`], [`crate::security::sealing::SealError`] and the smaller
+/// [`crate::runtime::RuntimeError`], `SealError` (sealing) and the smaller
 /// ones. New kinds may be added; map unknown
 /// ones to a generic failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

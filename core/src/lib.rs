@@ -40,6 +40,8 @@
 //! ```
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
+// Every public item is documented (docs.rs is the Rust API reference).
+#![deny(missing_docs)]
 
 pub mod auth;
 pub mod backplane;

@@ -187,7 +187,7 @@ impl Backplane {
         }
     }
 
-    /// Bound how long [`Self::ready`] (so `serve_http` and `serve_stdio`) waits for the first
+    /// Bound how long `Backplane::ready` (so `serve_http` and `serve_stdio`) waits for the first
     /// connection to Redis and the bus subscription (default [`DEFAULT_CONNECT_TIMEOUT`]; at
     /// least 1 ms). A local backplane is returned unchanged.
     #[must_use]

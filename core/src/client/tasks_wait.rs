@@ -157,7 +157,7 @@ impl Pushes {
 
 impl Client {
     /// Wait until the task is terminal and return its last state; `input_required` is answered
-    /// through the registered handlers (see the [module docs](self)).
+    /// through the registered handlers.
     ///
     /// # Errors
     /// [`ClientError::Timeout`] after [`TaskWaitOptions::timeout`], [`ClientError::Cancelled`]

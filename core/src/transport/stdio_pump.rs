@@ -11,7 +11,7 @@
 //! (an async handler, a server→client request) continues as a task on the runtime, and its
 //! answer is queued for the embedder, who is told through the `wake` callback.
 //!
-//! Framing is [`crate::jsonrpc::codec`]'s: newline-delimited, a trailing `\r` trimmed, blank
+//! Framing is the JSON-RPC codec's: newline-delimited, a trailing `\r` trimmed, blank
 //! lines skipped, each frame capped at [`crate::Limits::max_message_bytes`] (a frame crossing
 //! the cap is answered -32600 and ends the connection, STDIO-01), and a final frame without a
 //! newline still counts at end of input ([`StdioPump::feed_eof`]).
@@ -205,7 +205,7 @@ impl StdioPump {
     }
 
     /// Wait for more input by polling stdin for up to `budget` without sleeping, right after an
-    /// answer was written (see [`super::spin`] for why: a peer that talks in turns sends its
+    /// answer was written (see `transport::spin` for why: a peer that talks in turns sends its
     /// next request microseconds later, and a thread that went to sleep costs a full wake-up to
     /// get it). The budget is [`crate::Limits::stdio_idle_spin`], and as there only after a
     /// small read (a lone frame): after a pipelined burst the next one is left to accumulate.

@@ -11,7 +11,9 @@ use crate::future::BoxFuture;
 /// another).
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClientInfo {
+    /// The `client_id` (registered, pre-configured, or a Client ID Metadata Document URL).
     pub client_id: String,
+    /// The `client_secret` of a confidential client; never printed by `Debug`.
     pub client_secret: Option<String>,
     /// `token_endpoint_auth_method` the registration settled on, if it said.
     pub auth_method: Option<String>,
@@ -30,11 +32,15 @@ impl std::fmt::Debug for ClientInfo {
 /// Tokens for one resource, with the issuer that minted them.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Tokens {
+    /// The access token sent as `Authorization: Bearer` (or `DPoP`); never printed by `Debug`.
     pub access_token: String,
     /// `Bearer` or `DPoP`.
     pub token_type: String,
+    /// The refresh token, if the authorization server issued one; never printed by `Debug`.
     pub refresh_token: Option<String>,
+    /// The granted scope, space-separated, when the token response named it.
     pub scope: Option<String>,
+    /// The issuer that minted these tokens; they are sent to no other (AUTH-09).
     pub issuer: String,
 }
 
@@ -53,10 +59,15 @@ impl std::fmt::Debug for Tokens {
 /// Token and client-credential storage. Implementations must keep refresh tokens and client
 /// secrets confidential (AUTH-09).
 pub trait TokenStore: Send + Sync {
+    /// The tokens kept for `resource` (the canonical resource URI, RFC 8707), if any.
     fn tokens(&self, resource: &str) -> Option<Tokens>;
+    /// Keep `tokens` for `resource`, replacing what was there.
     fn save_tokens(&self, resource: &str, tokens: Tokens);
+    /// Forget the tokens of `resource` (after a refused refresh, say).
     fn clear_tokens(&self, resource: &str);
+    /// The client credentials registered with authorization server `issuer`, if any.
     fn client(&self, issuer: &str) -> Option<ClientInfo>;
+    /// Keep `client` as the credentials for `issuer`.
     fn save_client(&self, issuer: &str, client: ClientInfo);
 }
 
@@ -92,6 +103,7 @@ impl TokenStore for MemoryTokenStore {
 /// The browser step: show `authorization_url` to the user and return the URL the
 /// authorization server redirected to (with `code`, `state`, maybe `iss`).
 pub trait AuthorizationBrowser: Send + Sync {
+    /// Send the user to `authorization_url`; resolve to the redirect URL the browser reached.
     fn authorize(&self, authorization_url: String) -> BoxFuture<Result<String, AuthError>>;
 }
 
