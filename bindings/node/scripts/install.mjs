@@ -1,6 +1,6 @@
-// `npm install`: build the addon from source with cargo, unless this is an installed tarball
-// (no Cargo.toml: `npm pack` leaves the sources out) that carries the prebuilt addon for this
-// platform in `npm/<triple>/` (scripts/prepack.mjs): then there is nothing to build.
+// `npm install` in (or of) a source checkout: build the addon from source with cargo. The
+// published packages carry no install script: the main package gets its addon from the
+// per-platform optional dependency `mcpcore-<triple>` (scripts/stage.mjs).
 //
 // Release by default. MCPCORE_NODE_PROFILE=dev builds the dev profile instead: scripts/test.sh
 // sets it so the addon reuses the debug artifacts `cargo test` already built in the same
@@ -20,9 +20,7 @@ const dev = process.env.MCPCORE_NODE_PROFILE === 'dev';
 const { triple } = await import('../lib/triple.cjs').then((m) => m.default);
 
 if (!existsSync(join(root, 'Cargo.toml'))) {
-  const prebuilt = join(root, 'npm', triple, `mcpcore.${triple}.node`);
-  if (existsSync(prebuilt)) process.exit(0);
-  console.error(`mcpcore: this package carries no prebuilt addon for ${triple} and no sources to build one`);
+  console.error(`mcpcore: no sources to build the ${triple} addon from; install the published mcpcore package`);
   process.exit(1);
 }
 

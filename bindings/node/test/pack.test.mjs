@@ -1,10 +1,12 @@
-// `npm pack` makes a tarball that installs into a fresh project without cargo: it carries the
-// prebuilt addon for this platform in `npm/<triple>/`, and its install script uses it instead of
-// building. The installed package then runs a server and a client.
+// The published layout (napi-rs): `npm run stage` lays out the main package and this platform's
+// package under dist/, `npm pack` packs each, and the two tarballs install together into a fresh
+// project offline, on a PATH without cargo: no install script runs (the main package has none),
+// the addon comes from the optional dependency mcpcore-<triple>, and `import` and `require`
+// both work (test.sh runs this file on Node 20 and on Node 22).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,30 +36,42 @@ function run(cmd, args, opts) {
   return r.stdout;
 }
 
-test('npm pack installs and runs without cargo (prebuilt addon in npm/<triple>/)', { timeout: 240_000 }, () => {
+test('the staged main and platform packages install together offline and run without cargo', { timeout: 240_000 }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'mcpcore-pack-'));
   try {
     const env = noCargoEnv();
     assert.equal(spawnSync('cargo', ['--version'], { env }).error?.code, 'ENOENT', 'cargo is still on PATH');
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: root }));
-    const files = packed[0].files.map((f) => f.path);
-    assert.ok(files.includes(`npm/${triple}/mcpcore.${triple}.node`), files.join('\n'));
-    assert.ok(files.includes(`npm/${triple}/package.json`));
-    assert.ok(!files.some((f) => f.startsWith('src/') || f.endsWith('Cargo.toml')), files.join('\n'));
-    assert.ok(!files.some((f) => f.startsWith('node_modules/') || f.startsWith('test')));
-    const tarball = join(tmp, packed[0].filename);
+    // A source checkout refuses to be packed as is: what is published comes from dist/.
+    const refused = spawnSync('npm', ['pack', '--dry-run'], { cwd: root, encoding: 'utf8' });
+    assert.notEqual(refused.status, 0, 'npm pack of the source checkout must fail');
+    run(process.execPath, [join(root, 'scripts', 'stage.mjs')], { cwd: root });
+    const pack = (dir) => {
+      const [p] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: join(root, 'dist', dir) }));
+      return { files: p.files.map((f) => f.path), tarball: join(tmp, p.filename) };
+    };
+    const main = pack('mcpcore');
+    const plat = pack(`mcpcore-${triple}`);
+
+    const manifest = JSON.parse(readFileSync(join(root, 'dist', 'mcpcore', 'package.json'), 'utf8'));
+    assert.equal(manifest.scripts, undefined, 'the published package has no install (or any) script');
+    assert.equal(manifest.optionalDependencies[`mcpcore-${triple}`], manifest.version);
+    for (const p of ['linux-arm64-gnu', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc']) {
+      assert.ok(manifest.optionalDependencies[`mcpcore-${p}`], `mcpcore-${p} is declared`);
+    }
+    assert.ok(main.files.includes('lib/index.cjs') && main.files.includes('index.d.ts'), main.files.join('\n'));
+    assert.ok(!main.files.some((f) => f.endsWith('.node') || f.startsWith('src/') || f.endsWith('Cargo.toml')), main.files.join('\n'));
+    assert.ok(!main.files.some((f) => f.startsWith('scripts/') || f.startsWith('test')), main.files.join('\n'));
+    assert.deepEqual(plat.files.sort(), ['LICENSE', `mcpcore.${triple}.node`, 'package.json']);
+    const platManifest = JSON.parse(readFileSync(join(root, 'dist', `mcpcore-${triple}`, 'package.json'), 'utf8'));
+    assert.deepEqual([platManifest.os, platManifest.cpu], [[process.platform], [process.arch]]);
 
     const app = join(tmp, 'app');
     run('mkdir', ['-p', app]);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
-    run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--foreground-scripts', tarball], { cwd: app, env });
+    run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--foreground-scripts', main.tarball, plat.tarball], { cwd: app, env });
     const pkg = join(app, 'node_modules', 'mcpcore');
-    assert.deepEqual(readdirSync(join(pkg, 'npm')), [triple]);
-    // The install script itself (which recent npm runs only once approved) finds the prebuilt
-    // addon and builds nothing.
-    const install = spawnSync(process.execPath, [join(pkg, 'scripts', 'install.mjs')], { cwd: pkg, env, encoding: 'utf8' });
-    assert.equal(install.status, 0, install.stderr);
-    assert.ok(!existsSync(join(pkg, `mcpcore.${triple}.node`)));
+    assert.ok(!existsSync(join(pkg, `mcpcore.${triple}.node`)), 'nothing was built into the main package');
+    assert.ok(existsSync(join(app, 'node_modules', `mcpcore-${triple}`, `mcpcore.${triple}.node`)));
 
     writeFileSync(
       join(app, 'main.mjs'),
