@@ -50,7 +50,10 @@ cargo build -q -p mcpcore-examples --bin demo-server
 "$venv/bin/python" -m pytest bindings/python/tests -q -p no:cacheprovider -r fEs
 echo "== python tests ran in $(($(date +%s) - built)) s"
 
-# The release wheel: built once with `maturin build --release` (cached in CARGO_TARGET_DIR, which
-# the Python benchmark reuses), then installed into a fresh venv with no Rust toolchain on PATH.
+# The API reference renders from the docstrings (tests/test_api_docs.py checks none is missing).
+MCPCORE_PY_VENV="$venv" bash scripts/docs-python.sh
+# The release wheel (manylinux2014, linked by zig) and the sdist: built once (cached in
+# CARGO_TARGET_DIR, which the Python benchmark reuses), then installed into fresh venvs of Python
+# 3.9 and 3.13 with no Rust toolchain on PATH.
 bash scripts/test-wheel.sh
 echo "== python suite (with the wheel) took $(($(date +%s) - start)) s"

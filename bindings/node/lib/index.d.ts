@@ -5,6 +5,7 @@
 
 /** A JSON value as it crosses to and from core (plain objects, no classes). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON object (loosely typed: protocol params and results). */
 export type JsonObject = { [key: string]: any };
 
 /**
@@ -25,6 +26,7 @@ export declare class McpcoreError extends Error {
     | 'would_deadlock' | string;
 }
 
+/** The log levels of `notifications/message` (RFC 5424's, lowest first). */
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /** What a handler gets as its second argument; valid while its request runs. */
@@ -82,6 +84,7 @@ export interface InputRequest {
   method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list' | string;
   params?: JsonObject;
 }
+/** The requests of one `input_required` round, by the key their answers come back under. */
 export type InputRequests = { [key: string]: InputRequest };
 
 /** An explicit `input_required` answer (SEP-2322): the client answers `inputRequests` in
@@ -100,6 +103,7 @@ export declare class RawResult {
   constructor(value: JsonObject);
   readonly value: JsonObject;
 }
+/** A result sent exactly as given (no shaping by core); see `RawResult`. */
 export declare function rawResult(value: JsonObject): RawResult;
 
 /** Thrown by a tool handler: an `isError` result with the message as text (not a JSON-RPC error). */
@@ -127,6 +131,7 @@ export interface StandardSchemaLike<Input = unknown, Output = Input> {
 /** The parsed value type of a Standard Schema. */
 export type InferOutput<S> = S extends StandardSchemaLike<any, infer O> ? O : any;
 
+/** A server's identity and set-up: `new Server({ name, version, ... })`. */
 export interface Implementation {
   name: string;
   version: string;
@@ -138,6 +143,7 @@ export interface Implementation {
   tasks?: JsonObject;
 }
 
+/** A tool as `server.tool(def, handler)` takes it: the `tools/list` fields plus binding options. */
 export interface ToolDefinition {
   name: string;
   title?: string;
@@ -192,6 +198,7 @@ export interface AppResource {
 /** The UI resource a listed tool links to (`_meta.ui.resourceUri`), or null. */
 export declare function uiResourceUri(tool: JsonObject): string | null;
 
+/** A prompt as `server.prompt(def, handler)` takes it (the `prompts/list` fields). */
 export interface PromptDefinition {
   name: string;
   title?: string;
@@ -200,6 +207,7 @@ export interface PromptDefinition {
   [k: string]: any;
 }
 
+/** A resource (`uri`) or resource template (`uriTemplate`) as `server.resource(def, handler)` takes it. */
 export interface ResourceDefinition {
   /** An exact URI, or an RFC 6570 template (`demo://notes/{id}`) whose variables the handler gets. */
   uri: string;
@@ -236,6 +244,7 @@ type Special = InputRequired | RawResult;
 /** A CallToolResult content block (core recognises a list of them as a tool's content). */
 export type ContentBlock = { type: 'text' | 'image' | 'audio' | 'resource' | 'resource_link'; [k: string]: any };
 
+/** An MCP server serving both protocol eras over stdio and Streamable HTTP; the protocol is core's. */
 export declare class Server {
   constructor(info: Implementation);
   /** Core shapes the result (`mcpcore::server::tool_result`): a string is one text block; a
@@ -271,6 +280,7 @@ export declare class Server {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** Options of every `Client.connect*`: the era (`mode`), core options, callbacks for server requests and notifications. */
 export interface ConnectOptions {
   /** "auto" (default: probe `server/discover`, fall back to `initialize`), "legacy" or "modern". */
   mode?: 'auto' | 'legacy' | 'modern';
@@ -318,6 +328,7 @@ export declare class Subscription implements AsyncIterableIterator<Notification>
 /** A page of a list: the items under their key, `nextCursor` when there are more. */
 export type Page<K extends string, T> = { [P in K]: T[] } & { nextCursor?: string; [k: string]: any };
 
+/** Per-call options: a timeout, an abort signal, a progress callback. */
 export interface CallOptions {
   /** Milliseconds; past it the call is cancelled and rejects with an McpcoreError named
    * `TimeoutError` (code "timeout"). */
@@ -328,6 +339,7 @@ export interface CallOptions {
   onProgress?: (progress: number, total: number | null, message: string | null) => void;
 }
 
+/** `Client.connectHttp` options besides `ConnectOptions`: headers, HTTP options (TLS, OAuth) and the browser step. */
 export interface ConnectHttpOptions extends ConnectOptions {
   /** Headers sent on every request. */
   headers?: Record<string, string>;
@@ -341,6 +353,7 @@ export interface ConnectHttpOptions extends ConnectOptions {
   onAuthorize?: (authorizationUrl: string) => string | Promise<string>;
 }
 
+/** The states of a task (SEP-1686): `working` and `input_required`, then a terminal one. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 /** One task as the server described it; `raw` is the object as sent (either era). */
@@ -358,6 +371,7 @@ export declare class Task {
   readonly terminal: boolean;
 }
 
+/** Options of a task-augmented call: the task TTL, a timeout and an abort signal. */
 export interface TaskCallOptions {
   /** Milliseconds the (legacy) server should keep the task. */
   ttl?: number;
@@ -375,6 +389,7 @@ export interface TaskWaitOptions {
   followPushes?: boolean;
 }
 
+/** An MCP client of either era over stdio or Streamable HTTP; `mode` picks or negotiates the era. */
 export declare class Client {
   static connectStdio(command: string, args?: string[], opts?: ConnectOptions): Promise<Client>;
   static connectHttp(url: string, opts?: ConnectHttpOptions): Promise<Client>;

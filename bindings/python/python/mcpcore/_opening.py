@@ -52,11 +52,13 @@ class Opening(Coroutine[Any, Any, _T], Generic[_T]):
     # ---- the Coroutine protocol (a task steps it with send/throw) ----
 
     def send(self, value: Any) -> Any:
+        """Step the opening coroutine (the Coroutine protocol; event loops call it)."""
         return self._running().send(value)
 
     def throw(
         self, typ: Any, val: Any = None, tb: Optional[TracebackType] = None
     ) -> Any:  # the single signature covers both of Coroutine.throw's overloads
+        """Raise into the opening coroutine (the Coroutine protocol; event loops call it)."""
         coro = self._running()
         if val is None and tb is None:
             return coro.throw(typ)

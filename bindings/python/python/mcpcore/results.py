@@ -54,6 +54,7 @@ class ToolResult:
         self.is_error = is_error
 
     def to_json(self) -> Dict[str, Any]:
+        """The ``CallToolResult`` JSON this value stands for."""
         out: Dict[str, Any] = {"content": self.content}
         if self.structured_content is not None:
             out["structuredContent"] = self.structured_content

@@ -77,10 +77,12 @@ class HttpHandle:
 
     @property
     def port(self) -> int:
+        """The bound port (the one picked when port 0 was asked for)."""
         return int(self._native.port)
 
     @property
     def host(self) -> str:
+        """The bound IP address (``localhost`` binds ``127.0.0.1``)."""
         return str(self._native.host)
 
     @property
