@@ -37,8 +37,8 @@ echo "== python binding built and installed in $((built - start)) s"
 
 # Lint (pyflakes-level errors) and formatting of the Python sources, then: the package
 # type-checks strictly and the stub matches the extension (pydantic-core's habit).
-"$venv/bin/ruff" check --select F,E9 bindings/python examples/python
-"$venv/bin/ruff" format --check bindings/python examples/python
+"$venv/bin/ruff" check --select F,E9 bindings/python examples/python examples/parity
+"$venv/bin/ruff" format --check bindings/python examples/python examples/parity
 (cd bindings/python/python && "$venv/bin/python" -m mypy --strict --no-incremental -p mcpcore)
 (cd "$venv" && bin/python -m mypy.stubtest mcpcore._native)
 # User code: the connect spellings of tests/test_connect_idiom.py type-check against the package.

@@ -132,6 +132,13 @@ echo "== node binding (npm install, npm test)"
   NODE="$(command -v node)" timeout 1500 bash ../../scripts/conformance-node.sh
 )
 
+# Parity: one server definition written in Rust, C, Python and Node (examples/parity) answers the
+# same requests in both eras byte for byte alike (after normalising ids): lists, completion, and
+# calls returning a string, a structured value, content blocks, an image, a tool error, an error
+# and invalid arguments.
+echo "== parity across the four doors"
+MCPCORE_PY_VENV="$py_venv" bash scripts/parity.sh
+
 # Fuzzing: every parser of peer bytes (fuzz/fuzz_targets) for FUZZ_SECONDS (30) each under
 # libFuzzer + ASan, built in a target dir beside CARGO_TARGET_DIR (cached); a crash fails here
 # and prints its reproducer. `scripts/fuzz.sh --long` is the long run (fuzz/RESULTS.md).
