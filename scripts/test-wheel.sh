@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the Python binding's wheel with `maturin build --release` (one abi3 wheel for CPython
-# 3.9 and newer) and tests it: its tag, metadata and files, then an install into a fresh venv with
-# no Rust toolchain reachable, `import mcpcore` and a stdio round trip from that venv
-# (bindings/python/wheel_tests). Called by scripts/test-python.sh; scripts/bench-python.sh
-# reuses the wheel.
+# Builds the Python binding's release wheel and sdist and tests them: one abi3 wheel for CPython
+# 3.9 and newer, tagged manylinux2014 (glibc 2.17: Debian 10+, RHEL/CentOS 7+, Ubuntu 18.04+),
+# linked by zig (`ziglang` from PyPI) against the old glibc; `auditwheel show` must agree with the
+# tag. The wheel is installed with no Rust toolchain reachable into fresh venvs of Python 3.9 and
+# 3.13 (pyenv), which run a server and a client; the sdist is built into a wheel with cargo
+# (bindings/python/wheel_tests). Called by scripts/test-python.sh; scripts/bench-python.sh reuses
+# the wheel.
 #   MCPCORE_PY_VENV   the venv that runs the checks (pytest); default as in test-python.sh
 #   MCPCORE_WHEEL_DIR where the wheel goes (default: $CARGO_TARGET_DIR/wheel-release)
 set -euo pipefail
@@ -13,18 +15,25 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 venv="${MCPCORE_PY_VENV:-$(dirname "$CARGO_TARGET_DIR")/py-venv}"
 out="${MCPCORE_WHEEL_DIR:-$CARGO_TARGET_DIR/wheel-release}"
+sdist_out="$CARGO_TARGET_DIR/sdist"
 
 # maturin the command-line tool, pinned like the PEP 517 backend's range in pyproject.toml.
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.7,<2"
+# ziglang provides the `zig` maturin links with; auditwheel checks the result's policy.
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.7,<2" \
+  "ziglang>=0.13,<0.18" "auditwheel>=6,<7"
+# maturin runs `python3 -m ziglang`: the venv's python3 must come first.
+export PATH="$venv/bin:$PATH"
 
 start=$(date +%s)
 # A fresh directory: exactly one wheel must come out of one build.
 rm -rf "$out"
-# The release profile shares CARGO_TARGET_DIR/release with the benchmarks; a warm target dir
-# relinks only what changed. Bounded so a stuck build fails the run.
+# zig builds for an explicit target (CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release); a warm
+# target dir relinks only what changed. Bounded so a stuck build fails the run.
 timeout 1800 "$venv/bin/maturin" build --release --quiet -m bindings/python/Cargo.toml \
-  --interpreter "$venv/bin/python" --out "$out"
+  --interpreter "$venv/bin/python" --zig --compatibility manylinux2014 --out "$out"
 echo "== wheel built in $(($(date +%s) - start)) s: $(cd "$out" && ls)"
+rm -rf "$sdist_out"
+"$venv/bin/maturin" sdist -m bindings/python/Cargo.toml --out "$sdist_out"
 
-MCPCORE_WHEEL="$(ls "$out"/*.whl)" timeout 600 "$venv/bin/python" -m pytest \
+MCPCORE_WHEEL="$(ls "$out"/*.whl)" MCPCORE_SDIST="$(ls "$sdist_out"/*.tar.gz)" timeout 1200 "$venv/bin/python" -m pytest \
   bindings/python/wheel_tests -q -p no:cacheprovider -r fEs

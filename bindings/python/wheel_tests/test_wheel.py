@@ -1,7 +1,9 @@
-"""The release wheel (scripts/test-wheel.sh builds it and passes its path in MCPCORE_WHEEL):
-one abi3 wheel for CPython >= 3.9 with its metadata, `py.typed` and the extension, that installs
-into a fresh venv and works there with no Rust toolchain reachable (nothing is compiled at install
-time), including a real stdio round trip between two processes of that venv.
+"""The release wheel and sdist (scripts/test-wheel.sh builds them and passes their paths in
+MCPCORE_WHEEL and MCPCORE_SDIST): one abi3 wheel for CPython >= 3.9, tagged manylinux2014 (as
+`auditwheel show` confirms), with its metadata, `py.typed` and the extension, that installs into
+fresh venvs of Python 3.9 and 3.13 and works there with no Rust toolchain reachable (nothing is
+compiled at install time), including a real stdio round trip between two processes of that venv;
+and an sdist that builds with cargo.
 """
 
 from __future__ import annotations
@@ -43,7 +45,23 @@ def test_one_abi3_wheel_for_cpython_39_and_newer(wheel: pathlib.Path):
     name, version, py_tag, abi_tag, platform = wheel.stem.split("-")
     assert (name, py_tag, abi_tag) == ("mcpcore", "cp39", "abi3")
     assert version == cargo_version()
-    assert platform.startswith(("manylinux", "linux", "macosx")), platform
+    # glibc 2.17 (PEP 599's manylinux2014, PEP 600's manylinux_2_17): Debian 10, RHEL 7, Ubuntu
+    # 18.04 and newer; a plain `linux` tag would be refused by PyPI.
+    assert sorted(platform.split(".")) == ["manylinux2014_x86_64", "manylinux_2_17_x86_64"], (
+        platform
+    )
+
+
+def test_auditwheel_confirms_manylinux2014(wheel: pathlib.Path):
+    p = subprocess.run(
+        [sys.executable, "-m", "auditwheel", "show", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    text = " ".join(p.stdout.split())
+    assert 'consistent with the following platform tag: "manylinux_2_17_x86_64"' in text, text
 
 
 def test_wheel_files_and_metadata(wheel: pathlib.Path):
@@ -127,9 +145,25 @@ print("round trip ok", mcpcore.__name__)
 """
 
 
-def test_installs_and_runs_without_a_rust_toolchain(wheel: pathlib.Path, tmp_path: pathlib.Path):
+def interpreter(version: str) -> str:
+    """CPython `version` from pyenv or PATH; missing, the test fails (it never skips)."""
+    root = pathlib.Path(os.environ.get("PYENV_ROOT", pathlib.Path.home() / ".pyenv"))
+    for candidate in sorted(root.glob(f"versions/{version}.*/bin/python{version}")):
+        return str(candidate)
+    # pyenv's shims answer for every version it knows of, installed or not: not those.
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        found = pathlib.Path(d) / f"python{version}"
+        if "shims" not in found.parts and os.access(found, os.X_OK):
+            return str(found)
+    raise AssertionError(f"Python {version} is required (pyenv install {version})")
+
+
+@pytest.mark.parametrize("version", ["3.9", "3.13"])
+def test_installs_and_runs_without_a_rust_toolchain(
+    wheel: pathlib.Path, tmp_path: pathlib.Path, version: str
+):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([interpreter(version), "-m", "venv", str(venv)], check=True, timeout=300)
     bin_dir = venv / "bin"
     env = {
         "PATH": no_rust_path(tmp_path, bin_dir),
@@ -151,3 +185,25 @@ def test_installs_and_runs_without_a_rust_toolchain(wheel: pathlib.Path, tmp_pat
     (tmp_path / "client.py").write_text(textwrap.dedent(CLIENT))
     out = run(["python", "client.py"], env, tmp_path)
     assert "round trip ok mcpcore" in out
+    ver = run(["python", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], env, tmp_path)
+    assert ver.strip() == version
+
+
+def test_sdist_builds_with_cargo(tmp_path: pathlib.Path):
+    sdist = pathlib.Path(os.environ.get("MCPCORE_SDIST", ""))
+    assert sdist.is_file(), "MCPCORE_SDIST is not set: run scripts/test-wheel.sh"
+    assert sdist.name == f"mcpcore-{cargo_version()}.tar.gz", sdist.name
+    # The dev profile and the caller's CARGO_TARGET_DIR: the dependencies are already built.
+    env = dict(os.environ, MATURIN_PEP517_ARGS="--profile dev")
+    p = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(sdist)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    built = list(tmp_path.glob("mcpcore-*.whl"))
+    assert len(built) == 1, built
+    with zipfile.ZipFile(built[0]) as z:
+        assert "mcpcore/_native.abi3.so" in z.namelist()
