@@ -2376,6 +2376,27 @@ const char *mcp_request_state(const mcp_request_t *request, size_t *len_out);
 const char *mcp_request_principal_json(const mcp_request_t *request, size_t *len_out);
 
 /**
+ * The headers of the HTTP request that carried this request, as a JSON object of lower-case
+ * names to values (a repeated header's values joined with `", "`), on a Streamable HTTP endpoint
+ * (`mcp_server_listen_http`). Every header is there, `Authorization` included: use
+ * `mcp_request_principal_json` for who is calling, and never pass the client's token on to
+ * another service (AUTH-06).
+ *
+ * @param request  the borrowed request.
+ * @param len_out  optional length out-parameter.
+ *
+ * **Ownership**: borrowed; do not free.
+ *
+ * **Lifetime**: until the callback returns.
+ *
+ * **Thread safety**: the callback's thread only.
+ *
+ * **Errors**: NULL when `request` is NULL or the request did not come over HTTP (stdio, a
+ * connection handle, a request relayed from another worker).
+ */
+const char *mcp_request_headers_json(const mcp_request_t *request, size_t *len_out);
+
+/**
  * Consumes the responder: answer with a result object.
  *
  * @param responder    the responder (consumed, even on error).

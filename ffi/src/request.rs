@@ -25,6 +25,7 @@ pub struct mcp_request_t {
     input_responses: OnceLock<Option<NulTerminated>>,
     state: OnceLock<Option<NulTerminated>>,
     principal: OnceLock<Option<NulTerminated>>,
+    headers: OnceLock<Option<NulTerminated>>,
 }
 
 impl mcp_request_t {
@@ -43,6 +44,7 @@ impl mcp_request_t {
             input_responses: OnceLock::new(),
             state: OnceLock::new(),
             principal: OnceLock::new(),
+            headers: OnceLock::new(),
         }
     }
 }
@@ -321,6 +323,35 @@ pub extern "C" fn mcp_request_principal_json(
                     .and_then(|p| serde_json::to_value(p).ok())
                     .map(|v| NulTerminated::json(&v))
             })
+            .as_ref()
+    })
+}
+
+/// The headers of the HTTP request that carried this request, as a JSON object of lower-case
+/// names to values (a repeated header's values joined with `", "`), on a Streamable HTTP endpoint
+/// (`mcp_server_listen_http`). Every header is there, `Authorization` included: use
+/// `mcp_request_principal_json` for who is calling, and never pass the client's token on to
+/// another service (AUTH-06).
+///
+/// @param request  the borrowed request.
+/// @param len_out  optional length out-parameter.
+///
+/// **Ownership**: borrowed; do not free.
+///
+/// **Lifetime**: until the callback returns.
+///
+/// **Thread safety**: the callback's thread only.
+///
+/// **Errors**: NULL when `request` is NULL or the request did not come over HTTP (stdio, a
+/// connection handle, a request relayed from another worker).
+#[no_mangle]
+pub extern "C" fn mcp_request_headers_json(
+    request: *const mcp_request_t,
+    len_out: *mut usize,
+) -> *const c_char {
+    text(request, len_out, |r| {
+        r.headers
+            .get_or_init(|| r.ctx.http_headers_json().map(|v| NulTerminated::json(&v)))
             .as_ref()
     })
 }

@@ -201,7 +201,8 @@ fn scripted_as(r: &mcpcore_tests::scripted::Req) -> mcpcore_tests::scripted::Act
 
 /// OAuth from C (tests/c/auth.c): a server protected by `mcp_server_listen_http_auth` with a C
 /// verifier (one token accepted as a principal the handler reads with
-/// `mcp_request_principal_json`, others refused with 401), and a C client whose
+/// `mcp_request_principal_json`, others refused with 401; the handler also reads the HTTP
+/// request headers with `mcp_request_headers_json`), and a C client whose
 /// `mcp_client_builder_on_authorize` browser step completes the authorization code flow
 /// against a scripted authorization server (a browser step that refuses fails the connection);
 /// the server saw one code redemption, carrying `resource` = the C server's URL (AUTH-05).

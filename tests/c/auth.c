@@ -3,7 +3,8 @@
  *   auth ISSUER_URL
  * (a) a server protected with mcp_server_listen_http_auth and a C verifier that accepts one
  *     token (as principal "alice") and refuses every other: a C client presenting that token
- *     reaches the tool, whose handler sees the principal via mcp_request_principal_json; a wrong
+ *     reaches the tool, whose handler sees the principal via mcp_request_principal_json (and the
+ *     request's headers via mcp_request_headers_json); a wrong
  *     token and no token are refused with HTTP 401; an unprotected listener has no principal.
  * (b) a C client with mcp_client_builder_on_authorize and an `auth` object runs the whole
  *     authorization code flow against the scripted authorization server at ISSUER_URL (run by
@@ -65,18 +66,23 @@ static void verify(void *ud, const char *token, size_t len, mcp_token_verdict_t 
   }
 }
 
-/* The tool answers with the principal it sees (null when none) as structured content. */
+/* The tool answers with the principal and the HTTP request headers it sees (null when none)
+ * as structured content. */
 static void whoami(void *ud, const mcp_request_t *req, mcp_responder_t *r) {
   (void)ud;
-  size_t len = 0;
+  size_t len = 0, hlen = 0;
   const char *p = mcp_request_principal_json(req, &len);
+  const char *h = mcp_request_headers_json(req, &hlen);
   const char *pre = "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"structuredContent\":"
                     "{\"principal\":";
   size_t plen = p ? len : 4;
-  char *out = malloc(strlen(pre) + plen + 3);
+  hlen = h ? hlen : 4;
+  char *out = malloc(strlen(pre) + plen + strlen(",\"headers\":") + hlen + 3);
   CHECK(out != NULL);
   strcpy(out, pre);
   strncat(out, p ? p : "null", plen);
+  strcat(out, ",\"headers\":");
+  strncat(out, h ? h : "null", hlen);
   strcat(out, "}}");
   CHECK(mcp_responder_result(r, S(out)) == MCP_STATUS_OK);
   free(out);
@@ -132,7 +138,7 @@ static void static_tokens(const mcp_server_t *server, const char *issuer) {
   char *out = whoami_via(url, builder(),
                          "{\"listenStream\":false,\"headers\":{\"Authorization\":\"Bearer good-token\"}}");
   if (!contains(out, "\"subject\":\"alice\"") || !contains(out, "\"mcp:tools\"") ||
-      !contains(out, "\"clientId\":\"c-app\"")) {
+      !contains(out, "\"clientId\":\"c-app\"") || !contains(out, "\"authorization\":\"Bearer good-token\"")) {
     fprintf(stderr, "whoami = %s\n", out);
     exit(1);
   }
@@ -148,8 +154,13 @@ static void static_tokens(const mcp_server_t *server, const char *issuer) {
   /* The same server unprotected: the handler sees no principal. */
   OK(mcp_server_listen_http(server, S("127.0.0.1:0"), S("{\"shutdownDeadlineMs\":200}"), &l, &err));
   snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)mcp_listener_port(l));
-  out = whoami_via(url, builder(), "{\"listenStream\":false}");
+  out = whoami_via(url, builder(), "{\"listenStream\":false,\"headers\":{\"X-Tenant\":\"acme\"}}");
   CHECK(contains(out, "\"principal\":null"));
+  /* The handler sees the HTTP request's headers (mcp_request_headers_json), names in lower case. */
+  if (!contains(out, "\"x-tenant\":\"acme\"") || !contains(out, "\"host\":\"127.0.0.1:")) {
+    fprintf(stderr, "whoami headers = %s\n", out);
+    exit(1);
+  }
   mcp_string_free(out);
   mcp_listener_free(l);
 }

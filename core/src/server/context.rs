@@ -52,6 +52,33 @@ impl RequestContext {
     pub fn meta(&self) -> Option<&Value> {
         self.inner.meta.as_ref()
     }
+    /// The headers of the HTTP request that carried this request (Streamable HTTP; names in lower
+    /// case), `None` over stdio and in-process transports. Every header is here, `Authorization`
+    /// included: prefer [`Self::principal`] for who is calling, and never pass the client's token
+    /// on to another service (the spec's token-passthrough rule, AUTH-06).
+    pub fn http_headers(&self) -> Option<&http::HeaderMap> {
+        self.inner.sink.http_headers()
+    }
+    /// [`Self::http_headers`] as a JSON object, name → value, the values of a repeated header
+    /// joined with `", "` (RFC 9110 §5.3) and bytes that are not UTF-8 replaced: the form the
+    /// bindings hand to Python, Node and C.
+    pub fn http_headers_json(&self) -> Option<Value> {
+        let h = self.http_headers()?;
+        let mut out = Map::new();
+        for (name, value) in h {
+            let v = String::from_utf8_lossy(value.as_bytes());
+            match out.get_mut(name.as_str()) {
+                Some(Value::String(prev)) => {
+                    prev.push_str(", ");
+                    prev.push_str(&v);
+                }
+                _ => {
+                    out.insert(name.as_str().to_owned(), Value::String(v.into_owned()));
+                }
+            }
+        }
+        Some(Value::Object(out))
+    }
     /// The cancellation token: cancelled when the peer cancels or the connection ends.
     pub fn cancellation_token(&self) -> &CancellationToken {
         &self.inner.cancel

@@ -22,6 +22,13 @@ pub trait Outbound: Send + Sync + 'static {
     fn try_send_here(&self, frame: Vec<u8>) -> bool {
         self.try_send(frame)
     }
+
+    /// The headers of the HTTP request this sink answers (Streamable HTTP), which handlers may
+    /// read ([`crate::RequestContext::http_headers`]). `None` elsewhere (stdio, in-process, a
+    /// legacy session's standalone stream, a request relayed from another worker).
+    fn http_headers(&self) -> Option<&http::HeaderMap> {
+        None
+    }
 }
 
 impl Outbound for tokio::sync::mpsc::Sender<Vec<u8>> {

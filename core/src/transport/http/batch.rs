@@ -77,7 +77,7 @@ pub(crate) async fn batch(
         );
     }
     let session = entry.session.clone();
-    let (sink, rx, close) = RequestSink::new(s.server.limits().max_outbound_queue, true);
+    let (sink, rx, close) = RequestSink::new(s.server.limits().max_outbound_queue, true, Some(h));
     let mut ready = Vec::new();
     let mut running = Running::default();
     for item in items {

@@ -133,7 +133,7 @@ pub(crate) async fn request(
         );
     }
     let (sink, rx, close) =
-        respond::RequestSink::new(shared.server.limits().max_outbound_queue, true);
+        respond::RequestSink::new(shared.server.limits().max_outbound_queue, true, Some(h));
     match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => {
             if session.is_inflight(&id) {
@@ -263,8 +263,9 @@ async fn stateless(
         Err(e) => return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
     };
     session.bind_principal(principal);
-    let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
-    match session.start_request(id.clone(), method, params, Arc::new(tx)) {
+    let cap = shared.server.limits().max_outbound_queue;
+    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h));
+    match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),
         Ok(fut) => {
             let p = Pending {

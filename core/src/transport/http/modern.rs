@@ -10,7 +10,6 @@
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 use super::body::{self, Resp};
 use super::headers;
@@ -57,9 +56,10 @@ pub(crate) async fn request(
         .server
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
     session.bind_principal(principal);
-    let (tx, rx) = mpsc::channel(shared.server.limits().max_outbound_queue);
+    let cap = shared.server.limits().max_outbound_queue;
+    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h));
     let started =
-        session.start_request_checked(id.clone(), method, params, Arc::new(tx), header_check.err());
+        session.start_request_checked(id.clone(), method, params, sink, header_check.err());
     match started {
         Err(reply) => respond::json_reply(&id, &reply, &Mode::Modern),
         Ok(fut) => {

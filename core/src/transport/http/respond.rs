@@ -33,13 +33,17 @@ pub(crate) type ReplyFuture = Pin<Box<dyn Future<Output = Option<Reply>> + Send>
 pub(crate) struct RequestSink {
     tx: mpsc::Sender<Vec<u8>>,
     close: Option<tokio_util::sync::CancellationToken>,
+    /// The HTTP request's headers, for handlers (`RequestContext::http_headers`).
+    headers: Option<Arc<http::HeaderMap>>,
 }
 
 impl RequestSink {
-    /// A sink and its receiving end; `closable` for legacy session streams.
+    /// A sink and its receiving end; `closable` for legacy session streams; `headers` those of
+    /// the HTTP request the sink answers.
     pub(crate) fn new(
         cap: usize,
         closable: bool,
+        headers: Option<&http::HeaderMap>,
     ) -> (
         Arc<Self>,
         mpsc::Receiver<Vec<u8>>,
@@ -50,6 +54,7 @@ impl RequestSink {
         let sink = Self {
             tx,
             close: closable.then(|| close.clone()),
+            headers: headers.map(|h| Arc::new(h.clone())),
         };
         (Arc::new(sink), rx, close)
     }
@@ -67,6 +72,9 @@ impl crate::transport::Outbound for RequestSink {
             }
             None => false,
         }
+    }
+    fn http_headers(&self) -> Option<&http::HeaderMap> {
+        self.headers.as_deref()
     }
 }
 
