@@ -1,6 +1,6 @@
 //! `--auth-jwks FILE_OR_URL --auth-issuer ISS --auth-audience AUD [--auth-resource URL]`, which
 //! the example servers share: protect the Streamable HTTP endpoint as an OAuth 2.1 resource
-//! server with the built-in JWT verifier (README "Authorization (resource server)";
+//! server with the built-in JWT verifier (guide: docs/src/authorization.md;
 //! `mcpcore::auth::AuthOptions`) without writing the JSON file `--auth FILE` takes. With
 //! `--redis`, every worker started with the same flags accepts the same tokens.
 

@@ -1,6 +1,6 @@
 //! `--redis URL`, `--redis-prefix P` and `--request-state-key [ID:]BASE64`, which the example
 //! servers share: serve as one worker of several behind a load balancer, sharing state through
-//! Redis (README "Scale-out on Redis"; `Backplane::redis`, `ServerBuilder::backplane`,
+//! Redis (guide: docs/src/scaleout.md; `Backplane::redis`, `ServerBuilder::backplane`,
 //! `ServerBuilder::request_state_keys`). The workers must be given the same request-state keys:
 //! none is ever kept in Redis, where anyone who can read it could forge states (MRTR-06).
 

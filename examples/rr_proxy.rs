@@ -1,8 +1,8 @@
 //! `rr-proxy`: a small round-robin HTTP reverse proxy for the scale-out tests, benchmarks and
-//! docs (README "Scale-out on Redis"): every HTTP request goes to the next upstream in turn, with
+//! docs (guide: docs/src/scaleout.md): every HTTP request goes to the next upstream in turn, with
 //! no stickiness, so consecutive requests of one client (one legacy session, one input_required
 //! round) land on different workers. It is a test harness, not a production load balancer (the
-//! README shows an nginx upstream for that).
+//! the guide shows an nginx upstream for that).
 //!
 //! `rr-proxy --listen 127.0.0.1:PORT --upstream http://127.0.0.1:A --upstream http://127.0.0.1:B ...`
 //! (port 0 picks a free port; the bound address is printed on stderr).

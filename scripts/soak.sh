@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak of the Streamable HTTP server (README "Security limits", docs/hardening.md). Never part of
+# Soak of the Streamable HTTP server (guide: docs/src/security.md). Never part of
 # the test suite: a bounded run on 127.0.0.1 that writes bench/SOAK.md.
 #
 #   bash scripts/soak.sh [SECS]        # default 600 s of load, after a set-up of ~1 minute

@@ -139,6 +139,14 @@ echo "== node binding (npm install, npm test)"
 echo "== parity across the four doors"
 MCPCORE_PY_VENV="$py_venv" bash scripts/parity.sh
 
+# The user guide (docs/, mdBook) builds with every chapter and include resolved and no link to a
+# missing file; every Python, JavaScript and C block of it and of the README runs (or, marked
+# no_run, compiles), with a self-test that broken blocks fail. The Rust blocks ran in
+# `cargo test` (crate docs/blocks). Uses the venv, the Node addon and libmcpcore.a built above.
+echo "== the guide: mdBook, and its Python, JavaScript and C blocks"
+bash scripts/docs.sh
+python3 scripts/doc_blocks.py --self-test --python "$py_venv/bin/python"
+
 # Fuzzing: every parser of peer bytes (fuzz/fuzz_targets) for FUZZ_SECONDS (30) each under
 # libFuzzer + ASan, built in a target dir beside CARGO_TARGET_DIR (cached); a crash fails here
 # and prints its reproducer. `scripts/fuzz.sh --long` is the long run (fuzz/RESULTS.md).

@@ -1,7 +1,7 @@
 //! Changing a built server while it serves: `mcp_server_add`, `mcp_server_remove` and
 //! `mcp_server_set_enabled`, the C face of core's `Server::add_*` (the JSON door `Server::add_json`, with the
 //! builder's definition defaults), `Server::remove` and
-//! `Server::set_enabled` (README "Changing a server while it serves").
+//! `Server::set_enabled` (guide: docs/src/rust.md).
 //!
 //! A kind is named `"tool"`, `"prompt"`, `"resource"` or `"resourceTemplate"` (core's
 //! `ItemKind::parse`); an item is keyed by its name, URI or URI template. Core announces every

@@ -390,7 +390,7 @@ async fn cursors_survive_a_changing_list() {
 
 /// With a Redis backplane a change made on one worker reaches listen streams on the others, but
 /// the registry itself stays per worker: the same change must be applied on every worker
-/// (README, "Changing a server while it serves").
+/// (guide: docs/src/rust.md, "Changing a server while it serves").
 #[tokio::test]
 async fn a_change_on_one_worker_reaches_listen_streams_on_another() {
     let redis = mcpcore_tests::redis::RedisServer::start();

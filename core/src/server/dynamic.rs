@@ -230,7 +230,7 @@ impl Server {
     /// # Ok::<(), mcpcore::server::BuildError>(())
     /// ```
     ///
-    /// (The README's "Changing a server while it serves" shows this example: keep them alike.)
+    /// (The guide's "Changing a server while it serves", docs/src/rust.md, shows this example: keep them alike.)
     /// Many changes made in one go (without yielding to the runtime) send one `list_changed`
     /// per kind. Calls already running when a tool is removed or replaced finish with the
     /// handler they started with.

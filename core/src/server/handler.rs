@@ -165,7 +165,7 @@ mod tests {
         Arc::new(h)
     }
 
-    /// The forms the README shows compile with no `Ok::<_, HandlerError>` annotation.
+    /// The forms the guide shows compile with no `Ok::<_, HandlerError>` annotation.
     #[test]
     fn closures_need_no_turbofish() {
         register(handler_fn(|_ctx, _args| async move {

@@ -199,7 +199,7 @@ async fn results_outlive_the_session_and_ignore_notifications_cancelled() {
     assert_eq!(result["_meta"][super::RELATED_TASK]["taskId"], id.as_str());
 }
 
-/// The README's example builds as shown.
+/// The guide's example (docs/src/tasks-apps.md) builds as shown.
 #[test]
 fn readme_example_builds() {
     use std::time::Duration;
