@@ -51,20 +51,23 @@ pub fn refused(e: BuildError) -> PyErr {
     }
 }
 
+/// An item: its kind and its name, URI or URI template.
+pub type Key = (ItemKind, String);
+
 /// The callables of each registered item, by kind and key. Only [`Owned`] reports them to the
 /// collector; this map says which to stop owning when the item is replaced or removed.
 #[derive(Default)]
-pub struct Items(Mutex<HashMap<(ItemKind, String), Vec<Arc<Slot>>>>);
+pub struct Items(Mutex<HashMap<Key, Vec<Arc<Slot>>>>);
 
 impl Items {
     /// `slot` belongs to the item under `key` (with the slots it already has: a tool's gate).
-    pub fn add(&self, key: (ItemKind, String), slot: Arc<Slot>) {
+    pub fn add(&self, key: Key, slot: Arc<Slot>) {
         let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
         g.entry(key).or_default().push(slot);
     }
 
     /// The item under `key` now has only `slot`: the previous slots are no longer owned.
-    pub fn replace(&self, owned: &Owned, key: (ItemKind, String), slot: Arc<Slot>) {
+    pub fn replace(&self, owned: &Owned, key: Key, slot: Arc<Slot>) {
         owned.push(slot.clone());
         let old = self
             .0
@@ -77,7 +80,7 @@ impl Items {
     }
 
     /// The item under `key` is gone: its slots are no longer owned.
-    pub fn forget(&self, owned: &Owned, key: &(ItemKind, String)) {
+    pub fn forget(&self, owned: &Owned, key: &Key) {
         let old = self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
         for s in old.into_iter().flatten() {
             owned.release(&s);

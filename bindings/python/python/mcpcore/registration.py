@@ -200,7 +200,9 @@ class Dynamic:
         :class:`Registration`. The keywords are those of :meth:`Server.tool`; a taken name is
         replaced in place. While serving, clients are told (``notifications/tools/
         list_changed``); a server that started with no tools advertises none and raises
-        ``ValueError``: build it with ``Server(..., options={"dynamic": True})``."""
+        ``ValueError``: build it with ``Server(..., options={"dynamic": True})``. A
+        ``task_support`` tool added while serving needs tasks on at build (``Server(tasks=
+        {...})``), and a ``gate`` can only be given before serving starts."""
         self.tool(name, description, **options)(fn)
         return Registration(self, "tool", name or fn.__name__)
 
