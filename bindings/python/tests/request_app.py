@@ -44,6 +44,13 @@ async def ask_name(ctx: Context) -> str:
     return f"{answer['action']}: {answer.get('content', {}).get('name')}"
 
 
+@server.tool()
+def grow(name: str) -> str:
+    """Add a tool from inside a handler (a worker thread) while serving."""
+    server.add_tool(lambda: f"grown {name}", name=name, description="Added while serving")
+    return "ok"
+
+
 if __name__ == "__main__":
     print("request-app: stderr line", file=sys.stderr, flush=True)
     server.run_stdio()

@@ -328,6 +328,23 @@ async def test_a_removed_handler_is_released():
         assert await released(ref2, c)
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_handler_adds_a_tool_to_its_own_stdio_server(mode):
+    """Over stdio, from a plain ``def`` handler's worker thread: the new tool is listed and
+    callable, and a legacy session hears ``notifications/tools/list_changed``."""
+    app = pathlib.Path(__file__).resolve().parent / "request_app.py"
+    watch = Watch()
+    argv = [sys.executable, str(app)]
+    async with await Client.connect_stdio(
+        argv, mode=mode, stderr="null", on_notification=watch.note
+    ) as c:
+        assert text(await c.call_tool("grow", {"name": "sprout"})) == "ok"
+        if mode == "legacy":
+            await watch.next("notifications/tools/list_changed")
+        assert "sprout" in await tool_names(c)
+        assert text(await c.call_tool("sprout", {})) == "grown sprout"
+
+
 README_HEADING = "### Changing a server while it serves"
 
 

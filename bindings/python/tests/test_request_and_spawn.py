@@ -14,7 +14,7 @@ from typing import Any, Dict, Optional, Tuple
 import pytest
 
 import mcpcore.sync
-from mcpcore import Client
+from mcpcore import Client, Context
 
 import request_app
 
@@ -155,3 +155,27 @@ async def test_elicit_with_a_params_dict(endpoint, mode):
         assert r["content"][0]["text"] == "accept: Lin"
     assert asked[0]["message"] == "Your name?"
     assert asked[0]["requestedSchema"] == request_app.NAME_SCHEMA
+
+
+async def test_elicit_keeps_its_two_argument_form_and_checks_mixing():
+    class Native:
+        async def request_client(self, method: str, params: Any) -> Any:
+            return {"method": method, "params": params}
+
+    ctx = Context(Native())  # type: ignore[arg-type]
+    got = await ctx.elicit("Q?", {"type": "object"})
+    assert got == {
+        "method": "elicitation/create",
+        "params": {"message": "Q?", "requestedSchema": {"type": "object"}},
+    }
+    url_mode = {
+        "mode": "url",
+        "message": "Sign in",
+        "url": "https://example.test",
+        "elicitationId": "e1",
+    }
+    assert (await ctx.elicit(url_mode))["params"] == url_mode
+    with pytest.raises(TypeError):
+        await ctx.elicit("Q?")
+    with pytest.raises(TypeError):
+        await ctx.elicit({"message": "Q?"}, {"type": "object"})
