@@ -186,9 +186,12 @@ impl NativeClient {
 
 #[pymethods]
 impl NativeClient {
-    /// Spawn `argv` and connect over stdio (an awaitable of `NativeClient`).
+    /// Spawn `argv` and connect over stdio (an awaitable of `NativeClient`). `spawn` is core's
+    /// `StdioCommand` JSON shape (`env`, `envClear`, `cwd`, `stderr`, `closeGraceMs`,
+    /// `termGraceMs`), checked before anything is spawned.
     #[staticmethod]
-    #[pyo3(signature = (argv, mode="auto", options=None, callbacks=None, on_notification=None, event_loop=None))]
+    #[pyo3(signature = (argv, mode="auto", options=None, callbacks=None, on_notification=None, event_loop=None, spawn=None))]
+    #[allow(clippy::too_many_arguments)]
     fn connect_stdio<'py>(
         py: Python<'py>,
         argv: Vec<String>,
@@ -197,12 +200,17 @@ impl NativeClient {
         callbacks: Option<&Bound<'py, PyDict>>,
         on_notification: Option<Py<PyAny>>,
         event_loop: Option<Py<PyAny>>,
+        spawn: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (b, w) = builder(py, mode, options, callbacks, on_notification, event_loop)?;
         let Some((program, args)) = argv.split_first() else {
             return Err(PyValueError::new_err("argv must name a program"));
         };
-        let cmd = StdioCommand::new(program).args(args);
+        let mut cmd = StdioCommand::new(program).args(args);
+        if let Some(patch) = convert::from_py_opt(spawn)? {
+            mcpcore::options::apply_json(&mut cmd, &patch)
+                .map_err(|e| PyValueError::new_err(format!("spawn: {e}")))?;
+        }
+        let (b, w) = builder(py, mode, options, callbacks, on_notification, event_loop)?;
         bridge::awaitable(py, async move {
             let client = b.connect_stdio(cmd).await?;
             Ok(NativeClient::new(client, w))
@@ -262,6 +270,12 @@ impl NativeClient {
             let client = b.connect_http(&url, http_opts).await?;
             Ok(NativeClient::new(client, w))
         })
+    }
+
+    /// The server's stderr, when spawned with `"stderr": "capture"` (the last 64 KiB, oldest
+    /// first); `None` otherwise.
+    fn captured_stderr(&self) -> Option<String> {
+        self.client.captured_stderr()
     }
 
     /// `"legacy"` or `"modern"` (`None` before negotiation).

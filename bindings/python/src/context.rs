@@ -51,6 +51,31 @@ impl PyContext {
         self.ctx.method().to_owned()
     }
 
+    /// The request's JSON-RPC id as the client sent it (an int or a str).
+    #[getter]
+    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &serde_json::to_value(self.ctx.id()).unwrap_or_default())
+    }
+
+    /// The request's `params._meta` as sent (`{}` when it has none).
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.meta() {
+            Some(m) => convert::to_py(py, m),
+            None => Ok(pyo3::types::PyDict::new(py).into_any()),
+        }
+    }
+
+    /// The headers of the HTTP request that carried this request (lower-case name → value,
+    /// repeated headers joined with `", "`), `None` over stdio.
+    #[getter]
+    fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.http_headers_json() {
+            Some(h) => convert::to_py(py, &h),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
     /// The tool or prompt name, or the resource URI.
     #[getter]
     fn name(&self) -> Option<String> {

@@ -61,6 +61,15 @@ impl Owned {
             .extend(slots);
     }
 
+    /// Stop owning `slot` (its item was replaced or removed). The slot is not cleared: calls
+    /// still running hold it, and its object is released when the last of them ends.
+    pub fn release(&self, slot: &Arc<Slot>) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|s| !Arc::ptr_eq(s, slot));
+    }
+
     pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Ok(g) = self.0.try_lock() {
             for s in g.iter() {

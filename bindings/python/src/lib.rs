@@ -11,6 +11,7 @@ mod bridge;
 mod client;
 mod context;
 mod convert;
+mod dynamic;
 mod errors;
 mod gc;
 mod handler;

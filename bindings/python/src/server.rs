@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use mcpcore::server::ResultShape;
+use mcpcore::server::{ItemKind, ResultShape};
 use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::{Handler, InputRequired, Server, ServerBuilder};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::bridge;
 use crate::convert;
+use crate::dynamic::{self, Items};
 use crate::gc::{Owned, Slot};
 use crate::handler::{Loop, PyHandler};
 use pyo3::gc::PyVisit;
@@ -58,6 +59,10 @@ pub struct NativeServer {
     server: Server,
     /// The handlers' callables and the loop (see [`crate::gc`]).
     owned: Owned,
+    /// Which of `owned` each registered item holds (released when it is replaced or removed).
+    items: Items,
+    /// The loop handlers run on, for handlers added while serving.
+    event_loop: Arc<Loop>,
 }
 
 #[pymethods]
@@ -95,6 +100,7 @@ impl NativeServer {
                 return Err(value_error(e));
             }
         }
+        let items = Items::default();
         let mut handlers = Vec::with_capacity(entries.len());
         // A gate (`{"name": tool}`) runs on the request before the tool's task is created.
         let mut gates: HashMap<String, Arc<dyn Handler>> = HashMap::new();
@@ -102,6 +108,9 @@ impl NativeServer {
             let invoke = Slot::new(invoke);
             owned.push(invoke.clone());
             let def = convert::from_py(&def)?;
+            if let Some(key) = dynamic::entry_key(&kind, &def) {
+                items.add(key, invoke.clone());
+            }
             let h = Arc::new(PyHandler {
                 invoke,
                 event_loop: lp.clone(),
@@ -124,7 +133,64 @@ impl NativeServer {
         Ok(Self {
             server: b.build().map_err(value_error)?,
             owned,
+            items,
+            event_loop: lp,
         })
+    }
+
+    /// Add an item while serving, or replace the one of its kind under the same name (URI,
+    /// URI template) in place, enabled: `kind` and `definition` as the constructor's entries
+    /// (`"resourceTemplate"` is accepted too), `invoke` as theirs. Core checks it as at build
+    /// and announces the change (`list_changed`, coalesced). The replaced item's callable is no
+    /// longer owned here; calls already running keep it until they end.
+    fn add(
+        &self,
+        py: Python<'_>,
+        kind: &str,
+        definition: &Bound<'_, PyAny>,
+        invoke: Py<PyAny>,
+    ) -> PyResult<()> {
+        let item = dynamic::kind(kind)?;
+        let shape_kind = if item == ItemKind::ResourceTemplate {
+            "resource_template"
+        } else {
+            kind
+        };
+        let def = convert::from_py(definition)?;
+        let slot = Slot::new(invoke);
+        let h: Arc<dyn Handler> = Arc::new(PyHandler {
+            invoke: slot.clone(),
+            event_loop: self.event_loop.clone(),
+            shape: Arc::new(ResultShape::of(shape_kind, &def)),
+        });
+        let server = self.server.clone();
+        // Detached: a handler core drops under its registry lock (the replaced one, or this
+        // one refused) releases its callable later, never running Python code there.
+        let reg = py
+            .detach(move || server.add_json(item, def, h))
+            .map_err(dynamic::refused)?;
+        self.items
+            .replace(&self.owned, (item, reg.key().to_owned()), slot);
+        Ok(())
+    }
+
+    /// Remove the item of `kind` under `key` (name, URI or URI template); false when none is
+    /// registered. Calls already running finish; its callable is released after the last.
+    fn remove(&self, py: Python<'_>, kind: &str, key: &str) -> PyResult<bool> {
+        let item = dynamic::kind(kind)?;
+        let server = self.server.clone();
+        let removed = py.detach(|| server.remove(item, key));
+        if removed {
+            self.items.forget(&self.owned, &(item, key.to_owned()));
+        }
+        Ok(removed)
+    }
+
+    /// Enable or disable the item of `kind` under `key`; false when none is registered.
+    fn set_enabled(&self, py: Python<'_>, kind: &str, key: &str, on: bool) -> PyResult<bool> {
+        let item = dynamic::kind(kind)?;
+        let server = self.server.clone();
+        Ok(py.detach(|| server.set_enabled(item, key, on)))
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {

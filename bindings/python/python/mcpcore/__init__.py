@@ -18,6 +18,7 @@ from .errors import (
     ToolError,
 )
 from .results import Audio, Image, InputRequiredResult, Media, Sent, ToolResult
+from .registration import Registration
 from .server import APP_MIME_TYPE, Context, HttpHandle, Server
 from .tasks import Task
 
@@ -30,6 +31,7 @@ __all__ = [
     "APP_MIME_TYPE",
     "Context",
     "HttpHandle",
+    "Registration",
     "Sent",
     "InputRequiredResult",
     "ToolResult",

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import os
 from dataclasses import dataclass
 from typing import (
     Any,
@@ -307,16 +308,30 @@ class Client:
         on_roots: Optional[Callback] = None,
         on_notification: Optional[Listener] = None,
         declare: Sequence[str] = (),
+        env: Optional[Dict[str, str]] = None,
+        env_clear: bool = False,
+        cwd: Optional[Union[str, os.PathLike[str]]] = None,
+        stderr: str = "inherit",
     ) -> Opening[_C]:
         """Spawn ``argv`` and connect over its stdin/stdout: ``async with
         Client.connect_stdio(argv) as client:`` (closed on exit) or ``client = await
-        Client.connect_stdio(argv)`` (then ``await client.close()``)."""
+        Client.connect_stdio(argv)`` (then ``await client.close()``).
+
+        The process gets ``env`` added to the inherited environment (to an empty one with
+        ``env_clear=True``) and runs in ``cwd``; its stderr is ``"inherit"`` (the default),
+        ``"null"`` or ``"capture"`` (the last 64 KiB, read with :meth:`captured_stderr`). Core
+        spawns it (``StdioCommand``) and refuses bad options before anything runs."""
+        spawn: Dict[str, Any] = {"envClear": bool(env_clear), "stderr": stderr}
+        if env is not None:
+            spawn["env"] = dict(env)
+        if cwd is not None:
+            spawn["cwd"] = os.fspath(cwd)
 
         async def start() -> _C:
             callbacks = _callbacks(on_elicitation, on_sampling, on_roots, declare)
             hub = _hub(on_notification)
             native = await _native.NativeClient.connect_stdio(
-                list(argv), mode, options, callbacks, hub, asyncio.get_running_loop()
+                list(argv), mode, options, callbacks, hub, asyncio.get_running_loop(), spawn
             )
             return cls(native, hub)
 
@@ -381,6 +396,12 @@ class Client:
     def era(self) -> Optional[str]:
         """``"legacy"`` or ``"modern"``."""
         return self._native.era
+
+    def captured_stderr(self) -> Optional[str]:
+        """What the server process wrote on stderr when spawned with ``stderr="capture"`` (the
+        last 64 KiB, oldest first); ``None`` otherwise (another mode, or HTTP). The capture
+        goes on until the process exits, also after :meth:`close`."""
+        return self._native.captured_stderr()
 
     @property
     def protocol_version(self) -> Optional[str]:

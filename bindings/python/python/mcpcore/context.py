@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native
 from .results import InputRequiredResult, Sent
@@ -56,6 +56,25 @@ class Context:
     def method(self) -> str:
         """The JSON-RPC method (``tools/call``, …)."""
         return self._native.method
+
+    @property
+    def request_id(self) -> Union[int, str]:
+        """The request's JSON-RPC id as the client sent it (an ``int`` or a ``str``)."""
+        rid: Union[int, str] = self._native.request_id
+        return rid
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """The request's ``params._meta`` as sent (``{}`` when it has none)."""
+        return self._native.meta
+
+    @property
+    def headers(self) -> Optional[Dict[str, str]]:
+        """The headers of the HTTP request that carried this request, lower-case name →
+        value (a repeated header's values joined with ``", "``); ``None`` over stdio. Every
+        header is here, ``authorization`` included: use :attr:`principal` for who is calling,
+        and never pass the client's token on to another service."""
+        return self._native.headers
 
     @property
     def name(self) -> Optional[str]:
@@ -136,11 +155,23 @@ class Context:
         """
         return await self._native.request_client(method, params)
 
-    async def elicit(self, message: str, schema: Dict[str, Any]) -> Dict[str, Any]:
-        """Ask the user for input matching ``schema``: ``{"action": ..., "content": {...}}``."""
-        answer: Dict[str, Any] = await self.request_client(
-            "elicitation/create", {"message": message, "requestedSchema": schema}
-        )
+    async def elicit(
+        self, message: Union[str, Dict[str, Any]], schema: Optional[Dict[str, Any]] = None
+    ) -> Dict[str, Any]:
+        """Ask the user for input matching ``schema``: ``{"action": ..., "content": {...}}``.
+
+        ``await ctx.elicit("Your name?", {"type": "object", ...})``, or the whole
+        ``elicitation/create`` params: ``await ctx.elicit({"message": ..., "requestedSchema":
+        {...}})`` (also URL mode: ``{"mode": "url", "url": ..., "elicitationId": ...}``)."""
+        if isinstance(message, dict):
+            if schema is not None:
+                raise TypeError("elicit(params) takes the schema inside params")
+            params: Dict[str, Any] = dict(message)
+        elif schema is None:
+            raise TypeError("elicit(message, schema): a schema, or the whole params dict")
+        else:
+            params = {"message": message, "requestedSchema": schema}
+        answer: Dict[str, Any] = await self.request_client("elicitation/create", params)
         return answer
 
     async def sample(

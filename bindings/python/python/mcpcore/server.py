@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from . import _native
+from . import _native, registration
 from ._opening import Opening
 from ._schema import (
     coerce,
@@ -25,6 +25,7 @@ from ._schema import (
 )
 from ._schema import output_schema as derived_output
 from .context import Context
+from .registration import Dynamic, Registration
 from .errors import InputRequired, McpError, ToolError
 from .results import (
     Audio,
@@ -39,6 +40,7 @@ __all__ = [
     "APP_MIME_TYPE",
     "Server",
     "Context",
+    "Registration",
     "HttpHandle",
     "InputRequiredResult",
     "ToolResult",
@@ -136,6 +138,7 @@ class _Entry:
         self.ctx_params = ctx_params
         self.reply = reply
         self.types = types or {}
+        self.enabled = True  # see mcpcore.registration
         self.is_async = inspect.iscoroutinefunction(fn)
         self.fills = field_defaults(fn)
         self.var_kw = any(
@@ -249,8 +252,11 @@ def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
         return _POOL
 
 
-class Server:
-    """An MCP server speaking both protocol eras over stdio or Streamable HTTP."""
+class Server(Dynamic):
+    """An MCP server speaking both protocol eras over stdio or Streamable HTTP.
+
+    Registrations (the decorators, ``add_*``, ``remove_*``, ``enable_*``, ``disable_*``) may
+    change while it serves (:mod:`mcpcore.registration`)."""
 
     def __init__(
         self,
@@ -358,13 +364,15 @@ class Server:
             shape: Callable[[_native.Responder, Any], None] = lambda r, v: reply_tool(
                 r, v, mime_type
             )
-            self._entries.append(_Entry("tool", d, fn, names, ctx, shape, types))
+            gate_entry = None
             if gate is not None:
                 _s, gnames, gctx = self._signature(gate)
                 gd = {"name": d["name"]}
                 # A gate's value is not sent: the task is created (or the gate raised).
                 gate_reply: Callable[[_native.Responder, Any], None] = lambda r, _v: r.ok({})
-                self._entries.append(_Entry("gate", gd, gate, gnames, gctx, gate_reply))
+                gate_entry = _Entry("gate", gd, gate, gnames, gctx, gate_reply)
+            entry = _Entry("tool", d, fn, names, ctx, shape, types)
+            registration.put(self, entry, gate_entry)
             return fn
 
         return register
@@ -402,7 +410,7 @@ class Server:
                 d["description"] = desc
             if title:
                 d["title"] = title
-            self._entries.append(_Entry("prompt", d, fn, names, ctx, _reply_value))
+            registration.put(self, _Entry("prompt", d, fn, names, ctx, _reply_value))
             return fn
 
         return register
@@ -437,7 +445,7 @@ class Server:
 
             shape = _reply_resource
             kind = "resource_template" if template else "resource"
-            self._entries.append(_Entry(kind, d, fn, names, ctx, shape))
+            registration.put(self, _Entry(kind, d, fn, names, ctx, shape))
             return fn
 
         return register
@@ -485,7 +493,7 @@ class Server:
                 d["_meta"] = {"ui": meta}
 
             shape = _reply_resource  # core completes the URI, MIME type and _meta.ui
-            self._entries.append(_Entry("resource", d, fn, names, ctx, shape))
+            registration.put(self, _Entry("resource", d, fn, names, ctx, shape))
             return fn
 
         return register
@@ -516,17 +524,19 @@ class Server:
     # ---- serving ----
 
     def _build(self, loop: asyncio.AbstractEventLoop) -> _native.NativeServer:
-        entries: List[Tuple[str, Dict[str, Any], _native._Invoke]] = [
-            (e.kind, e.definition, e.invoke if e.is_async else e.start_sync) for e in self._entries
-        ]
-        return _native.NativeServer(
-            self.name, self.version, self.instructions, entries, loop, self.options
-        )
+        """Build from the registry and enroll it for changes made while it serves."""
+
+        def build() -> _native.NativeServer:
+            entries = registration.entries(self)
+            return _native.NativeServer(
+                self.name, self.version, self.instructions, entries, loop, self.options
+            )
+
+        return registration.serve(self, build)
 
     async def serve_stdio(self) -> None:
         """Serve stdin/stdout until EOF. ``async def`` handlers run on this event loop."""
         native = self._build(asyncio.get_running_loop())
-        self._serving.append(native)
         try:
             await native.serve_stdio()
         finally:
@@ -571,8 +581,11 @@ class Server:
 
         async def start() -> HttpHandle:
             native = self._build(asyncio.get_running_loop())
-            handle = HttpHandle(await native.serve_http(host, port, options))
-            self._serving.append(native)
+            try:
+                handle = HttpHandle(await native.serve_http(host, port, options))
+            except BaseException:
+                self._serving.remove(native)
+                raise
             handle._on_close = lambda: self._serving.remove(native)
             return handle
 

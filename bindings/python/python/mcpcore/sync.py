@@ -160,6 +160,10 @@ class Client:
         """The server's instructions, if any."""
         return self._inner.instructions
 
+    def captured_stderr(self) -> Optional[str]:
+        """The server's captured stderr (``stderr="capture"``), else ``None``."""
+        return self._inner.captured_stderr()
+
     @property
     def server_info(self) -> Optional[Dict[str, Any]]:
         """The server's ``serverInfo``."""
