@@ -214,14 +214,16 @@ export declare class NativeServer {
    * Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
    * `"resource_template"` with its wire definition, a tool's `"gate"` (`{name}`), or the
    * `"completion"` handler (`completion/complete`, both eras; the definition is ignored, a
-   * later one replaces it). An entry of the same kind and key (name, URI, URI template)
-   * is replaced in place, enabled. Before serving this edits the registry the server is
-   * built from; once it serves, a tool, prompt, resource or template goes to the running
-   * server (core's `Server::add_json`), and a gate or completion handler is refused.
+   * later one replaces it). Before serving this edits the registry the server is built
+   * from: with `replace` (a handle's `update`) an entry of the same kind and key (name,
+   * URI, URI template) is replaced in place, enabled, else a taken key is refused by the
+   * build, as the builder refuses it. Once it serves, a tool, prompt, resource or template
+   * goes to the running server (core's `Server::add_json`, which replaces a taken key in
+   * place), and a gate or completion handler is refused.
    * `direct`, the same wrapper returning its reply synchronously when the handler did (else
    * a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
    */
-  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any): void
+  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any, replace?: boolean): void
   /**
    * Remove the `kind` entry under `key` (a tool's gate with it): from the registry before
    * serving, from the running server after (core's `Server::remove`: calls in flight

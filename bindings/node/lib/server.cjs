@@ -239,14 +239,14 @@ class Server {
   #listeners = new Set();
   /** How a `Registered` changes its entries (see lib/registered.cjs). */
   #ops = {
-    apply: (c) => this.#apply(c),
+    apply: (c) => this.#apply(c, true),
     remove: (kind, key) => this.#native.remove(kind, key),
     setEnabled: (kind, key, on) => this.#native.setEnabled(kind, key, on),
   };
 
-  #add(kind, def, { invoke, direct }) {
+  #add(kind, def, { invoke, direct }, replace = false) {
     try {
-      this.#native.add(kind, def, invoke, direct);
+      this.#native.add(kind, def, invoke, direct, replace);
     } catch (e) {
       throw new McpcoreError('invalid_argument', e.message);
     }
@@ -306,12 +306,14 @@ class Server {
     }
   }
 
-  /** Add compiled entries: to the registry before serving, to the running server after. */
-  #apply(c) {
+  /** Add compiled entries: to the registry before serving (with `replace`, a handle's
+   * `update`, in place of its entry), to the running server after (core replaces a taken
+   * key there). */
+  #apply(c, replace = false) {
     if (c.adds.some(([k]) => k === 'gate') && this.#native.serving) {
       throw new McpcoreError('invalid_argument', `tool ${JSON.stringify(c.key)}: a tool with a gate cannot be added while the server serves (register it before serving)`);
     }
-    for (const [kind, wire, wrapped] of c.adds) this.#add(kind, wire, wrapped);
+    for (const [kind, wire, wrapped] of c.adds) this.#add(kind, wire, wrapped, replace);
   }
 
   /** Register through `method` and hand back the item's handle. */

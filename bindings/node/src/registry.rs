@@ -61,9 +61,9 @@ pub fn item_kind(kind: &str) -> Option<ItemKind> {
     }
 }
 
-/// Add `e` to the registry kept before serving: an entry of the same kind and key is replaced
-/// in place, enabled (as core replaces while serving); replacing a tool drops its gate (the
-/// JavaScript layer adds the new one next, if any).
+/// Put `e` in the registry kept before serving in place of the entry of the same kind and key
+/// (a handle's `update`), enabled, as core replaces while serving; replacing a tool drops its
+/// gate (the JavaScript layer adds the new one next, if any).
 pub fn put(entries: &mut Vec<Entry>, e: Entry) {
     let Some(key) = e.key().map(str::to_owned) else {
         // The completion handler: a later one replaces it at build.

@@ -105,14 +105,16 @@ impl NativeServer {
     /// Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
     /// `"resource_template"` with its wire definition, a tool's `"gate"` (`{name}`), or the
     /// `"completion"` handler (`completion/complete`, both eras; the definition is ignored, a
-    /// later one replaces it). An entry of the same kind and key (name, URI, URI template)
-    /// is replaced in place, enabled. Before serving this edits the registry the server is
-    /// built from; once it serves, a tool, prompt, resource or template goes to the running
-    /// server (core's `Server::add_json`), and a gate or completion handler is refused.
+    /// later one replaces it). Before serving this edits the registry the server is built
+    /// from: with `replace` (a handle's `update`) an entry of the same kind and key (name,
+    /// URI, URI template) is replaced in place, enabled, else a taken key is refused by the
+    /// build, as the builder refuses it. Once it serves, a tool, prompt, resource or template
+    /// goes to the running server (core's `Server::add_json`, which replaces a taken key in
+    /// place), and a gate or completion handler is refused.
     /// `direct`, the same wrapper returning its reply synchronously when the handler did (else
     /// a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
     #[napi(
-        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any"
+        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any, replace?: boolean"
     )]
     pub fn add(
         &self,
@@ -120,6 +122,7 @@ impl NativeServer {
         definition: Value,
         invoke: InvokeFn,
         direct: Option<DirectFn>,
+        replace: Option<bool>,
     ) -> napi::Result<()> {
         if !matches!(
             kind.as_str(),
@@ -140,10 +143,12 @@ impl NativeServer {
         match built.as_ref() {
             Some(server) => registry::add_live(server, &entry).map_err(invalid),
             None => {
-                registry::put(
-                    &mut self.entries.lock().unwrap_or_else(|p| p.into_inner()),
-                    entry,
-                );
+                let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+                if replace == Some(true) {
+                    registry::put(&mut entries, entry);
+                } else {
+                    entries.push(entry);
+                }
                 Ok(())
             }
         }

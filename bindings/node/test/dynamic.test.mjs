@@ -185,15 +185,13 @@ test('a tool renamed by update() moves to the end of the list; the old name is u
 test('before serving the handles edit what the server is built from; the methods still chain', async (t) => {
   const s = new Server({ name: 'pre', version: '1' });
   // Chaining: a handle forwards the server's registration and serving methods.
-  const last = s
-    .tool({ name: 'kept', inputSchema: OBJ }, () => 'old')
-    .tool({ name: 'hidden', inputSchema: OBJ }, () => 'hidden')
-    .tool({ name: 'gone', inputSchema: OBJ }, () => 'gone');
+  const kept = s.tool({ name: 'kept', inputSchema: OBJ }, () => 'old');
+  const hidden = kept.tool({ name: 'hidden', inputSchema: OBJ }, () => 'hidden');
+  const last = hidden.tool({ name: 'gone', inputSchema: OBJ }, () => 'gone');
   assert.ok(last instanceof Registered);
+  assert.equal(last.key, 'gone');
   assert.equal(last.server, s);
-  const kept = s.tool({ name: 'kept', inputSchema: OBJ }, () => 'replaced'); // same name: replaced in place
-  kept.update({ description: 'new' }, () => 'updated');
-  const hidden = s.tool({ name: 'hidden', inputSchema: OBJ }, () => 'hidden');
+  kept.update({ description: 'new' }, () => 'updated'); // in place
   hidden.disable();
   last.remove();
   const h = await last.listenHttp({ port: 0 });

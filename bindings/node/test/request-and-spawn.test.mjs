@@ -126,7 +126,7 @@ test('over stdio ctx.headers is null and ctx.meta is {} without _meta', async (t
   assert.equal(typeof seen.requestId, 'number');
 });
 
-test('a stdio server stays alive until stdin closes, then exits by itself', async (t) => {
+test('a stdio server stays alive until stdin closes, then exits by itself', { timeout: 60_000 }, async (t) => {
   const child = spawn(process.execPath, [keepalive, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => child.kill('SIGKILL'));
   let err = '';
@@ -143,7 +143,7 @@ test('a stdio server stays alive until stdin closes, then exits by itself', asyn
   assert.match(err, /keepalive: stdin ended/);
 });
 
-test('an HTTP server process is kept alive by its listener (no timer) and exits by itself after close()', async (t) => {
+test('an HTTP server process is kept alive by its listener (no timer) and exits by itself after close()', { timeout: 60_000 }, async (t) => {
   const child = spawn(process.execPath, [keepalive, 'http'], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => child.kill('SIGKILL'));
   let err = '';
