@@ -292,6 +292,14 @@ export type RegisteredResource = Registered<'resource', ResourceDefinition, Reso
 /** `server.resourceTemplate(...)`'s handle, or `resource(...)`'s for a template URI. */
 export type RegisteredResourceTemplate = Registered<'resourceTemplate', ResourceTemplateDefinition, ResourceHandler>;
 
+/** `server.resource(...)`'s handle for the URI `U`: a template's for a literal URI with a
+ * `{variable}`, a resource's for another literal, either when the URI is only known as a string. */
+export type ResourceHandle<U extends string> = string extends U
+  ? RegisteredResource | RegisteredResourceTemplate
+  : U extends `${string}{${string}}${string}`
+    ? RegisteredResourceTemplate
+    : RegisteredResource;
+
 /** An image content block from bytes: `return [image(png, 'image/png')]` (MIME type `image/*`). */
 export declare function image(data: Uint8Array, mimeType?: string): { type: 'image'; data: string; mimeType: string };
 /** An audio content block from bytes (MIME type `audio/*`). */
@@ -347,7 +355,7 @@ export declare class Server {
   prompt(def: PromptDefinition, fn: PromptHandler): RegisteredPrompt;
   /** A string result is text, bytes a blob; also a whole ReadResourceResult. A template URI
    * (`{var}`) registers a resource template. */
-  resource(def: ResourceDefinition, fn: ResourceHandler): RegisteredResource | RegisteredResourceTemplate;
+  resource<U extends string>(def: ResourceDefinition & { uri: U }, fn: ResourceHandler): ResourceHandle<U>;
   /** A resource template by its MCP definition (`uriTemplate`). */
   resourceTemplate(def: ResourceTemplateDefinition, fn: ResourceHandler): RegisteredResourceTemplate;
   /** An MCP Apps UI resource: `def.html`, or `fn` returning the HTML (or a ReadResourceResult). */

@@ -14,6 +14,7 @@ import {
   type Json,
   type RegisteredTool,
   type RegisteredPrompt,
+  type RegisteredResource,
   type RegisteredResourceTemplate,
   type ToolDefinition,
   audio,
@@ -136,8 +137,13 @@ export async function dynamic(): Promise<string | null> {
   echo.update({ name: 1 });
   const p: RegisteredPrompt = server.prompt({ name: 'p' }, () => 'hi');
   const t: RegisteredResourceTemplate = server.resourceTemplate({ uriTemplate: 'x://{id}', name: 'x' }, ({ id }) => id);
+  const r: RegisteredResource = server.resource({ uri: 'x://readme', name: 'r' }, () => 'text');
+  const rt: RegisteredResourceTemplate = server.resource({ uri: 'x://notes/{id}', name: 'n' }, ({ id }) => id);
+  // @ts-expect-error a template URI registers a template
+  const wrong: RegisteredResource = server.resource({ uri: 'x://other/{id}', name: 'o' }, () => 'x');
   p.remove();
   t.remove();
+  void [r, rt, wrong];
   // Chaining still works: a handle forwards the registration and serving methods.
   const h = await echo.tool({ name: 'two', inputSchema: {} }, () => 'x').listenHttp({ port: 0 });
   const c = await Client.connectStdio('node', ['server.mjs'], { env: { A: 'b' }, envClear: true, cwd: '/tmp', stderr: 'capture' });
