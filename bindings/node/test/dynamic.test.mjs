@@ -165,6 +165,31 @@ for (const [kind, k] of Object.entries(KINDS)) {
   }
 }
 
+for (const mode of ['legacy', 'modern']) {
+  test(`over stdio a handler adds and removes a tool of its running server (${mode})`, async (t) => {
+    const script = fileURLToPath(new URL('../testing/dynamic-stdio.mjs', import.meta.url));
+    let told = 0;
+    let wake = () => {};
+    const c = await Client.connectStdio(process.execPath, [script], {
+      mode,
+      onNotification: (m) => m === 'notifications/tools/list_changed' && (told++, wake()),
+    });
+    t.after(() => c.close());
+    const announced = async (n) => {
+      while (told < n) await new Promise((r) => (wake = r));
+    };
+    await c.callTool('grow', {});
+    assert.deepEqual((await c.listTools()).map((x) => x.name), ['grow', 'shrink', 'grown']);
+    assert.equal((await c.callTool('grown', {})).content[0].text, 'grown');
+    // Legacy sessions are told; a 2026-07-28 stdio client has no listen stream (SUB-05).
+    if (mode === 'legacy') await announced(1);
+    await c.callTool('shrink', {});
+    assert.deepEqual((await c.listTools()).map((x) => x.name), ['grow', 'shrink']);
+    await assert.rejects(c.callTool('grown', {}), /Unknown tool: grown/);
+    if (mode === 'legacy') await announced(2);
+  });
+}
+
 test('a tool renamed by update() moves to the end of the list; the old name is unknown', async (t) => {
   const s = new Server({ name: 'dyn', version: '1' });
   const a = s.tool({ name: 'a', inputSchema: OBJ }, () => 'a');
