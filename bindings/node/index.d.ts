@@ -313,7 +313,7 @@ export declare function checkInputRequired(inputRequests: Record<string, any>, r
  * (`mcpcore::server::media_block`); another MIME type is thrown (`lib/` rethrows it as a
  * `TypeError`).
  */
-export declare function mediaBlock(data: Buffer, mimeType: string): { type: 'image' | 'audio'; data: string; mimeType: string }
+export declare function mediaBlock(data: Buffer, mimeType: string): { type: string; data: string; mimeType: string }
 
 /**
  * The `error` of a native reply, as the TypeScript declarations describe it (never built in

@@ -300,10 +300,13 @@ export type ResourceHandle<U extends string> = string extends U
     ? RegisteredResourceTemplate
     : RegisteredResource;
 
-/** An image content block from bytes: `return [image(png, 'image/png')]` (MIME type `image/*`). */
-export declare function image(data: Uint8Array, mimeType?: string): { type: 'image'; data: string; mimeType: string };
-/** An audio content block from bytes (MIME type `audio/*`). */
-export declare function audio(data: Uint8Array, mimeType?: string): { type: 'audio'; data: string; mimeType: string };
+/** An image or audio content block: base64 `data`, its type by the MIME type (core's rule). */
+export type MediaBlock = { type: 'image' | 'audio'; data: string; mimeType: string };
+/** An image content block from bytes: `return [image(png, 'image/png')]` (default `image/png`;
+ * the block's type follows the MIME type, `image/*` or `audio/*`; others throw a TypeError). */
+export declare function image(data: Uint8Array, mimeType?: string): MediaBlock;
+/** An audio content block from bytes (default `audio/wav`), as `image`. */
+export declare function audio(data: Uint8Array, mimeType?: string): MediaBlock;
 
 /** A resource (`uri`) or resource template (`uriTemplate`) as `server.resource(def, handler)` takes it. */
 export interface ResourceDefinition {

@@ -434,28 +434,28 @@ class Server {
   }
 }
 
-/** `data` (bytes) as a content block of `kind` ('image' | 'audio') through core's rule. */
-function media(kind, data, mimeType) {
-  if (!ArrayBuffer.isView(data)) throw new TypeError(`${kind}(data, mimeType): data must be bytes (a Buffer or Uint8Array), not ${typeOf(data)}`);
-  if (typeof mimeType !== 'string' || mimeType.split('/')[0].toLowerCase() !== kind) {
-    throw new TypeError(`${kind}(data, mimeType): mimeType must be a ${kind}/* MIME type, not ${JSON.stringify(mimeType) ?? typeOf(mimeType)}`);
-  }
+/** `data` (bytes) as a content block by core's rule (`mcpcore::server::media_block`): an
+ * `image/*` MIME type makes an image block, `audio/*` an audio block; `where` names the helper. */
+function media(where, data, mimeType) {
+  if (!ArrayBuffer.isView(data)) throw new TypeError(`${where}(data, mimeType): data must be bytes (a Buffer or Uint8Array), not ${typeOf(data)}`);
+  if (typeof mimeType !== 'string') throw new TypeError(`${where}(data, mimeType): mimeType must be a string, not ${typeOf(mimeType)}`);
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   try {
     return native.mediaBlock(bytes, mimeType);
   } catch (e) {
-    throw new TypeError(`${kind}(data, mimeType): ${e.message}`);
+    throw new TypeError(`${where}(data, mimeType): ${e.message}`);
   }
 }
 
-/** An image content block (`{type: 'image', data: base64, mimeType}`): `return [image(png, 'image/png')]`. */
+/** An image content block (`{type, data: base64, mimeType}`): `return [image(png, 'image/png')]`.
+ * The block's type follows the MIME type (core's rule: `image/*` or `audio/*`). */
 function image(data, mimeType = 'image/png') {
-  return media('image', data, mimeType);
+  return media(image.name, data, mimeType);
 }
 
-/** An audio content block (`{type: 'audio', data: base64, mimeType}`). */
+/** An audio content block (`{type, data: base64, mimeType}`), as `image`. */
 function audio(data, mimeType = 'audio/wav') {
-  return media('audio', data, mimeType);
+  return media(audio.name, data, mimeType);
 }
 
 module.exports = { Server, Context, HttpHandle, InputRequired, Registered, APP_MIME_TYPE, image, audio };

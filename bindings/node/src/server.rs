@@ -36,7 +36,7 @@ pub fn app_mime_type() -> &'static str {
 /// `data` as an image (`image/*`) or audio (`audio/*`) content block, by core's rule
 /// (`mcpcore::server::media_block`); another MIME type is thrown (`lib/` rethrows it as a
 /// `TypeError`).
-#[napi(ts_return_type = "{ type: 'image' | 'audio'; data: string; mimeType: string }")]
+#[napi(ts_return_type = "{ type: string; data: string; mimeType: string }")]
 #[cfg_attr(test, allow(dead_code))]
 pub fn media_block(data: Buffer, mime_type: String) -> napi::Result<Value> {
     mcpcore::server::media_block(&data, &mime_type).map_err(invalid)

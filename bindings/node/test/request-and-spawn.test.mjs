@@ -165,8 +165,10 @@ test('image() and audio() build content blocks with core\'s rule; a tool returns
   assert.deepEqual(image(png, 'image/png'), { type: 'image', data: png.toString('base64'), mimeType: 'image/png' });
   assert.deepEqual(audio(new Uint8Array([1, 2, 3])), { type: 'audio', data: 'AQID', mimeType: 'audio/wav' });
   assert.deepEqual(image(png.subarray(1, 3), 'image/webp').data, Buffer.from([0x50, 0x4e]).toString('base64'));
-  assert.throws(() => image(png, 'audio/wav'), TypeError);
-  assert.throws(() => audio(png, 'text/plain'), TypeError);
+  // The block's type follows the MIME type (core's rule); other MIME types are refused.
+  assert.equal(image(png, 'audio/wav').type, 'audio');
+  assert.throws(() => image(png, 'text/plain'), (e) => e instanceof TypeError && /image\/\* or audio\/\*/.test(e.message));
+  assert.throws(() => audio(png, 'wav'), TypeError);
   assert.throws(() => image('not bytes', 'image/png'), TypeError);
   const s = new Server({ name: 'media', version: '1' });
   s.tool({ name: 'pic', inputSchema: OBJ }, () => [image(png, 'image/png'), audio(Buffer.from('ab'), 'audio/mpeg')]);
