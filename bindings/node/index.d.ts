@@ -4,13 +4,18 @@
 /** A connected client (private: `lib/` wraps it as `Client`). */
 export declare class NativeClient {
   /** Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`. */
-  static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
+  static connectStdio(command: string, args: Array<string>, mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null, spawn?: any): Promise<NativeClient | { error: NativeError }>
   /**
    * Connect to a Streamable HTTP endpoint; `http` is core's `HttpClientOptions` JSON shape
    * (`{headers: {...}}`, `{auth: {...}}`, …); `onAuthorize` is the browser step of its
    * OAuth client (see [`crate::auth`]). Resolves to the client or `{error}`.
    */
   static connectHttp(url: string, mode?: string | null, options?: any, http?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null, onAuthorize?: ((url: string) => Promise<any>) | null): Promise<NativeClient | { error: NativeError }>
+  /**
+   * The child's captured standard error (the last 64 KiB, oldest first) when it was spawned
+   * with `stderr: "capture"`, else null.
+   */
+  capturedStderr(): string | null
   /** `"legacy"` or `"modern"` (null before negotiation). */
   get era(): string | null
   /**
@@ -126,6 +131,16 @@ export declare class NativeContext {
   get method(): string
   /** The tool or prompt name, or the resource URI. */
   get name(): string | null
+  /** The request's JSON-RPC id as sent (a number or a string). */
+  get requestId(): number | string
+  /** The request's `params._meta` as sent, `{}` when it has none (or the call ended). */
+  get meta(): any
+  /**
+   * The headers of the HTTP request that carried this request (lower-case name → value,
+   * a repeated header's values joined with ", "; core's `http_headers_json`), null over
+   * stdio (or once the call ended).
+   */
+  get headers(): Record<string, string> | null
   /** The task this call runs as (its `taskId`), or null for a plain call. */
   get taskId(): string | null
   /** True on a 2026-07-28 (stateless) request. */
@@ -197,13 +212,32 @@ export declare class NativeServer {
   constructor(name: string, version: string, instructions?: string | undefined | null, options?: any | undefined | null)
   /**
    * Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
-   * `"resource_template"` with its wire definition, or the `"completion"` handler
-   * (`completion/complete`, both eras; the definition is ignored, a later one replaces it).
-   * Registrations after serving started are refused. `direct`, the same wrapper returning
-   * its reply synchronously when the handler did (else a Promise of it), is what stdio
-   * served from the JavaScript thread calls (`openStdio`).
+   * `"resource_template"` with its wire definition, a tool's `"gate"` (`{name}`), or the
+   * `"completion"` handler (`completion/complete`, both eras; the definition is ignored, a
+   * later one replaces it). Before serving this edits the registry the server is built
+   * from: with `replace` (a handle's `update`) an entry of the same kind and key (name,
+   * URI, URI template) is replaced in place, enabled, else a taken key is refused by the
+   * build, as the builder refuses it. Once it serves, a tool, prompt, resource or template
+   * goes to the running server (core's `Server::add_json`, which replaces a taken key in
+   * place), and a gate or completion handler is refused.
+   * `direct`, the same wrapper returning its reply synchronously when the handler did (else
+   * a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
    */
-  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any): void
+  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any, replace?: boolean): void
+  /**
+   * Remove the `kind` entry under `key` (a tool's gate with it): from the registry before
+   * serving, from the running server after (core's `Server::remove`: calls in flight
+   * finish). False when none is registered.
+   */
+  remove(kind: string, key: string): boolean
+  /**
+   * Enable or disable the `kind` entry under `key` (core's `Server::set_enabled` once
+   * serving: a disabled item is absent from its list and unknown to calls). False when none
+   * is registered.
+   */
+  setEnabled(kind: string, key: string, on: boolean): boolean
+  /** True once serving started (the registry is then the running server's). */
+  get serving(): boolean
   /**
    * Serve stdio from the JavaScript thread: `lib/` feeds stdin's bytes to the returned
    * pump and writes its output; `wake()` is called when output is waiting outside `feed`.
@@ -213,9 +247,11 @@ export declare class NativeServer {
   /**
    * Bind `host:port` (port 0 picks a free port) and serve Streamable HTTP at `/mcp`;
    * `options` is core's `HttpOptions` JSON shape. Resolves to the running listener or to
-   * `{error}`.
+   * `{error}`. `keepAlive` (never called) is held as a referenced threadsafe function by
+   * the listener until it is closed: the listener runs on core's threads, which Node's
+   * event loop does not see, and this reference is what keeps the process alive meanwhile.
    */
-  listenHttp(host: string, port: number, options?: any | undefined | null): Promise<NativeHttpHandle | { error: NativeError }>
+  listenHttp(host: string, port: number, options: any, keepAlive: () => void): Promise<NativeHttpHandle | { error: NativeError }>
   /** Tell connected clients the tool list changed; returns how many were told. */
   notifyToolsListChanged(): number
   /** Tell connected clients the prompt list changed; returns how many were told. */
@@ -271,6 +307,13 @@ export declare function appMimeType(): string
  * once what is wrong; `lib/` throws the message as a `TypeError`.
  */
 export declare function checkInputRequired(inputRequests: Record<string, any>, requestState?: string | null): string | null
+
+/**
+ * `data` as an image (`image/*`) or audio (`audio/*`) content block, by core's rule
+ * (`mcpcore::server::media_block`); another MIME type is thrown (`lib/` rethrows it as a
+ * `TypeError`).
+ */
+export declare function mediaBlock(data: Buffer, mimeType: string): { type: string; data: string; mimeType: string }
 
 /**
  * The `error` of a native reply, as the TypeScript declarations describe it (never built in

@@ -108,6 +108,16 @@ function notificationListeners(opts) {
   return { listeners, deliver };
 }
 
+/** The spawn options of `connectStdio` as core's StdioCommand JSON (core checks the values). */
+const SPAWN_KEYS = ['env', 'envClear', 'cwd', 'stderr', 'closeGraceMs', 'termGraceMs'];
+
+function spawnOptions(opts) {
+  if (!isPlainObject(opts)) return null;
+  const spawn = {};
+  for (const k of SPAWN_KEYS) if (opts[k] !== undefined) spawn[k] = opts[k];
+  return Object.keys(spawn).length ? spawn : null;
+}
+
 /** `listen()`'s options as core's `subscriptions/listen` filter. */
 function listenFilter(f) {
   if (!isPlainObject(f)) throw new TypeError(`listen(filter): filter must be an object, not ${typeOf(f)}`);
@@ -210,14 +220,18 @@ class Client {
 
   /** Spawn `command` with `args` and connect over stdio. `mode`: "auto" (default: probe
    * `server/discover`, fall back to `initialize`), "legacy" or "modern"; `options` is core's
-   * ClientOptions JSON shape. */
+   * ClientOptions JSON shape. Core spawns the process from `env` (added to the inherited
+   * environment), `envClear` (start from an empty one), `cwd`, `stderr` ("inherit" (default),
+   * "null", or "capture": the last 64 KiB are kept for `capturedStderr()`), `closeGraceMs` and
+   * `termGraceMs` (core's StdioCommand JSON shape). */
   static async connectStdio(command, args = [], opts = {}) {
     if (typeof command !== 'string') throw new TypeError(`connectStdio(command): command must be a string, not ${typeOf(command)}`);
     if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
       throw new TypeError('connectStdio(command, args): args must be an array of strings');
     }
+    const spawn = spawnOptions(opts);
     return Client.#connect(opts, (mode, options, callbacks, deliver) =>
-      native.NativeClient.connectStdio(command, args, mode, options, callbacks, deliver),
+      native.NativeClient.connectStdio(command, args, mode, options, callbacks, deliver, spawn),
     );
   }
 
@@ -266,6 +280,12 @@ class Client {
     if (typeof fn !== 'function') throw new TypeError(`onNotification(fn): fn must be a function, not ${typeOf(fn)}`);
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
+  }
+
+  /** The stdio server's standard error as captured (the last 64 KiB, oldest first) when it
+   * was spawned with `stderr: 'capture'`; else null. */
+  capturedStderr() {
+    return this.#native.capturedStderr() ?? null;
   }
 
   /** "legacy" or "modern". */

@@ -63,6 +63,9 @@ class ToolError extends Error {
 class Context {
   #native;
   #signal = null;
+  /** `meta` and `headers`, read from core on first use (most handlers never look). */
+  #meta = undefined;
+  #headers = undefined;
 
   constructor(nativeCtx) {
     this.#native = nativeCtx;
@@ -92,6 +95,26 @@ class Context {
 
   get isModern() {
     return this.#native.isModern;
+  }
+
+  /** The request's JSON-RPC id as the client sent it (a number or a string). */
+  get requestId() {
+    return this.#native.requestId;
+  }
+
+  /** The request's `params._meta` as sent (`{}` when it has none). */
+  get meta() {
+    if (this.#meta === undefined) this.#meta = this.#native.meta;
+    return this.#meta;
+  }
+
+  /** The headers of the HTTP request that carried this request (Streamable HTTP): lower-case
+   * name → value (a repeated header's values joined with ", "); null over stdio. Every header
+   * is there, `authorization` included: never pass the client's token on to another service
+   * (AUTH-06); `principal` says who is calling. */
+  get headers() {
+    if (this.#headers === undefined) this.#headers = this.#native.headers ?? null;
+    return this.#headers;
   }
 
   /** The task this call runs as (its `taskId`), or null for a plain call. */

@@ -1,6 +1,6 @@
 'use strict';
 // The public API of the `mcpcore` package (CommonJS); `index.js` is the ESM entry.
-const { Server, Context, HttpHandle, APP_MIME_TYPE } = require('./server.cjs');
+const { Server, Context, HttpHandle, Registered, APP_MIME_TYPE, image, audio } = require('./server.cjs');
 const { InputRequired, inputRequired, RawResult, rawResult, ToolError } = require('./context.cjs');
 const { Client, Subscription, uiResourceUri } = require('./client.cjs');
 const { Task } = require('./tasks.cjs');
@@ -10,6 +10,9 @@ module.exports = {
   Server,
   Context,
   HttpHandle,
+  Registered,
+  image,
+  audio,
   InputRequired,
   inputRequired,
   RawResult,

@@ -40,6 +40,13 @@ export declare class Context {
   readonly isModern: boolean;
   /** The task this call runs as, or null for a plain call. */
   readonly taskId: string | null;
+  /** The request's JSON-RPC id as the client sent it. */
+  readonly requestId: number | string;
+  /** The request's `params._meta` as sent (`{}` when it has none). */
+  readonly meta: JsonObject;
+  /** The HTTP request's headers (lower-case name → value; repeated values joined with ", ")
+   * over Streamable HTTP, null over stdio. Never pass `authorization` on (AUTH-06). */
+  readonly headers: Record<string, string> | null;
   readonly protocolVersion: string | null;
   readonly clientCapabilities: JsonObject;
   /** Report progress; false when nothing was sent. */
@@ -141,6 +148,9 @@ export interface Implementation {
   /** Turn tasks on with core's TaskOptions JSON shape (`defaultTtlMs`, `maxTtlMs`,
    * `pollIntervalMs`, `maxTasks`, `listPageSize`, `maxListenTaskIds`). */
   tasks?: JsonObject;
+  /** Advertise tools, prompts and resources even when none is registered before serving, so
+   * they can be added while the server serves (a kind not advertised is refused then). */
+  dynamic?: boolean;
 }
 
 /** A tool as `server.tool(def, handler)` takes it: the `tools/list` fields plus binding options. */
@@ -207,6 +217,97 @@ export interface PromptDefinition {
   [k: string]: any;
 }
 
+/** A resource template as `server.resourceTemplate(def, handler)` takes it (the
+ * `resources/templates/list` fields). */
+export interface ResourceTemplateDefinition {
+  /** An RFC 6570 template (`demo://notes/{id}`) whose variables the handler gets. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [k: string]: any;
+}
+
+/** The kinds of items a `Registered` handle stands for. */
+export type RegisteredKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
+
+/**
+ * One registered item, as `server.tool(...)`, `prompt`, `resource`, `resourceTemplate` and
+ * `appResource` return it. Before serving its changes edit what the server is built from;
+ * while it serves they change the running server (clients get `list_changed`). It forwards
+ * the server's registration and serving methods, so `server.tool(a, f).tool(b, g)` chains.
+ */
+export declare class Registered<K extends RegisteredKind = RegisteredKind, D = JsonObject, F = (...args: any[]) => any> {
+  /** The server it is registered on. */
+  readonly server: Server;
+  /** What it is. */
+  readonly kind: K;
+  /** Its name, URI or URI template. */
+  readonly key: string;
+  /** False once disabled or removed. */
+  readonly enabled: boolean;
+  /** Bring it back in its place (announced). Throws once removed. */
+  enable(): void;
+  /** Hide it: absent from its list; calls and reads get the unknown-item error. */
+  disable(): void;
+  /** Replace it in place: `changes` merged over its definition (`undefined` drops a key,
+   * `null` keeps the definition), `fn` the new handler. Calls running finish with the old one. */
+  update(changes?: Partial<D> | null, fn?: F): void;
+  /** Remove it (announced); calls in flight finish. A second call does nothing. */
+  remove(): void;
+  /** `server.tool(...)`, forwarded (chaining). */
+  tool: Server['tool'];
+  /** `server.prompt(...)`, forwarded. */
+  prompt: Server['prompt'];
+  /** `server.resource(...)`, forwarded. */
+  resource: Server['resource'];
+  /** `server.resourceTemplate(...)`, forwarded. */
+  resourceTemplate: Server['resourceTemplate'];
+  /** `server.appResource(...)`, forwarded. */
+  appResource: Server['appResource'];
+  /** `server.completion(...)`, forwarded (returns the server). */
+  completion: Server['completion'];
+  /** `server.serveStdio()`, forwarded. */
+  serveStdio: Server['serveStdio'];
+  /** `server.listenHttp(...)`, forwarded. */
+  listenHttp: Server['listenHttp'];
+}
+
+/** A tool handler (`server.tool(def, fn)`). */
+export type ToolHandler<D extends ToolDefinition = ToolDefinition> = (
+  args: D['inputSchema'] extends StandardSchemaLike ? InferOutput<D['inputSchema']> : any,
+  ctx: Context,
+) => Awaitable<string | JsonObject | ContentBlock[] | Special | null | undefined>;
+/** A prompt handler: a string is one user message; also messages or a whole GetPromptResult. */
+export type PromptHandler = (args: Record<string, string>, ctx: Context) => Awaitable<string | Array<string | JsonObject> | JsonObject | Special>;
+/** A resource or template handler: a string is text, bytes a blob; also a ReadResourceResult. */
+export type ResourceHandler = (vars: Record<string, string>, ctx: Context) => Awaitable<string | Uint8Array | JsonObject | Special>;
+/** `server.tool(...)`'s handle. */
+export type RegisteredTool<D extends ToolDefinition = ToolDefinition> = Registered<'tool', D, ToolHandler<D>>;
+/** `server.prompt(...)`'s handle. */
+export type RegisteredPrompt = Registered<'prompt', PromptDefinition, PromptHandler>;
+/** `server.resource(...)`'s (concrete URI) or `appResource(...)`'s handle. */
+export type RegisteredResource = Registered<'resource', ResourceDefinition, ResourceHandler>;
+/** `server.resourceTemplate(...)`'s handle, or `resource(...)`'s for a template URI. */
+export type RegisteredResourceTemplate = Registered<'resourceTemplate', ResourceTemplateDefinition, ResourceHandler>;
+
+/** `server.resource(...)`'s handle for the URI `U`: a template's for a literal URI with a
+ * `{variable}`, a resource's for another literal, either when the URI is only known as a string. */
+export type ResourceHandle<U extends string> = string extends U
+  ? RegisteredResource | RegisteredResourceTemplate
+  : U extends `${string}{${string}}${string}`
+    ? RegisteredResourceTemplate
+    : RegisteredResource;
+
+/** An image or audio content block: base64 `data`, its type by the MIME type (core's rule). */
+export type MediaBlock = { type: 'image' | 'audio'; data: string; mimeType: string };
+/** An image content block from bytes: `return [image(png, 'image/png')]` (default `image/png`;
+ * the block's type follows the MIME type, `image/*` or `audio/*`; others throw a TypeError). */
+export declare function image(data: Uint8Array, mimeType?: string): MediaBlock;
+/** An audio content block from bytes (default `audio/wav`), as `image`. */
+export declare function audio(data: Uint8Array, mimeType?: string): MediaBlock;
+
 /** A resource (`uri`) or resource template (`uriTemplate`) as `server.resource(def, handler)` takes it. */
 export interface ResourceDefinition {
   /** An exact URI, or an RFC 6570 template (`demo://notes/{id}`) whose variables the handler gets. */
@@ -252,16 +353,16 @@ export declare class Server {
    * (`content` blocks, `structuredContent`, `isError`, `_meta`) is the whole result; any other
    * object is `structuredContent` (with its JSON as text); `null`/`undefined` no content.
    * Bytes (`Uint8Array`) are refused with an internal error: return an image/audio block. */
-  tool<D extends ToolDefinition>(
-    def: D,
-    fn: (args: D['inputSchema'] extends StandardSchemaLike ? InferOutput<D['inputSchema']> : any, ctx: Context) => Awaitable<string | JsonObject | ContentBlock[] | Special | null | undefined>,
-  ): this;
+  tool<D extends ToolDefinition>(def: D, fn: ToolHandler<D>): RegisteredTool<D>;
   /** A string result is one user message; also messages or a whole GetPromptResult. */
-  prompt(def: PromptDefinition, fn: (args: Record<string, string>, ctx: Context) => Awaitable<string | Array<string | JsonObject> | JsonObject | Special>): this;
-  /** A string result is text, bytes a blob; also a whole ReadResourceResult. */
-  resource(def: ResourceDefinition, fn: (vars: Record<string, string>, ctx: Context) => Awaitable<string | Uint8Array | JsonObject | Special>): this;
+  prompt(def: PromptDefinition, fn: PromptHandler): RegisteredPrompt;
+  /** A string result is text, bytes a blob; also a whole ReadResourceResult. A template URI
+   * (`{var}`) registers a resource template. */
+  resource<U extends string>(def: ResourceDefinition & { uri: U }, fn: ResourceHandler): ResourceHandle<U>;
+  /** A resource template by its MCP definition (`uriTemplate`). */
+  resourceTemplate(def: ResourceTemplateDefinition, fn: ResourceHandler): RegisteredResourceTemplate;
   /** An MCP Apps UI resource: `def.html`, or `fn` returning the HTML (or a ReadResourceResult). */
-  appResource(def: AppResourceDefinition, fn?: (args: JsonObject, ctx: Context) => Awaitable<string | Uint8Array | JsonObject>): this;
+  appResource(def: AppResourceDefinition, fn?: (args: JsonObject, ctx: Context) => Awaitable<string | Uint8Array | JsonObject>): RegisteredResource;
   /** The `completion/complete` handler (both eras): the candidate values (the first 100 are
    * sent, with `total` and `hasMore`) or a whole CompleteResult. */
   completion(fn: (params: CompleteParams, ctx: Context) => Awaitable<string[] | JsonObject>): this;
@@ -339,6 +440,22 @@ export interface CallOptions {
   onProgress?: (progress: number, total: number | null, message: string | null) => void;
 }
 
+/** `Client.connectStdio` options besides `ConnectOptions`: how core spawns the process. */
+export interface ConnectStdioOptions extends ConnectOptions {
+  /** Added to the inherited environment. */
+  env?: Record<string, string>;
+  /** Start from an empty environment (then `env`). */
+  envClear?: boolean;
+  /** The child's working directory. */
+  cwd?: string;
+  /** The child's stderr: passed through (default), discarded, or captured for `capturedStderr()`. */
+  stderr?: 'inherit' | 'null' | 'capture';
+  /** After closing the child's stdin, `close()` waits this long before SIGTERM (default 5000). */
+  closeGraceMs?: number;
+  /** Then this long before SIGKILL (default 2000). */
+  termGraceMs?: number;
+}
+
 /** `Client.connectHttp` options besides `ConnectOptions`: headers, HTTP options (TLS, OAuth) and the browser step. */
 export interface ConnectHttpOptions extends ConnectOptions {
   /** Headers sent on every request. */
@@ -391,9 +508,11 @@ export interface TaskWaitOptions {
 
 /** An MCP client of either era over stdio or Streamable HTTP; `mode` picks or negotiates the era. */
 export declare class Client {
-  static connectStdio(command: string, args?: string[], opts?: ConnectOptions): Promise<Client>;
+  static connectStdio(command: string, args?: string[], opts?: ConnectStdioOptions): Promise<Client>;
   static connectHttp(url: string, opts?: ConnectHttpOptions): Promise<Client>;
   readonly era: 'legacy' | 'modern' | null;
+  /** The stdio server's captured standard error (last 64 KiB) with `stderr: 'capture'`, else null. */
+  capturedStderr(): string | null;
   readonly protocolVersion: string | null;
   readonly instructions: string | null;
   readonly serverInfo: JsonObject | null;

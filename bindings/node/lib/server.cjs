@@ -6,6 +6,7 @@ const native = require('./native.cjs');
 const { McpError, McpcoreError, fromNative, unwrapObject } = require('./errors.cjs');
 const { Context, InputRequired, RawResult, ToolError } = require('./context.cjs');
 const { resolveToolSchemas, validate } = require('./schema.cjs');
+const { Registered } = require('./registered.cjs');
 
 /** A handler's plain return value as the native reply: core shapes it for the entry's kind
  * (`mcpcore::server::ResultShape`: text, structured content, content blocks, messages,
@@ -176,16 +177,37 @@ function uiLink(def) {
   return { ...rest, _meta: { ...(rest._meta ?? {}), ui: link } };
 }
 
-/** A running Streamable HTTP listener. It keeps the process alive until `close()`. */
+/** An `appResource(def, fn)` as the native `[wire, wrapped]` of a resource. */
+function appResourceEntry(def, fn) {
+  checkDef('appResource', def, 'uri');
+  const { uri, name, html, csp, permissions, domain, prefersBorder, ...rest } = def;
+  if (fn === undefined) {
+    if (typeof html !== 'string') throw new TypeError('appResource(def): give def.html (a string) or a handler');
+    fn = () => html;
+  }
+  const ui = {};
+  if (csp !== undefined) ui.csp = csp;
+  if (permissions !== undefined) {
+    if (!Array.isArray(permissions)) throw new TypeError('appResource(def): permissions must be an array of names');
+    ui.permissions = Object.fromEntries(permissions.map((p) => [String(p), {}]));
+  }
+  if (domain !== undefined) ui.domain = domain;
+  if (prefersBorder !== undefined) ui.prefersBorder = prefersBorder;
+  // Naming the app type makes core refuse a URI that is not `ui://`; core completes each
+  // content item's URI, MIME type and `_meta.ui`.
+  const wire = { ...rest, uri, name: name ?? uri, mimeType: APP_MIME_TYPE };
+  if (Object.keys(ui).length > 0) wire._meta = { ...(rest._meta ?? {}), ui };
+  return [wire, wrap(fn, OTHER)];
+}
+
+/** A running Streamable HTTP listener. It keeps the process alive until `close()`: the
+ * native listener holds a referenced threadsafe function from `listenHttp` until it is closed
+ * (the listener runs on core's threads, which Node's event loop does not see). */
 class HttpHandle {
   #native;
-  #keepAlive;
 
   constructor(nativeHandle) {
     this.#native = nativeHandle;
-    // The listener runs on core's threads, which Node's event loop does not see: this timer
-    // is the reference that keeps the process alive while the server listens.
-    this.#keepAlive = setInterval(() => {}, 1 << 30);
   }
 
   get host() {
@@ -203,7 +225,6 @@ class HttpHandle {
 
   /** Graceful shutdown: answers in flight finish or are cancelled, then the socket closes. */
   async close() {
-    clearInterval(this.#keepAlive);
     await this.#native.close();
   }
 
@@ -216,99 +237,140 @@ class HttpHandle {
 class Server {
   #native;
   #listeners = new Set();
+  /** How a `Registered` changes its entries (see lib/registered.cjs). */
+  #ops = {
+    apply: (c) => this.#apply(c, true),
+    remove: (kind, key) => this.#native.remove(kind, key),
+    setEnabled: (kind, key, on) => this.#native.setEnabled(kind, key, on),
+  };
 
-  #add(kind, def, { invoke, direct }) {
+  #add(kind, def, { invoke, direct }, replace = false) {
     try {
-      this.#native.add(kind, def, invoke, direct);
+      this.#native.add(kind, def, invoke, direct, replace);
     } catch (e) {
       throw new McpcoreError('invalid_argument', e.message);
     }
   }
 
-  /** @param {{name: string, version: string, instructions?: string, options?: object, tasks?: object}} info
+  /** @param {{name: string, version: string, instructions?: string, options?: object, tasks?: object, dynamic?: boolean}} info
    * `options` is core's ServerOptions JSON shape (e.g. `{limits: {maxInflight: 256}}`);
-   * `tasks` turns tasks on with core's TaskOptions (`{pollIntervalMs: 500}`). */
-  constructor({ name, version, instructions, options, tasks } = {}) {
+   * `tasks` turns tasks on with core's TaskOptions (`{pollIntervalMs: 500}`); `dynamic: true`
+   * advertises tools, prompts and resources even when none is registered before serving, so
+   * they can be added while it serves. */
+  constructor({ name, version, instructions, options, tasks, dynamic } = {}) {
     if (typeof name !== 'string' || typeof version !== 'string') {
       throw new TypeError('new Server({name, version}) needs a name and a version');
     }
+    if (dynamic !== undefined && typeof dynamic !== 'boolean') {
+      throw new TypeError(`new Server({dynamic}): dynamic must be a boolean, not ${typeOf(dynamic)}`);
+    }
     // `tasks`: core's TaskOptions JSON shape (defaultTtlMs, pollIntervalMs, maxTasks, …).
-    const opts = tasks === undefined ? options : { ...(options ?? {}), tasks };
+    let opts = tasks === undefined ? options : { ...(options ?? {}), tasks };
+    if (dynamic !== undefined) opts = { ...(opts ?? {}), dynamic };
     this.#native = new native.NativeServer(name, version, instructions ?? null, opts ?? null);
   }
 
+  /** Check `def` and `fn` for the registration method `method` and resolve them to native
+   * entries: `{kind, key, adds: [[nativeKind, wire, wrapped], …]}` (a `Registered`'s `compile`). */
+  #compile(method, def, fn) {
+    switch (method) {
+      case 'tool': {
+        checkDef('tool', def, 'name');
+        // `taskSupport` ("optional" | "required") stays in the definition: core reads it.
+        // `gate`, a function of the same arguments, runs on the request before the task is
+        // created.
+        const { gate, ...rest } = def;
+        const { def: wire, validator } = resolveToolSchemas(uiLink(rest));
+        const adds = [['tool', wire, wrap(fn, TOOL, validator)]];
+        if (gate !== undefined) adds.push(['gate', { name: def.name }, wrap(gate, gateReply, validator)]);
+        return { kind: 'tool', key: def.name, adds };
+      }
+      case 'appResource':
+        return { kind: 'resource', key: def?.uri, adds: [['resource', ...appResourceEntry(def, fn)]] };
+      case 'prompt':
+        checkDef('prompt', def, 'name');
+        return { kind: 'prompt', key: def.name, adds: [['prompt', def, wrap(fn, OTHER)]] };
+      case 'resource': {
+        checkDef('resource', def, 'uri');
+        const { uri, ...rest } = def;
+        if (uri.includes('{')) {
+          return { kind: 'resourceTemplate', key: uri, adds: [['resource_template', { ...rest, uriTemplate: uri }, wrap(fn, OTHER)]] };
+        }
+        return { kind: 'resource', key: uri, adds: [['resource', def, wrap(fn, OTHER)]] };
+      }
+      case 'resourceTemplate':
+        checkDef('resourceTemplate', def, 'uriTemplate');
+        return { kind: 'resourceTemplate', key: def.uriTemplate, adds: [['resource_template', def, wrap(fn, OTHER)]] };
+      default:
+        throw new TypeError(`unknown registration ${method}`);
+    }
+  }
+
+  /** Add compiled entries: to the registry before serving (with `replace`, a handle's
+   * `update`, in place of its entry), to the running server after (core replaces a taken
+   * key there). */
+  #apply(c, replace = false) {
+    if (c.adds.some(([k]) => k === 'gate') && this.#native.serving) {
+      throw new McpcoreError('invalid_argument', `tool ${JSON.stringify(c.key)}: a tool with a gate cannot be added while the server serves (register it before serving)`);
+    }
+    for (const [kind, wire, wrapped] of c.adds) this.#add(kind, wire, wrapped, replace);
+  }
+
+  /** Register through `method` and hand back the item's handle. */
+  #register(method, def, fn) {
+    const compile = (d, f) => this.#compile(method, d, f);
+    const c = compile(def, fn);
+    this.#apply(c);
+    return new Registered(this, this.#ops, compile, c, def, fn);
+  }
+
   /** Register a tool: `fn(args, ctx)` returns a string (text), an object (structured content),
-   * an array of content blocks,
+   * an array of content blocks (`image(...)`, `audio(...)`, …),
    * `rawResult(callToolResult)` (sent as is) or `inputRequired(...)`, or a Promise of one;
    * throwing `ToolError` answers an `isError` result. `inputSchema`/`outputSchema` are JSON Schema objects, or a Standard
    * Schema with a JSON Schema export (zod 4, …): its `~standard.validate` then checks the
-   * arguments too, and `fn` gets its parsed value. */
+   * arguments too, and `fn` gets its parsed value. Returns the tool's handle (`enable`,
+   * `disable`, `update`, `remove`); called while the server serves, it adds the tool to the
+   * running server (replacing one of the same name in place). */
   tool(def, fn) {
-    checkDef('tool', def, 'name');
-    // `taskSupport` ("optional" | "required") stays in the definition: core reads it. `gate`,
-    // a function of the same arguments, runs on the request before the task is created.
-    const { gate, ...rest } = def;
-    const { def: wire, validator } = resolveToolSchemas(uiLink(rest));
-    this.#add('tool', wire, wrap(fn, TOOL, validator));
-    if (gate !== undefined) this.#add('gate', { name: def.name }, wrap(gate, gateReply, validator));
-    return this;
+    return this.#register('tool', def, fn);
   }
 
   /** Register an MCP Apps UI resource (`io.modelcontextprotocol/ui`): a `ui://` URI served as
    * `text/html;profile=mcp-app`. Give the HTML as `def.html`, or a `fn(args, ctx)` returning
    * it; `csp`, `permissions` (names such as `'camera'`), `domain` and `prefersBorder` become
    * `_meta.ui`. Link tools to it with `tool({..., ui: uri})`; serving fails if a link names no
-   * registered UI resource or the URI is not `ui://`. */
+   * registered UI resource or the URI is not `ui://`. Returns the resource's handle. */
   appResource(def, fn) {
-    checkDef('appResource', def, 'uri');
-    const { uri, name, html, csp, permissions, domain, prefersBorder, ...rest } = def;
-    if (fn === undefined) {
-      if (typeof html !== 'string') throw new TypeError('appResource(def): give def.html (a string) or a handler');
-      fn = () => html;
-    }
-    const ui = {};
-    if (csp !== undefined) ui.csp = csp;
-    if (permissions !== undefined) {
-      if (!Array.isArray(permissions)) throw new TypeError('appResource(def): permissions must be an array of names');
-      ui.permissions = Object.fromEntries(permissions.map((p) => [String(p), {}]));
-    }
-    if (domain !== undefined) ui.domain = domain;
-    if (prefersBorder !== undefined) ui.prefersBorder = prefersBorder;
-    // Naming the app type makes core refuse a URI that is not `ui://`; core completes each
-    // content item's URI, MIME type and `_meta.ui`.
-    const wire = { ...rest, uri, name: name ?? uri, mimeType: APP_MIME_TYPE };
-    if (Object.keys(ui).length > 0) wire._meta = { ...(rest._meta ?? {}), ui };
-    this.#add('resource', wire, wrap(fn, OTHER));
-    return this;
+    return this.#register('appResource', def, fn);
   }
 
   /** Register a prompt: `fn(args, ctx)` returns a string (one user message), messages or a
-   * GetPromptResult. */
+   * GetPromptResult. Returns its handle (as `tool`). */
   prompt(def, fn) {
-    checkDef('prompt', def, 'name');
-    this.#add('prompt', def, wrap(fn, OTHER));
-    return this;
+    return this.#register('prompt', def, fn);
   }
 
   /** Register the `completion/complete` handler (both eras; one per server, a later one
-   * replaces it): `fn({ref, argument, context}, ctx)` returns the candidate values (an array of
-   * strings; core sends the first 100, with `total` and `hasMore`) or a whole CompleteResult. */
+   * replaces it; before serving only): `fn({ref, argument, context}, ctx)` returns the
+   * candidate values (an array of strings; core sends the first 100, with `total` and
+   * `hasMore`) or a whole CompleteResult. Returns the server. */
   completion(fn) {
     this.#add('completion', null, wrap(fn, OTHER));
     return this;
   }
 
   /** Register a resource at an exact URI or an RFC 6570 template (`demo://notes/{id}`; `fn`
-   * gets the variables). `fn` returns a string (text), bytes (a blob) or a ReadResourceResult. */
+   * gets the variables). `fn` returns a string (text), bytes (a blob) or a ReadResourceResult.
+   * Returns its handle (as `tool`; kind `'resourceTemplate'` for a template URI). */
   resource(def, fn) {
-    checkDef('resource', def, 'uri');
-    const { uri, ...rest } = def;
-    if (typeof uri === 'string' && uri.includes('{')) {
-      this.#add('resource_template', { ...rest, uriTemplate: uri }, wrap(fn, OTHER));
-    } else {
-      this.#add('resource', def, wrap(fn, OTHER));
-    }
-    return this;
+    return this.#register('resource', def, fn);
+  }
+
+  /** Register a resource template given as its MCP definition (`{uriTemplate, name, ...}`);
+   * as `resource` with a template URI. Returns its handle. */
+  resourceTemplate(def, fn) {
+    return this.#register('resourceTemplate', def, fn);
   }
 
   /** Serve stdin/stdout until EOF. The bytes are read and written on this thread
@@ -327,7 +389,9 @@ class Server {
     if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
       throw new TypeError('listenHttp({options}): options must be an object (core\'s HttpOptions JSON shape)');
     }
-    const h = new HttpHandle(unwrapObject(await this.#native.listenHttp(host, port, options ?? null)));
+    // The never-called function the native listener holds (referenced) while it listens.
+    const keepAlive = () => {};
+    const h = new HttpHandle(unwrapObject(await this.#native.listenHttp(host, port, options ?? null, keepAlive)));
     this.#listeners.add(h);
     return h;
   }
@@ -370,4 +434,28 @@ class Server {
   }
 }
 
-module.exports = { Server, Context, HttpHandle, InputRequired, APP_MIME_TYPE };
+/** `data` (bytes) as a content block by core's rule (`mcpcore::server::media_block`): an
+ * `image/*` MIME type makes an image block, `audio/*` an audio block; `where` names the helper. */
+function media(where, data, mimeType) {
+  if (!ArrayBuffer.isView(data)) throw new TypeError(`${where}(data, mimeType): data must be bytes (a Buffer or Uint8Array), not ${typeOf(data)}`);
+  if (typeof mimeType !== 'string') throw new TypeError(`${where}(data, mimeType): mimeType must be a string, not ${typeOf(mimeType)}`);
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  try {
+    return native.mediaBlock(bytes, mimeType);
+  } catch (e) {
+    throw new TypeError(`${where}(data, mimeType): ${e.message}`);
+  }
+}
+
+/** An image content block (`{type, data: base64, mimeType}`): `return [image(png, 'image/png')]`.
+ * The block's type follows the MIME type (core's rule: `image/*` or `audio/*`). */
+function image(data, mimeType = 'image/png') {
+  return media(image.name, data, mimeType);
+}
+
+/** An audio content block (`{type, data: base64, mimeType}`), as `image`. */
+function audio(data, mimeType = 'audio/wav') {
+  return media(audio.name, data, mimeType);
+}
+
+module.exports = { Server, Context, HttpHandle, InputRequired, Registered, APP_MIME_TYPE, image, audio };

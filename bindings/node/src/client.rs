@@ -10,6 +10,7 @@ use mcpcore::client::{
     CallOptions, Client, ClientBuilder, ClientCallback, ClientHandler, ClientOptions, ConnectMode,
     HttpClientOptions, ListKind, StdioCommand, TaskCallOptions, TaskWaitOptions,
 };
+use mcpcore::options::apply_json;
 use mcpcore::ErrorKind;
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
@@ -187,7 +188,7 @@ impl NativeClient {
 impl NativeClient {
     /// Spawn `command args…` and connect over stdio. Resolves to the client or `{error}`.
     #[napi(
-        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null",
+        ts_args_type = "command: string, args: Array<string>, mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null, spawn?: any",
         ts_return_type = "Promise<NativeClient | { error: NativeError }>"
     )]
     pub async fn connect_stdio(
@@ -197,10 +198,16 @@ impl NativeClient {
         options: Option<Value>,
         callbacks: Option<Vec<(String, Option<ClientInvokeFn>)>>,
         on_notification: Option<NotificationFn>,
+        spawn: Option<Value>,
     ) -> napi::Result<Connected> {
-        let cmd = StdioCommand::new(command).args(args);
         Ok(
             connect_with(mode, options, callbacks, on_notification, |b| {
+                // `spawn` is core's `StdioCommand` JSON shape (`env`, `envClear`, `cwd`,
+                // `stderr`, `closeGraceMs`, `termGraceMs`); core spawns and checks it.
+                let mut cmd = StdioCommand::new(command).args(args);
+                if let Some(p) = spawn.as_ref().filter(|p| !p.is_null()) {
+                    apply_json(&mut cmd, p).map_err(|e| format!("spawn options: {e}"))?;
+                }
                 Ok(b.connect_stdio(cmd))
             })
             .await,
@@ -235,6 +242,13 @@ impl NativeClient {
             })
             .await,
         )
+    }
+
+    /// The child's captured standard error (the last 64 KiB, oldest first) when it was spawned
+    /// with `stderr: "capture"`, else null.
+    #[napi]
+    pub fn captured_stderr(&self) -> Option<String> {
+        self.client.captured_stderr()
     }
 
     /// `"legacy"` or `"modern"` (null before negotiation).

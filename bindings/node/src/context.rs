@@ -60,6 +60,8 @@ pub struct NativeContext {
     shared: Arc<Shared>,
     method: String,
     name: Option<String>,
+    /// The JSON-RPC id as sent (kept: it is small, and readable after the call ended).
+    id: Value,
 }
 
 impl NativeContext {
@@ -67,6 +69,7 @@ impl NativeContext {
         Self {
             method: ctx.method().to_owned(),
             name: ctx.name().map(str::to_owned),
+            id: ctx.id().to_value(),
             shared,
         }
     }
@@ -110,6 +113,29 @@ impl NativeContext {
     #[napi(getter)]
     pub fn name(&self) -> Option<String> {
         self.name.clone()
+    }
+
+    /// The request's JSON-RPC id as sent (a number or a string).
+    #[napi(getter, ts_return_type = "number | string")]
+    pub fn request_id(&self) -> Value {
+        self.id.clone()
+    }
+
+    /// The request's `params._meta` as sent, `{}` when it has none (or the call ended).
+    #[napi(getter)]
+    pub fn meta(&self) -> Value {
+        self.shared
+            .ctx()
+            .and_then(|c| c.meta().cloned())
+            .unwrap_or_else(|| Value::Object(serde_json::Map::new()))
+    }
+
+    /// The headers of the HTTP request that carried this request (lower-case name → value,
+    /// a repeated header's values joined with ", "; core's `http_headers_json`), null over
+    /// stdio (or once the call ended).
+    #[napi(getter, ts_return_type = "Record<string, string> | null")]
+    pub fn headers(&self) -> Option<Value> {
+        self.shared.ctx().and_then(|c| c.http_headers_json())
     }
 
     /// The task this call runs as (its `taskId`), or null for a plain call.

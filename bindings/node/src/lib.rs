@@ -14,6 +14,7 @@ mod client;
 mod context;
 mod handler;
 mod listen;
+mod registry;
 mod reply;
 mod server;
 mod stdio;

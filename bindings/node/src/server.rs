@@ -6,14 +6,16 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use mcpcore::options::{apply_json, JsonOptions};
-use mcpcore::server::ResultShape;
 use mcpcore::transport::http::{HttpListener, HttpOptions};
 use mcpcore::{ErrorKind, Handler, InputRequired, Server, ServerBuilder};
-use napi::bindgen_prelude::{Either, Function};
+use napi::bindgen_prelude::{Buffer, Either, Function};
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi::Status;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::handler::{InvokeFn, JsHandler};
+use crate::handler::InvokeFn;
+use crate::registry::{self, Entry};
 use crate::reply;
 use crate::stdio::{DirectFn, NativeStdioPump};
 
@@ -29,6 +31,15 @@ fn invalid(e: impl std::fmt::Display) -> napi::Error {
 #[cfg_attr(test, allow(dead_code))]
 pub fn app_mime_type() -> &'static str {
     mcpcore::protocol::apps::APP_MIME_TYPE
+}
+
+/// `data` as an image (`image/*`) or audio (`audio/*`) content block, by core's rule
+/// (`mcpcore::server::media_block`); another MIME type is thrown (`lib/` rethrows it as a
+/// `TypeError`).
+#[napi(ts_return_type = "{ type: string; data: string; mimeType: string }")]
+#[cfg_attr(test, allow(dead_code))]
+pub fn media_block(data: Buffer, mime_type: String) -> napi::Result<Value> {
+    mcpcore::server::media_block(&data, &mime_type).map_err(invalid)
 }
 
 /// Check an `inputRequired(...)` answer with core's rule (MRTR-02), so the handler hears at
@@ -57,13 +68,6 @@ pub fn patched<T: JsonOptions + Default>(patch: Option<&Value>) -> Result<T, Str
         apply_json(&mut o, p).map_err(|e| e.to_string())?;
     }
     Ok(o)
-}
-
-struct Entry {
-    kind: String,
-    definition: Value,
-    invoke: Arc<InvokeFn>,
-    direct: Option<Arc<DirectFn>>,
 }
 
 /// The server registry and, once serving started, the built core server (private: `lib/`
@@ -99,13 +103,18 @@ impl NativeServer {
     }
 
     /// Register `invoke(ctx, params)` for a `"tool"`, `"prompt"`, `"resource"` or
-    /// `"resource_template"` with its wire definition, or the `"completion"` handler
-    /// (`completion/complete`, both eras; the definition is ignored, a later one replaces it).
-    /// Registrations after serving started are refused. `direct`, the same wrapper returning
-    /// its reply synchronously when the handler did (else a Promise of it), is what stdio
-    /// served from the JavaScript thread calls (`openStdio`).
+    /// `"resource_template"` with its wire definition, a tool's `"gate"` (`{name}`), or the
+    /// `"completion"` handler (`completion/complete`, both eras; the definition is ignored, a
+    /// later one replaces it). Before serving this edits the registry the server is built
+    /// from: with `replace` (a handle's `update`) an entry of the same kind and key (name,
+    /// URI, URI template) is replaced in place, enabled, else a taken key is refused by the
+    /// build, as the builder refuses it. Once it serves, a tool, prompt, resource or template
+    /// goes to the running server (core's `Server::add_json`, which replaces a taken key in
+    /// place), and a gate or completion handler is refused.
+    /// `direct`, the same wrapper returning its reply synchronously when the handler did (else
+    /// a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
     #[napi(
-        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any"
+        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any, replace?: boolean"
     )]
     pub fn add(
         &self,
@@ -113,31 +122,78 @@ impl NativeServer {
         definition: Value,
         invoke: InvokeFn,
         direct: Option<DirectFn>,
+        replace: Option<bool>,
     ) -> napi::Result<()> {
-        if self
-            .built
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-        {
-            return Err(invalid("the server is already serving"));
-        }
         if !matches!(
             kind.as_str(),
             "tool" | "gate" | "prompt" | "resource" | "resource_template" | "completion"
         ) {
             return Err(invalid(format!("unknown entry kind {kind:?}")));
         }
-        self.entries
+        let entry = Entry {
+            kind,
+            definition,
+            invoke: Arc::new(invoke),
+            direct: direct.map(Arc::new),
+            enabled: true,
+        };
+        // The `built` lock is held across the edit, so an entry is never added to the
+        // registry after the build has read it.
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        match built.as_ref() {
+            Some(server) => registry::add_live(server, &entry).map_err(invalid),
+            None => {
+                let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+                if replace == Some(true) {
+                    registry::put(&mut entries, entry);
+                } else {
+                    entries.push(entry);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Remove the `kind` entry under `key` (a tool's gate with it): from the registry before
+    /// serving, from the running server after (core's `Server::remove`: calls in flight
+    /// finish). False when none is registered.
+    #[napi]
+    pub fn remove(&self, kind: String, key: String) -> napi::Result<bool> {
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        match built.as_ref() {
+            Some(server) => Ok(server.remove(live_kind(&kind)?, &key)),
+            None => Ok(registry::remove(
+                &mut self.entries.lock().unwrap_or_else(|p| p.into_inner()),
+                &kind,
+                &key,
+            )),
+        }
+    }
+
+    /// Enable or disable the `kind` entry under `key` (core's `Server::set_enabled` once
+    /// serving: a disabled item is absent from its list and unknown to calls). False when none
+    /// is registered.
+    #[napi]
+    pub fn set_enabled(&self, kind: String, key: String, on: bool) -> napi::Result<bool> {
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        match built.as_ref() {
+            Some(server) => Ok(server.set_enabled(live_kind(&kind)?, &key, on)),
+            None => Ok(registry::set_enabled(
+                &mut self.entries.lock().unwrap_or_else(|p| p.into_inner()),
+                &kind,
+                &key,
+                on,
+            )),
+        }
+    }
+
+    /// True once serving started (the registry is then the running server's).
+    #[napi(getter)]
+    pub fn serving(&self) -> bool {
+        self.built
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(Entry {
-                kind,
-                definition,
-                invoke: Arc::new(invoke),
-                direct: direct.map(Arc::new),
-            });
-        Ok(())
+            .is_some()
     }
 
     /// Build the core server (once; later calls return the same server). A refused
@@ -163,35 +219,36 @@ impl NativeServer {
                 return Err(e.to_string());
             }
         }
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let handler = |e: &Entry| {
-            Arc::new(JsHandler {
-                invoke: e.invoke.clone(),
-                direct: e.direct.clone(),
-                shape: Arc::new(ResultShape::of(&e.kind, &e.definition)),
-            })
-        };
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         // A gate (`{name}` of its tool) runs on the request before the tool's task is created.
         let mut gates: HashMap<&str, Arc<dyn Handler>> = entries
             .iter()
             .filter(|e| e.kind == "gate")
-            .filter_map(|e| {
-                let h: Arc<dyn Handler> = handler(e);
-                Some((e.definition.get("name")?.as_str()?, h))
-            })
+            .filter_map(|e| Some((e.key()?, e.handler())))
             .collect();
         for e in entries.iter().filter(|e| e.kind != "gate") {
             let gate = (e.kind == "tool")
-                .then(|| e.definition.get("name").and_then(Value::as_str))
+                .then(|| e.key())
                 .flatten()
                 .and_then(|n| gates.remove(n));
-            b.add_json(&e.kind, e.definition.clone(), handler(e), gate)?;
+            b.add_json(&e.kind, e.definition.clone(), e.handler(), gate)?;
         }
         let s = b.build().map_err(|e| e.to_string())?;
+        registry::apply_disabled(&s, &entries);
+        // From now on the running server is the registry (see `add`).
+        entries.clear();
         *built = Some(s.clone());
         Ok(s)
     }
+}
 
+/// Core's item kind for a change while serving.
+fn live_kind(kind: &str) -> napi::Result<mcpcore::server::ItemKind> {
+    registry::item_kind(kind).ok_or_else(|| invalid(format!("unknown item kind {kind:?}")))
+}
+
+#[napi]
+impl NativeServer {
     /// Serve stdio from the JavaScript thread: `lib/` feeds stdin's bytes to the returned
     /// pump and writes its output; `wake()` is called when output is waiting outside `feed`.
     /// A refused registration or option is `{error}`.
@@ -209,13 +266,19 @@ impl NativeServer {
 
     /// Bind `host:port` (port 0 picks a free port) and serve Streamable HTTP at `/mcp`;
     /// `options` is core's `HttpOptions` JSON shape. Resolves to the running listener or to
-    /// `{error}`.
-    #[napi(ts_return_type = "Promise<NativeHttpHandle | { error: NativeError }>")]
+    /// `{error}`. `keepAlive` (never called) is held as a referenced threadsafe function by
+    /// the listener until it is closed: the listener runs on core's threads, which Node's
+    /// event loop does not see, and this reference is what keeps the process alive meanwhile.
+    #[napi(
+        ts_args_type = "host: string, port: number, options: any, keepAlive: () => void",
+        ts_return_type = "Promise<NativeHttpHandle | { error: NativeError }>"
+    )]
     pub async fn listen_http(
         &self,
         host: String,
         port: u32,
         options: Option<Value>,
+        keep_alive: KeepAliveFn,
     ) -> napi::Result<Either<NativeHttpHandle, Value>> {
         let server = match self.server() {
             Ok(s) => s,
@@ -244,7 +307,7 @@ impl NativeServer {
             Ok(l) => Either::A(NativeHttpHandle {
                 addr: l.local_addr(),
                 url: l.url(),
-                listener: Mutex::new(Some(l)),
+                listener: Mutex::new(Some((l, keep_alive))),
             }),
             Err(e) => Either::B(reply::err(ErrorKind::Transport, e)),
         })
@@ -289,8 +352,13 @@ impl NativeServer {
 pub struct NativeHttpHandle {
     addr: SocketAddr,
     url: String,
-    listener: Mutex<Option<HttpListener>>,
+    /// The listener and the reference keeping the event loop alive, both dropped by `close`.
+    listener: Mutex<Option<(HttpListener, KeepAliveFn)>>,
 }
+
+/// A referenced (not weak) threadsafe function that is never called: while one is alive, Node's
+/// event loop stays alive.
+pub type KeepAliveFn = ThreadsafeFunction<(), (), (), Status, false, false>;
 
 #[napi]
 impl NativeHttpHandle {
@@ -321,8 +389,10 @@ impl NativeHttpHandle {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        if let Some(l) = l {
+        if let Some((l, keep_alive)) = l {
             l.shutdown().await;
+            // Released after the shutdown: answers in flight still reach their clients.
+            drop(keep_alive);
         }
         Ok(())
     }

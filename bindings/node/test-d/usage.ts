@@ -12,7 +12,13 @@ import {
   type CallOptions,
   type ConnectOptions,
   type Json,
+  type RegisteredTool,
+  type RegisteredPrompt,
+  type RegisteredResource,
+  type RegisteredResourceTemplate,
   type ToolDefinition,
+  audio,
+  image,
 } from 'mcpcore';
 
 export async function serve(): Promise<HttpHandle> {
@@ -112,4 +118,38 @@ export async function tasks(url: string): Promise<string> {
   }
   const r = await c.callToolToCompletion('job', {}, { ttl: 10, timeout: 100 });
   return JSON.stringify(r);
+}
+
+export async function dynamic(): Promise<string | null> {
+  const server = new Server({ name: 'live', version: '1.0.0', dynamic: true });
+  const echo: RegisteredTool = server.tool({ name: 'echo', inputSchema: { type: 'object' } }, (_a, ctx: Context) => {
+    const id: number | string = ctx.requestId;
+    const tenant: string | undefined = ctx.headers?.['x-tenant'];
+    return { id, tenant: tenant ?? null, meta: ctx.meta };
+  });
+  const kind: 'tool' = echo.kind;
+  const on: boolean = echo.enabled;
+  echo.disable();
+  echo.enable();
+  echo.update({ description: 'new' }, () => [image(new Uint8Array([1]), 'image/png'), audio(new Uint8Array([2]))]);
+  echo.update(null);
+  // @ts-expect-error a tool's name is a string
+  echo.update({ name: 1 });
+  const p: RegisteredPrompt = server.prompt({ name: 'p' }, () => 'hi');
+  const t: RegisteredResourceTemplate = server.resourceTemplate({ uriTemplate: 'x://{id}', name: 'x' }, ({ id }) => id);
+  const r: RegisteredResource = server.resource({ uri: 'x://readme', name: 'r' }, () => 'text');
+  const rt: RegisteredResourceTemplate = server.resource({ uri: 'x://notes/{id}', name: 'n' }, ({ id }) => id);
+  // @ts-expect-error a template URI registers a template
+  const wrong: RegisteredResource = server.resource({ uri: 'x://other/{id}', name: 'o' }, () => 'x');
+  p.remove();
+  t.remove();
+  void [r, rt, wrong];
+  // Chaining still works: a handle forwards the registration and serving methods.
+  const h = await echo.tool({ name: 'two', inputSchema: {} }, () => 'x').listenHttp({ port: 0 });
+  const c = await Client.connectStdio('node', ['server.mjs'], { env: { A: 'b' }, envClear: true, cwd: '/tmp', stderr: 'capture' });
+  // @ts-expect-error stderr is inherit, null or capture
+  await Client.connectStdio('node', [], { stderr: 'loud' }).catch(() => null);
+  const err: string | null = c.capturedStderr();
+  await h.close();
+  return `${kind}${on}${err}`;
 }
