@@ -197,9 +197,14 @@ class Context {
     return this.requestClient('sampling/createMessage', params);
   }
 
-  /** `roots/list`: resolves to `{roots: [...]}`. */
-  listRoots() {
-    return this.requestClient('roots/list', {});
+  /** `roots/list`: resolves to the array of roots, as Python's `list_roots()` and this
+   * binding's `listTools()` do. The array also carries `roots` (itself) for code written when
+   * this resolved to the `{roots}` result. */
+  async listRoots() {
+    const answer = await this.requestClient('roots/list', {});
+    const roots = Array.isArray(answer?.roots) ? answer.roots : [];
+    Object.defineProperty(roots, 'roots', { value: roots, enumerable: false });
+    return roots;
   }
 
   /** An explicit `input_required` answer with your own keys and state: `return

@@ -59,8 +59,9 @@ export declare class Context {
   elicit(params: { message: string; requestedSchema: JsonObject; [k: string]: any }): Promise<any>;
   /** `sampling/createMessage` (as `requestClient`). */
   sample(params: { messages: JsonObject[]; maxTokens: number; [k: string]: any }): Promise<any>;
-  /** `roots/list` (as `requestClient`): `{roots: [...]}`. */
-  listRoots(): Promise<{ roots: JsonObject[]; [k: string]: any }>;
+  /** `roots/list`: the client's roots (`{uri, name?}`), as Python's `list_roots()`. The array
+   * also has a `roots` property (itself), the shape this resolved to before. */
+  listRoots(): Promise<JsonObject[] & { roots: JsonObject[] }>;
   /** The client's implementation info (`{name, version, ...}`), when known. */
   readonly clientInfo: JsonObject | null;
   /** The verified access token's principal on an OAuth-protected HTTP endpoint, else null. */

@@ -34,8 +34,8 @@ export function makeFeatureServer() {
     return `sampled: ${r.content.text}`;
   });
   server.tool({ name: 'roots', inputSchema: { type: 'object' } }, async (_a, ctx) => {
-    const r = await ctx.listRoots();
-    return `roots: ${r.roots.map((x) => x.uri).join(',')}`;
+    const r = await ctx.listRoots(); // an array, as Python's list_roots(); .roots is the old shape
+    return `roots: ${r.map((x) => x.uri).join(',')}${r.roots === r ? '' : ' (no .roots)'}`;
   });
   // An explicit input_required answer with its own key and state (SEP-2322).
   server.tool({ name: 'confirm', inputSchema: { type: 'object' } }, (_a, ctx) => {
