@@ -1,6 +1,7 @@
-//! The MCP client: stdio and Streamable HTTP, automatic era negotiation, the `input_required`
-//! driver, server→client requests, cancellation, pagination, caching and `subscriptions/listen`
-//! (REQUIREMENTS 0.8, DISC-*, META-01/02, MRTR-*, CACHE-*, SUB-*, CAN-*, HTTP-09…18).
+//! The MCP client: stdio, in-memory (a [`crate::Server`] in this process) and Streamable HTTP,
+//! automatic era negotiation, the `input_required` driver, server→client requests, cancellation,
+//! pagination, caching and `subscriptions/listen` (REQUIREMENTS 0.8, DISC-*, META-01/02, MRTR-*,
+//! CACHE-*, SUB-*, CAN-*, HTTP-09…18).
 //!
 //! The seam is JSON-level ([`Client::request`] takes and returns `serde_json::Value`), so the C,
 //! Python and Node bindings expose it directly; typed calls ([`Client::call_tool`], …) sit on top.
@@ -26,6 +27,7 @@ mod cache;
 mod callbacks;
 mod calls;
 mod error;
+mod in_memory;
 mod json;
 mod list_json;
 mod listen;
@@ -44,6 +46,7 @@ pub use callbacks::{
     callback_error, client_handler_fn, CallbackSlot, ClientCallback, ClientHandler, NotificationFn,
 };
 pub use error::ClientError;
+pub use in_memory::IN_MEMORY_BUFFER;
 pub use listen::Subscription;
 pub use options::{
     CallOptions, ClientOptions, ConnectMode, ProgressFn, DEFAULT_MAX_MRTR_ROUNDS,

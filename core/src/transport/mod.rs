@@ -5,6 +5,7 @@
 //! related messages can be routed to the stream of the request that caused them.
 
 pub mod http;
+mod in_memory;
 mod outq;
 mod serve;
 mod spin;

@@ -50,8 +50,9 @@ impl Server {
         crate::transport::http::serve(self.clone(), addr, opts).await
     }
 
-    /// The MCP endpoint as a cloneable hyper service, to mount in a hyper server of your own
-    /// (or call [`HttpService::handle`] from another framework).
+    /// The MCP endpoint as a cloneable hyper service, to mount in a hyper server of your own, or
+    /// a tower service for axum (`Router::route_service("/mcp", svc)`; examples/axum_server.rs),
+    /// or call [`HttpService::handle`] from another framework.
     ///
     /// # Errors
     /// An option out of range.

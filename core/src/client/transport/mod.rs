@@ -1,5 +1,5 @@
-//! Client transports: stdio (a child process) and Streamable HTTP (REQUIREMENTS STDIO-*,
-//! HTTP-*, LHTTP-*).
+//! Client transports: stdio (a child process), any byte streams (in-memory) and Streamable
+//! HTTP (REQUIREMENTS STDIO-*, HTTP-*, LHTTP-*).
 //!
 //! A transport only moves JSON-RPC messages. Everything it receives goes into one bounded
 //! [`Inbound`] channel that the client's peer drains; everything the peer sends goes through
@@ -20,6 +20,7 @@ mod connect;
 pub mod http;
 #[cfg(feature = "http-client")]
 pub(crate) mod http_options;
+pub(crate) mod io;
 #[cfg(feature = "http-client")]
 pub(crate) mod pool;
 #[cfg(feature = "http-client")]

@@ -13,14 +13,13 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
 use tokio::sync::Mutex as AsyncMutex;
 
-use super::{BoxFut, ClientTransport, Inbound, InboundTx, OutMsg, WireState};
+use super::io::Framed;
+use super::{BoxFut, ClientTransport, InboundTx, OutMsg, WireState};
 use crate::client::error::ClientError;
-use crate::jsonrpc::codec::{FrameError, FrameReader};
-use crate::jsonrpc::{parse_frame, ParsedFrame};
 
 /// What happens to the child's standard error. JSON: `"inherit"`, `"null"`, `"capture"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -176,13 +175,12 @@ impl StdioCommand {
 const STDERR_CAP: usize = 64 * 1024;
 
 pub(crate) struct StdioTransport {
-    stdin: AsyncMutex<Option<ChildStdin>>,
+    io: Framed,
     child: AsyncMutex<Option<Child>>,
     pid: Option<u32>,
     stderr_buf: Option<Arc<Mutex<VecDeque<u8>>>>,
     close_grace: Duration,
     term_grace: Duration,
-    reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl StdioTransport {
@@ -215,7 +213,10 @@ impl StdioTransport {
         let mut child = c.spawn().map_err(|e| {
             ClientError::Transport(format!("cannot spawn {}: {e}", cmd.program.display()))
         })?;
-        let stdin = child.stdin.take();
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| ClientError::Transport("child has no stdin".into()))?;
         let stdout = child
             .stdout
             .take()
@@ -240,22 +241,19 @@ impl StdioTransport {
             None => None,
         };
         let pid = child.id();
-        let frames = FrameReader::new(BufReader::with_capacity(64 * 1024, stdout), max_bytes)
-            .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
-        let reader = tokio::spawn(read_loop(frames, max_depth, inbound));
+        let io = Framed::start(stdout, Box::new(stdin), max_bytes, max_depth, inbound)?;
         Ok(Arc::new(Self {
-            stdin: AsyncMutex::new(stdin),
+            io,
             child: AsyncMutex::new(Some(child)),
             pid,
             stderr_buf,
             close_grace: cmd.close_grace,
             term_grace: cmd.term_grace,
-            reader: Mutex::new(Some(reader)),
         }))
     }
 
     async fn shutdown(&self) {
-        self.stdin.lock().await.take();
+        self.io.close_writer().await;
         let child = self.child.lock().await.take();
         if let Some(mut child) = child {
             if tokio::time::timeout(self.close_grace, child.wait())
@@ -272,14 +270,7 @@ impl StdioTransport {
                 }
             }
         }
-        let reader = self
-            .reader
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        if let Some(r) = reader {
-            r.abort();
-        }
+        self.io.stop_reader();
     }
 }
 
@@ -295,60 +286,9 @@ fn terminate(pid: Option<u32>) {
 #[cfg(not(unix))]
 fn terminate(_pid: Option<u32>) {}
 
-async fn read_loop<R: tokio::io::AsyncBufRead + Unpin>(
-    mut frames: FrameReader<R>,
-    max_depth: usize,
-    inbound: InboundTx,
-) {
-    let reason = loop {
-        match frames.next_frame().await {
-            Ok(Some(frame)) => match parse_frame(frame, max_depth) {
-                ParsedFrame::Single(v) => {
-                    if inbound.send(Inbound::Message(v)).await.is_err() {
-                        return;
-                    }
-                }
-                ParsedFrame::Batch(items) => {
-                    for v in items {
-                        if inbound.send(Inbound::Message(v)).await.is_err() {
-                            return;
-                        }
-                    }
-                }
-                ParsedFrame::Error(e) => {
-                    tracing::warn!(error = %e, "skipping an unreadable frame from the server");
-                }
-            },
-            Ok(None) => break "the server closed its output (process exited?)".to_owned(),
-            Err(FrameError::TooLarge { limit }) => {
-                tracing::error!(limit, "server frame exceeds the size limit; closing");
-                break format!("a server frame exceeded {limit} bytes; the transport was closed");
-            }
-            Err(FrameError::Io(e)) => break format!("reading from the server failed: {e}"),
-        }
-    };
-    let _ = inbound.send(Inbound::Closed(reason)).await;
-}
-
 impl ClientTransport for StdioTransport {
     fn send(&self, msg: OutMsg) -> BoxFut<'_, Result<(), ClientError>> {
-        let mut frame = msg.encode();
-        frame.push(b'\n');
-        Box::pin(async move {
-            let mut guard = self.stdin.lock().await;
-            let Some(stdin) = guard.as_mut() else {
-                return Err(ClientError::Closed("the transport is closed".into()));
-            };
-            let ok = stdin.write_all(&frame).await.is_ok() && stdin.flush().await.is_ok();
-            if ok {
-                Ok(())
-            } else {
-                guard.take();
-                Err(ClientError::Closed(
-                    "writing to the server failed (process exited?)".into(),
-                ))
-            }
-        })
+        Box::pin(self.io.send(msg))
     }
 
     fn cancel_by_notification(&self, _state: &WireState) -> bool {

@@ -97,8 +97,9 @@ fn check_options(
     ))
 }
 
-/// The MCP endpoint as a cloneable hyper service. Mount it in any hyper server, or call
-/// [`HttpService::handle`] from another framework.
+/// The MCP endpoint as a cloneable hyper service, and a tower service (axum's
+/// `Router::route_service`). Mount it in any hyper server, or call [`HttpService::handle`] from
+/// another framework.
 #[derive(Clone)]
 pub struct HttpService {
     shared: Arc<Shared>,
@@ -389,6 +390,29 @@ where
     fn call(&self, req: Request<B>) -> Self::Future {
         let this = self.clone();
         Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}
+
+/// The same service for tower-based frameworks: `axum::Router::route_service("/mcp", svc)`.
+/// Always ready: the limits apply per request and every refusal is an HTTP response (as from the
+/// built-in listener), so the service itself never fails.
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body<Data = Bytes> + Send + Unpin + 'static,
+{
+    type Response = Resp;
+    type Error = Infallible;
+    type Future = BoxFut;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        hyper::service::Service::call(&*self, req)
     }
 }
 
