@@ -77,9 +77,11 @@ fn open_database() -> Result<String, String> {
 
 fn build(
     backplane: Option<backplane_flags::Shared>,
+    metrics: bool,
 ) -> Result<Server, mcpcore::server::BuildError> {
     let handle = Arc::new(OnceLock::new());
-    let mut b = Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION"));
+    let mut b =
+        Server::builder("mcpcore-demo", env!("CARGO_PKG_VERSION")).options(|o| o.metrics = metrics);
     if let Some(shared) = backplane {
         b = shared.apply(b);
     }
@@ -247,16 +249,33 @@ fn core_tools(b: ServerBuilder) -> ServerBuilder {
 
 #[tokio::main]
 async fn main() {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
-    let (args, backplane) = match backplane_flags::take(std::env::args().skip(1).collect()) {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut flag = |name: &str| {
+        let found = args.iter().any(|a| a == name);
+        args.retain(|a| a != name);
+        found
+    };
+    let (metrics, otlp) = (flag("--metrics"), flag("--otlp"));
+    if otlp {
+        // Spans exported over OTLP/HTTP as the OTEL_* environment says.
+        let mut t = mcpcore::telemetry::TelemetryOptions::default();
+        t.otlp = Some(mcpcore::telemetry::OtlpOptions::default());
+        if let Err(e) = mcpcore::telemetry::install(&t) {
+            eprintln!("demo-server: {e}");
+            std::process::exit(2);
+        }
+    } else {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .init();
+    }
+    let (args, backplane) = match backplane_flags::take(args) {
         Ok(r) => r,
         Err(e) => usage(&e),
     };
     let with_backplane = backplane.is_some();
-    let server = match build(backplane) {
+    let server = match build(backplane, metrics) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("demo-server: {e}");
@@ -264,6 +283,9 @@ async fn main() {
         }
     };
     let mut opts = HttpOptions::default();
+    if metrics {
+        opts.metrics_path = Some("/metrics".into());
+    }
     let (args, session_flags) = match http_flags::take(args, &mut opts) {
         Ok(r) => r,
         Err(e) => usage(&e),
@@ -294,7 +316,10 @@ async fn main() {
 fn usage(problem: &str) -> ! {
     eprintln!(
         "demo-server: {problem}\n\
-         usage: demo-server [--http 127.0.0.1:PORT [HTTP FLAGS]]   (default: MCP on stdin/stdout)\n\
+         usage: demo-server [--metrics] [--otlp] [--http 127.0.0.1:PORT [HTTP FLAGS]]\n\
+         (default: MCP on stdin/stdout; --metrics records metrics, served at /metrics over HTTP;\n\
+         --otlp exports spans over OTLP/HTTP as OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_*\n\
+         variables say)\n\
          HTTP flags (legacy sessions, HTTPS, authorization, scale-out):\n{}\n{}{}",
         http_flags::USAGE,
         auth_flags::USAGE,

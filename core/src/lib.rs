@@ -61,6 +61,7 @@ pub(crate) mod schema;
 pub mod security;
 pub mod server;
 pub mod tasks;
+pub mod telemetry;
 pub mod transport;
 
 pub use error::{ErrorKind, ErrorObject, HandlerError};

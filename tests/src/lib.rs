@@ -17,6 +17,7 @@ pub mod era;
 pub mod fixture;
 pub mod http;
 pub mod interop;
+pub mod otlp;
 pub mod redis;
 pub mod schema;
 pub mod scripted;

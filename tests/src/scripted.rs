@@ -25,6 +25,8 @@ pub struct Req {
     pub text: String,
     /// The request head as sent (case kept: signed header values).
     pub raw_head: String,
+    /// The body's bytes (binary bodies: OTLP protobuf).
+    pub bytes: Vec<u8>,
 }
 
 impl Req {
@@ -214,6 +216,7 @@ async fn serve_one(mut sock: TcpStream, script: Script, seen: Arc<Mutex<Vec<Req>
         target: head.split(' ').nth(1).unwrap_or_default().to_owned(),
         text: String::from_utf8_lossy(&buf[head_end..head_end + len]).into_owned(),
         raw_head: head.clone(),
+        bytes: buf[head_end..head_end + len].to_vec(),
     };
     seen.lock().expect("lock").push(req.clone());
     match script(&req) {

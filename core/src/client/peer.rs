@@ -173,6 +173,19 @@ impl Peer {
             lock(&self.progress).insert(key.clone(), f);
             key
         });
+        let traced = crate::telemetry::span::client_request(method, &id, &params);
+        if let Some((_, tc)) = &traced {
+            // The server's span becomes a child of this client span (trace context in
+            // `params._meta`, as the conventions carry it).
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(m) = meta.as_object_mut() {
+                m.remove(crate::telemetry::TRACEPARENT);
+                m.remove(crate::telemetry::TRACESTATE);
+                tc.inject(m);
+            }
+        }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let out = OutMsg::Request {
@@ -180,7 +193,26 @@ impl Peer {
             method: method.to_owned(),
             params: Some(Value::Object(params)),
         };
-        let result = self.wait(&id, out, rx, &spec).await;
+        let result = match &traced {
+            Some((span, _)) => {
+                let waited = self.wait(&id, out, rx, &spec);
+                let r = tracing::Instrument::instrument(waited, span.clone()).await;
+                // `error.type`: the JSON-RPC code, else the failure's kind (`timeout`, …).
+                let (error, code) = match &r {
+                    Ok(v) => (crate::telemetry::span::result_error(v), None),
+                    Err(e) => (
+                        Some(
+                            e.rpc_code()
+                                .map_or_else(|| e.kind().to_string(), |c| c.to_string()),
+                        ),
+                        e.rpc_code(),
+                    ),
+                };
+                crate::telemetry::span::finish(span, error.as_deref(), code);
+                r
+            }
+            None => self.wait(&id, out, rx, &spec).await,
+        };
         if let Some(k) = progress_key {
             lock(&self.progress).remove(&k);
         }

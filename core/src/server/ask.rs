@@ -394,6 +394,7 @@ mod tests {
                 last_progress: Mutex::new(None),
                 asks: Mutex::new(asks),
                 task_id: None,
+                trace: crate::server::context::trace_slot(),
             }),
         }
     }

@@ -94,6 +94,12 @@ pub struct ServerOptions {
     /// can be added while serving ([`Server::add_tool`] and the rest; default `false`: a kind
     /// is advertised when one is registered at build). JSON: `dynamic`.
     pub dynamic: bool,
+    /// Record operation metrics ([`Server::metrics_text`], an HTTP endpoint's `metricsPath`;
+    /// default `false`: off costs one branch per request). JSON: `metrics`.
+    pub metrics: bool,
+    /// Most metric series kept (method × target × outcome, default 1,000): targets a peer names
+    /// beyond it are counted as `_other`. JSON: `metricsMaxSeries`.
+    pub metrics_max_series: usize,
 }
 
 impl ServerOptions {
@@ -119,6 +125,8 @@ impl ServerOptions {
             tasks: None,
             backplane: Backplane::local(),
             dynamic: false,
+            metrics: false,
+            metrics_max_series: 1000,
         }
     }
 }
@@ -208,6 +216,8 @@ pub(crate) struct ServerInner {
     pub change_sinks: Mutex<Vec<Weak<dyn super::ChangeSink>>>,
     /// Running tasks and their store, when tasks are on.
     pub tasks: Option<Arc<super::tasks::TaskEngine>>,
+    /// Operation metrics (recorded only when `options.metrics`).
+    pub metrics: Arc<crate::telemetry::Metrics>,
 }
 
 impl ServerInner {
@@ -530,7 +540,13 @@ impl ServerBuilder {
             mrtr::build_replay_guard(&options.request_state).map_err(BuildError::Option)?;
         let bus = options.backplane.bus();
         let origin = super::bus::origin_id();
+        let metrics = Arc::new(crate::telemetry::Metrics::new(
+            options.metrics,
+            options.metrics_max_series,
+        ));
+        crate::telemetry::register_metrics(&metrics);
         let inner = Arc::new_cyclic(|weak: &Weak<ServerInner>| ServerInner {
+            metrics,
             bus_receiver: Arc::new(super::bus::Receiver {
                 inner: weak.clone(),
                 origin: origin.clone(),

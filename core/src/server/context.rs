@@ -27,6 +27,18 @@ pub(crate) struct CtxInner {
     pub asks: Mutex<super::ask::Asks>,
     /// The task this run serves, when it runs as one (TASK-L01, TASK-M02).
     pub task_id: Option<String>,
+    /// The trace context of the server span this run belongs to (set when the span is
+    /// recorded, else made on first use).
+    pub trace: std::sync::OnceLock<crate::telemetry::TraceContext>,
+}
+
+/// The trace slot of a context made now: the running request's span context, if it has one.
+pub(crate) fn trace_slot() -> std::sync::OnceLock<crate::telemetry::TraceContext> {
+    let slot = std::sync::OnceLock::new();
+    if let Ok(tc) = super::dispatch::TRACE.try_with(Clone::clone) {
+        let _ = slot.set(tc);
+    }
+    slot
 }
 
 /// Everything a handler may know about and do for the request it serves. Cheap to clone.
@@ -51,6 +63,25 @@ impl RequestContext {
     /// The request's `params._meta`, as sent.
     pub fn meta(&self) -> Option<&Value> {
         self.inner.meta.as_ref()
+    }
+    /// The W3C trace context of the server span handling this request: in the caller's trace
+    /// when the request carried one (`_meta.traceparent`, or over HTTP the `traceparent`
+    /// header), else a new trace. A handler starts its own spans as children of it
+    /// (Python and Node hand it to OpenTelemetry's propagators as `{"traceparent": …}`).
+    pub fn trace_context(&self) -> &crate::telemetry::TraceContext {
+        self.inner.trace.get_or_init(|| {
+            let from_header = || {
+                let h = self.http_headers()?;
+                let tp = h.get(crate::telemetry::TRACEPARENT)?.to_str().ok()?;
+                let ts = h
+                    .get(crate::telemetry::TRACESTATE)
+                    .and_then(|v| v.to_str().ok());
+                crate::telemetry::TraceContext::parse(tp, ts)
+            };
+            let parent =
+                crate::telemetry::TraceContext::from_meta(self.meta()).or_else(from_header);
+            crate::telemetry::TraceContext::child_of(parent.as_ref())
+        })
     }
     /// The headers of the HTTP request that carried this request (Streamable HTTP; names in lower
     /// case), `None` over stdio and in-process transports. Every header is here, `Authorization`
@@ -236,6 +267,7 @@ impl RequestContext {
                 last_progress: Mutex::new(*lock(&i.last_progress)),
                 asks: Mutex::default(),
                 task_id: i.task_id.clone(),
+                trace: trace_slot(),
             }),
         }
     }
@@ -266,6 +298,8 @@ impl RequestContext {
                 last_progress: Mutex::new(*lock(&i.last_progress)),
                 asks: Mutex::new(asks),
                 task_id: Some(task_id.to_owned()),
+                // A task's rounds belong to the trace of the request that created it.
+                trace: i.trace.clone(),
             }),
         }
     }

@@ -15,6 +15,7 @@
 
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::ask;
 use super::context::{CtxInner, RequestContext};
@@ -58,6 +59,11 @@ impl Drop for InflightGuard<'_> {
     fn drop(&mut self) {
         self.session.unregister_inflight(self.id, self.seq);
     }
+}
+
+tokio::task_local! {
+    /// The trace context of the server span a request runs in, for its handler's context.
+    pub(crate) static TRACE: crate::telemetry::TraceContext;
 }
 
 /// The client's cancellation of a request (CAN-01).
@@ -147,18 +153,31 @@ impl Session {
                 ))))
             }
             Err(super::session::Refused::Busy(cap)) => {
-                return Err(Reply::pre(ErrorObject::server_busy(cap)))
+                self.server
+                    .inner
+                    .metrics
+                    .refused(crate::telemetry::Refusal::Busy);
+                return Err(Reply::pre(ErrorObject::server_busy(cap)));
             }
         };
+        let traced = self.request_span(&id, &method, params.as_ref(), sink.as_ref());
+        let measured = self.server.inner.metrics.on().then(|| {
+            let target = crate::telemetry::span::target(&method, params.as_ref());
+            (method.clone(), target.map(str::to_owned), Instant::now())
+        });
         // `initialize` is never cancellable (LC-05): its answer always goes out.
         let cancellable = method != "initialize";
         let this = self.clone();
-        Ok(async move {
+        let (span, trace) = traced.unzip();
+        let outer = span.clone().unwrap_or_else(tracing::Span::none);
+        let run = async move {
             let guard = InflightGuard {
                 session: &this,
                 id: &id,
                 seq,
             };
+            let metrics = &this.server.inner.metrics;
+            let in_flight = metrics.start();
             let limits = &this.server.inner.options.limits;
             let (timeout, grace) = (limits.handler_timeout, limits.shutdown_grace);
             let (session, rid, rtoken) = (this.clone(), id.clone(), token.clone());
@@ -167,14 +186,35 @@ impl Session {
                     .route(rid, method, params, sink, rtoken, header_mismatch)
                     .await
             };
-            let done = super::guard::run(routed, token.clone(), cancellable, timeout, grace).await;
+            let done = match trace {
+                Some(tc) => {
+                    let routed = TRACE.scope(tc, routed);
+                    super::guard::run(routed, token.clone(), cancellable, timeout, grace).await
+                }
+                None => super::guard::run(routed, token.clone(), cancellable, timeout, grace).await,
+            };
             drop(guard);
-            // A token the engine fired for the handler timeout still owes the peer its answer.
-            if cancellable && token.is_cancelled() && !done.timed_out {
-                return None;
+            drop(in_flight);
+            if done.timed_out {
+                metrics.refused(crate::telemetry::Refusal::Timeout);
             }
-            Some(done.reply)
-        })
+            // A token the engine fired for the handler timeout still owes the peer its answer.
+            let cancelled = cancellable && token.is_cancelled() && !done.timed_out;
+            let error = if cancelled {
+                Some("cancelled".to_owned())
+            } else {
+                crate::telemetry::span::error_type(&done.reply.result)
+            };
+            if let Some((method, target, t0)) = measured {
+                metrics.operation(&method, target.as_deref(), error.as_deref(), t0.elapsed());
+            }
+            if let Some(span) = &span {
+                let code = done.reply.result.as_ref().err().map(|e| e.code);
+                crate::telemetry::span::finish(span, error.as_deref(), code);
+            }
+            (!cancelled).then_some(done.reply)
+        };
+        Ok(tracing::Instrument::instrument(run, outer))
     }
 
     /// Run one request and return its answer; `None` when it was cancelled (no response is sent,
@@ -196,6 +236,8 @@ impl Session {
 
     /// Handle one notification from the peer.
     pub fn handle_notification(&self, method: &str, params: Option<&Map<String, Value>>) {
+        let transport = self.network_transport();
+        let _span = crate::telemetry::span::server_notification(method, transport).entered();
         match method {
             CANCELLED => {
                 if let Some(id) = params
@@ -314,6 +356,7 @@ impl Session {
                 last_progress: Mutex::new(None),
                 asks: Mutex::new(asks),
                 task_id: None,
+                trace: super::context::trace_slot(),
             }),
         };
         let outcome = match self.run_method(&ctx, method, p, modern).await {
@@ -472,6 +515,29 @@ impl Session {
             }
         }
         v
+    }
+}
+
+impl Session {
+    /// The server span of one request and its trace context, when a subscriber wants the span.
+    fn request_span(
+        &self,
+        id: &Id,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+        sink: &dyn Outbound,
+    ) -> Option<(tracing::Span, crate::telemetry::TraceContext)> {
+        let traced = crate::telemetry::span::server_request(
+            method,
+            id,
+            params,
+            self.network_transport(),
+            sink.http_headers(),
+        )?;
+        if let Some(v) = self.negotiated_version() {
+            traced.0.record("mcp.protocol.version", v.as_str());
+        }
+        Some(traced)
     }
 }
 

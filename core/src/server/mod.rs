@@ -100,6 +100,22 @@ impl Server {
     pub fn limits(&self) -> &crate::Limits {
         &self.inner.options.limits
     }
+    /// The server's metrics as a Prometheus text exposition (format 0.0.4): operation durations
+    /// by the OpenTelemetry MCP conventions, requests by method, target and outcome, in-flight
+    /// requests, refusals by reason and the gauges of the HTTP endpoints serving it. Empty
+    /// series unless [`ServerOptions::metrics`] is on.
+    pub fn metrics_text(&self) -> String {
+        self.inner.metrics.render()
+    }
+    /// [`Self::metrics_text`] of several servers as one exposition, series with the same
+    /// labels added (one application serving through several core servers).
+    pub fn merged_metrics_text(servers: &[Server]) -> String {
+        let snaps = servers.iter().map(|s| s.inner.metrics.snapshot()).collect();
+        crate::telemetry::render_metrics(&crate::telemetry::merge_metrics(snaps))
+    }
+    pub(crate) fn metrics(&self) -> &crate::telemetry::Metrics {
+        &self.inner.metrics
+    }
     /// Open a new connection-scoped session whose unrelated messages go to `sink`.
     pub fn new_session(&self, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Session> {
         self.start_bus();

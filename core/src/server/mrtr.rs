@@ -571,6 +571,7 @@ mod tests {
                 last_progress: std::sync::Mutex::new(None),
                 asks: std::sync::Mutex::default(),
                 task_id: None,
+                trace: crate::server::context::trace_slot(),
             }),
         }
     }

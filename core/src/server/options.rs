@@ -66,6 +66,9 @@ struct Shape {
     redis_connect_timeout_ms: u64,
     /// Bound a request waits for a Redis reconnect before it is refused (0: at once).
     redis_wait_ms: u64,
+    metrics: bool,
+    /// Positive.
+    metrics_max_series: usize,
 }
 
 impl From<&ServerOptions> for Shape {
@@ -109,6 +112,8 @@ impl From<&ServerOptions> for Shape {
             dynamic: o.dynamic,
             redis_connect_timeout_ms: millis(bounds.0),
             redis_wait_ms: millis(bounds.1),
+            metrics: o.metrics,
+            metrics_max_series: o.metrics_max_series,
         }
     }
 }
@@ -152,6 +157,11 @@ impl TryFrom<Shape> for ServerOptions {
         o.request_state = j.request_state;
         o.tasks = j.tasks;
         o.dynamic = j.dynamic;
+        o.metrics = j.metrics;
+        if j.metrics_max_series == 0 {
+            return Err("metricsMaxSeries must be positive".into());
+        }
+        o.metrics_max_series = j.metrics_max_series;
         if j.redis_connect_timeout_ms == 0 {
             return Err("redisConnectTimeoutMs must be positive".into());
         }

@@ -109,6 +109,9 @@ pub struct Session {
     principal: std::sync::OnceLock<Arc<crate::auth::Principal>>,
     /// Told about each server→client request (a session shared across workers, LHTTP-08).
     answers: std::sync::OnceLock<Arc<dyn AnswerWatch>>,
+    /// When a connection-scoped session began (`mcp.server.session.duration`); set only while
+    /// metrics are on.
+    began: Option<std::time::Instant>,
 }
 
 /// Told about a session's server→client requests by the transport serving it. A transport that
@@ -131,7 +134,11 @@ impl Session {
     pub(crate) fn new(server: Server, kind: SessionKind, sink: Arc<dyn Outbound>) -> Arc<Self> {
         let era = (kind == SessionKind::HttpModern).then_some(Era::Modern);
         let key = server.inner.next_session_key();
+        let began = (server.inner.metrics.on()
+            && matches!(kind, SessionKind::Stdio | SessionKind::HttpLegacy))
+        .then(std::time::Instant::now);
         let s = Arc::new(Self {
+            began,
             server,
             kind,
             era: EraLock::new(era),
@@ -169,6 +176,15 @@ impl Session {
     /// The connection kind.
     pub fn kind(&self) -> SessionKind {
         self.kind
+    }
+
+    /// `network.transport` of the conventions: `pipe` for stdio (and in-process streams),
+    /// `tcp` for HTTP.
+    pub(crate) fn network_transport(&self) -> &'static str {
+        match self.kind {
+            SessionKind::Stdio => "pipe",
+            _ => "tcp",
+        }
     }
 
     /// The connection's era, once locked (`None` while a stdio connection is still open to both).
@@ -441,6 +457,13 @@ impl Server {
 impl Drop for Session {
     fn drop(&mut self) {
         self.server.inner.unregister_session(self.key);
+        if let Some(t0) = self.began {
+            let transport = self.network_transport();
+            self.server
+                .inner
+                .metrics
+                .session_ended(transport, t0.elapsed());
+        }
     }
 }
 

@@ -183,6 +183,16 @@ impl HttpTransport {
                 }
             }
         }
+        // The trace context travels in the `traceparent` header too, as HTTP instrumentation
+        // carries it, so the server's HTTP span joins the trace (the MCP span stays under it).
+        let meta = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object);
+        for key in [crate::telemetry::TRACEPARENT, crate::telemetry::TRACESTATE] {
+            if let Some(v) = meta.and_then(|m| m.get(key)).and_then(Value::as_str) {
+                b = b.header(key, v);
+            }
+        }
         b.body(Full::new(Bytes::from(msg.encode())))
             .map_err(|e| ClientError::InvalidArgument(format!("cannot build the request: {e}")))
     }

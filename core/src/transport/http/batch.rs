@@ -43,7 +43,7 @@ fn is_modern(item: &Value) -> bool {
 /// A POSTed JSON array.
 pub(crate) async fn batch(
     s: &Arc<Shared>,
-    h: &HeaderMap,
+    h: &Arc<HeaderMap>,
     items: Vec<Value>,
     principal: Option<&crate::auth::Principal>,
 ) -> Resp {
@@ -77,7 +77,8 @@ pub(crate) async fn batch(
         );
     }
     let session = entry.session.clone();
-    let (sink, rx, close) = RequestSink::new(s.server.limits().max_outbound_queue, true, Some(h));
+    let (sink, rx, close) =
+        RequestSink::new(s.server.limits().max_outbound_queue, true, Some(h.clone()));
     let mut ready = Vec::new();
     let mut running = Running::default();
     for item in items {

@@ -397,6 +397,11 @@ impl Slots {
         self.open.load(Ordering::Acquire)
     }
 
+    /// The open-connection count, shared (the endpoint's metrics read it).
+    pub(crate) fn open_gauge(&self) -> Arc<AtomicUsize> {
+        self.open.clone()
+    }
+
     /// A permit for the next connection; waits while the cap is reached. `None` once `stop`
     /// fires.
     async fn next(

@@ -104,7 +104,7 @@ fn check_session_version(h: &HeaderMap, negotiated: Option<String>) -> Result<()
 /// A legacy request POST.
 pub(crate) async fn request(
     shared: &Arc<Shared>,
-    h: &HeaderMap,
+    h: &Arc<HeaderMap>,
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
@@ -132,8 +132,11 @@ pub(crate) async fn request(
             "request id is already in flight",
         );
     }
-    let (sink, rx, close) =
-        respond::RequestSink::new(shared.server.limits().max_outbound_queue, true, Some(h));
+    let (sink, rx, close) = respond::RequestSink::new(
+        shared.server.limits().max_outbound_queue,
+        true,
+        Some(h.clone()),
+    );
     match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => {
             if session.is_inflight(&id) {
@@ -248,7 +251,7 @@ async fn initialize(
 /// by mode (see [`crate::server::SessionKind::HttpStatelessLegacy`]); nothing is kept.
 async fn stateless(
     shared: &Arc<Shared>,
-    h: &HeaderMap,
+    h: &Arc<HeaderMap>,
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
@@ -264,7 +267,7 @@ async fn stateless(
     };
     session.bind_principal(principal);
     let cap = shared.server.limits().max_outbound_queue;
-    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h));
+    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h.clone()));
     match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),
         Ok(fut) => {

@@ -5,6 +5,8 @@
 //! Two ways to use it:
 //! * [`serve`] binds a standalone listener (`127.0.0.1:0` allowed; [`HttpListener::local_addr`]
 //!   reports the port) and shuts down gracefully;
+//! * [`HttpService::exchange`] takes one request in plain parts from any embedder (ASGI,
+//!   `node:http`, fetch, a C server) and answers with a head and body chunks;
 //! * [`HttpService`] is a cloneable `hyper::service::Service` a Rust user mounts in an existing
 //!   hyper server (or calls [`HttpService::handle`] from any framework).
 //!
@@ -23,6 +25,7 @@ mod backoff;
 mod batch;
 mod body;
 mod conn;
+mod exchange;
 mod headers;
 mod legacy;
 mod listen;
@@ -42,5 +45,6 @@ pub use crate::protocol::mcp_header::decode_value as decode_header_value;
 pub use crate::transport::tls::ServerTls;
 pub use addr::bind_address;
 pub use body::HttpBody;
+pub use exchange::{BodyFeed, Exchange, ExchangeHead};
 pub use options::{AllowList, HttpOptions, LegacyStores};
 pub use server::{serve, HttpListener, HttpService};

@@ -25,7 +25,7 @@ use crate::transport::NullOutbound;
 /// A modern request POST.
 pub(crate) async fn request(
     shared: &Arc<Shared>,
-    h: &HeaderMap,
+    h: &Arc<HeaderMap>,
     id: Id,
     method: String,
     params: Option<Map<String, Value>>,
@@ -57,7 +57,7 @@ pub(crate) async fn request(
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
     session.bind_principal(principal);
     let cap = shared.server.limits().max_outbound_queue;
-    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h));
+    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h.clone()));
     let started =
         session.start_request_checked(id.clone(), method, params, sink, header_check.err());
     match started {

@@ -188,6 +188,11 @@ pub struct HttpOptions {
     /// for other workers to read (default 16 MiB; shared stores only). Past it a message is
     /// dropped and logged, so a client cannot fill Redis through one session (LHTTP-08).
     pub max_routed_bytes: usize,
+    /// Serve the server's metrics as a Prometheus text exposition to `GET` on this path
+    /// (default `None`: not served). The `Origin`/`Host` rules apply; the bearer gate does not
+    /// (scrapers do not carry the MCP token: expose the path only where scrapers reach it).
+    /// Turn recording on with the server option `metrics`. JSON: `metricsPath`.
+    pub metrics_path: Option<String>,
     /// Where legacy sessions and their SSE events are shared between workers (Rust API; the
     /// default shares nothing: one process serves each session). See [`LegacyStores`].
     #[serde(skip)]
@@ -293,6 +298,7 @@ impl Default for HttpOptions {
             max_concurrent_streams: 100,
             auth: None,
             max_routed_bytes: 16 << 20,
+            metrics_path: None,
             legacy_stores: LegacyStores::default(),
         }
     }

@@ -39,11 +39,12 @@ pub(crate) struct RequestSink {
 
 impl RequestSink {
     /// A sink and its receiving end; `closable` for legacy session streams; `headers` those of
-    /// the HTTP request the sink answers.
+    /// the HTTP request the sink answers (shared, never copied: one map per HTTP request, moved
+    /// out of the request, serves every sink of a batch).
     pub(crate) fn new(
         cap: usize,
         closable: bool,
-        headers: Option<&http::HeaderMap>,
+        headers: Option<Arc<http::HeaderMap>>,
     ) -> (
         Arc<Self>,
         mpsc::Receiver<Vec<u8>>,
@@ -54,7 +55,7 @@ impl RequestSink {
         let sink = Self {
             tx,
             close: closable.then(|| close.clone()),
-            headers: headers.map(|h| Arc::new(h.clone())),
+            headers,
         };
         (Arc::new(sink), rx, close)
     }

@@ -55,6 +55,18 @@ pub(crate) struct Shared {
     pub hard_stop: CancellationToken,
     reaper: AtomicBool,
     epoch: Instant,
+    /// The standalone listener's open-connection count (metrics; unset when mounted).
+    connections: std::sync::OnceLock<Arc<std::sync::atomic::AtomicUsize>>,
+}
+
+impl crate::telemetry::GaugeSource for Shared {
+    fn gauges(&self) -> (usize, usize, usize) {
+        let conns = self
+            .connections
+            .get()
+            .map_or(0, |c| c.load(Ordering::Relaxed));
+        (self.sessions.len(), self.listens.len(), conns)
+    }
 }
 
 impl Shared {
@@ -158,7 +170,15 @@ impl HttpService {
                 hard_stop: CancellationToken::new(),
                 reaper: AtomicBool::new(false),
                 epoch: Instant::now(),
+                connections: std::sync::OnceLock::new(),
             }),
+        })
+        .inspect(|svc| {
+            let weak = Arc::downgrade(&svc.shared);
+            svc.shared
+                .server
+                .metrics()
+                .add_source(weak as std::sync::Weak<dyn crate::telemetry::GaugeSource>);
         })
     }
 
@@ -166,6 +186,11 @@ impl HttpService {
     #[cfg(test)]
     pub(super) fn shared(&self) -> &Arc<Shared> {
         &self.shared
+    }
+
+    /// The request-body cap (the server's `max_message_bytes`).
+    pub(super) fn max_body_bytes(&self) -> usize {
+        self.shared.server.limits().max_message_bytes
     }
 
     pub(super) fn options(&self) -> &HttpOptions {
@@ -205,6 +230,46 @@ impl HttpService {
         B: Body<Data = Bytes> + Unpin,
     {
         let s = &self.shared;
+        let span = tracing::info_span!(
+            target: "mcpcore::http",
+            "http.server.request",
+            otel.name = req.method().as_str(),
+            otel.kind = "server",
+            http.request.method = req.method().as_str(),
+            url.path = tracing::field::Empty,
+            network.transport = "tcp",
+            http.response.status_code = tracing::field::Empty,
+            trace_id = tracing::field::Empty,
+            span_id = tracing::field::Empty,
+            parent_span_id = tracing::field::Empty,
+        );
+        let r = if span.is_disabled() {
+            self.handle_inner(req).await
+        } else {
+            // The HTTP span joins the caller's trace from the `traceparent` header; the MCP
+            // span under it continues this span's trace unless `_meta` names another.
+            let tc = crate::telemetry::span::http_request(&span, req.uri().path(), req.headers());
+            let inner = crate::telemetry::HTTP_TRACE.scope(tc, self.handle_inner(req));
+            tracing::Instrument::instrument(inner, span.clone()).await
+        };
+        let status = r.status();
+        if !span.is_disabled() {
+            span.record("http.response.status_code", status.as_u16());
+        }
+        let metrics = s.server.metrics();
+        if metrics.on() && (status.is_client_error() || status.is_server_error()) {
+            if let Some(why) = refusal(status, &r) {
+                metrics.refused(why);
+            }
+        }
+        r
+    }
+
+    async fn handle_inner<B>(&self, req: Request<B>) -> Resp
+    where
+        B: Body<Data = Bytes> + Unpin,
+    {
+        let s = &self.shared;
         if let Some(r) = s
             .auth
             .as_ref()
@@ -212,8 +277,12 @@ impl HttpService {
         {
             return r;
         }
+        let metrics_path = s.opts.metrics_path.as_deref();
+        // The metrics path is its own resource: never the MCP endpoint's path.
+        let for_metrics =
+            metrics_path == Some(req.uri().path()) && s.opts.path.as_deref() != metrics_path;
         if let Some(p) = &s.opts.path {
-            if req.uri().path() != p {
+            if req.uri().path() != p && !for_metrics {
                 return body::text(StatusCode::NOT_FOUND, "Not Found");
             }
         }
@@ -239,6 +308,15 @@ impl HttpService {
                     &ErrorObject::invalid_request("Origin or Host not allowed"),
                 );
             }
+        }
+        if for_metrics {
+            if req.method() == Method::GET {
+                return metrics_reply(&s.server.metrics_text());
+            }
+            let mut r = body::text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
+            r.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET"));
+            return r;
         }
         if s.stopping.is_cancelled() {
             return body::text(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
@@ -276,7 +354,7 @@ where
     B: Body<Data = Bytes> + Unpin,
 {
     let (parts, b) = req.into_parts();
-    let h = &parts.headers;
+    let h = &Arc::new(parts.headers);
     if !headers::is_json_content(h) {
         return body::text(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -354,6 +432,33 @@ where
             body::rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error)
         }
     }
+}
+
+/// The refusal an error status reports, for the metrics: a gate refusal carries
+/// `WWW-Authenticate` (AUTH-06); a 403 without it is the `Origin`/`Host` rule (HTTP-03).
+fn refusal(status: StatusCode, r: &Resp) -> Option<crate::telemetry::Refusal> {
+    use crate::telemetry::Refusal;
+    let gate = r.headers().contains_key(http::header::WWW_AUTHENTICATE);
+    Some(match status.as_u16() {
+        401 => Refusal::Auth,
+        403 if gate => Refusal::Auth,
+        403 => Refusal::Origin,
+        408 => Refusal::BodyTimeout,
+        413 => Refusal::TooLarge,
+        400 | 405 | 406 | 415 => Refusal::BadRequest,
+        503 => Refusal::Unavailable,
+        _ => return None,
+    })
+}
+
+/// The Prometheus text exposition (format 0.0.4).
+fn metrics_reply(text: &str) -> Resp {
+    let mut r = http::Response::new(body::HttpBody::full(text.to_owned()));
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    r
 }
 
 fn too_large(cap: usize) -> Resp {
@@ -496,6 +601,7 @@ pub async fn serve(
     let service = HttpService::build(server, opts, Some(addr)).map_err(invalid)?;
     let stop = CancellationToken::new();
     let slots = Slots::new(service.options().max_connections);
+    let _ = service.shared.connections.set(slots.open_gauge());
     let task = tokio::spawn(accept_loop(
         listener,
         service.clone(),

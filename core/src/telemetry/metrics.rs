@@ -1,0 +1,490 @@
+//! Operation metrics by the OpenTelemetry MCP semantic conventions (`mcp.server.operation.duration`,
+//! `mcp.server.session.duration`) plus what operators watch: requests by method, target and
+//! outcome, in-flight requests, refusals by reason, and the gauges of the HTTP endpoints serving
+//! the server (live legacy sessions, listen streams, open connections). Rendered as a Prometheus
+//! text exposition (version 0.0.4).
+//!
+//! Off by default (`ServerOptions::metrics`); when off every hook is one branch on a constant
+//! flag. Series are bounded (`ServerOptions::metrics_max_series`): names a peer chooses (an
+//! unknown tool) cannot grow memory without limit; past the bound they are counted under the
+//! target `_other`.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Mutex, Weak};
+use std::time::Duration;
+
+/// Bucket bounds (seconds) the semantic conventions recommend for MCP durations.
+pub(crate) const BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// Why the engine refused work before (or instead of) a handler answering it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// A per-connection or server-wide cap (`max_inflight`; -32603 "server busy").
+    Busy,
+    /// The handler ran past `handler_timeout`.
+    Timeout,
+    /// The bearer gate refused the token (401/403, AUTH-06).
+    Auth,
+    /// `Origin` or `Host` not allowed (403, HTTP-03).
+    Origin,
+    /// The body crossed `max_message_bytes` (413).
+    TooLarge,
+    /// The body did not arrive within `body_read_timeout` (408).
+    BodyTimeout,
+    /// Another malformed HTTP request (400, 405, 406, 415).
+    BadRequest,
+    /// Shutting down, or the backplane unreachable (503).
+    Unavailable,
+}
+
+const REFUSALS: [(Refusal, &str); 8] = [
+    (Refusal::Busy, "busy"),
+    (Refusal::Timeout, "timeout"),
+    (Refusal::Auth, "auth"),
+    (Refusal::Origin, "origin"),
+    (Refusal::TooLarge, "too_large"),
+    (Refusal::BodyTimeout, "body_timeout"),
+    (Refusal::BadRequest, "bad_request"),
+    (Refusal::Unavailable, "unavailable"),
+];
+
+/// A histogram with the conventions' bucket bounds; `counts[i]` counts observations up to
+/// `BUCKETS[i]` (cumulative, as Prometheus reports them).
+#[derive(Default, Clone)]
+pub(crate) struct Hist {
+    pub counts: [u64; BUCKETS.len()],
+    pub count: u64,
+    pub sum: f64,
+}
+
+impl Hist {
+    fn add(&mut self, o: &Hist) {
+        for (a, b) in self.counts.iter_mut().zip(o.counts) {
+            *a += b;
+        }
+        self.count += o.count;
+        self.sum += o.sum;
+    }
+
+    fn observe(&mut self, secs: f64) {
+        for (c, b) in self.counts.iter_mut().zip(BUCKETS) {
+            if secs <= b {
+                *c += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += secs;
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct OpKey {
+    pub method: String,
+    pub target: Option<String>,
+    pub error: Option<String>,
+}
+
+impl OpKey {
+    /// The attribute naming the target: a tool, a prompt or a resource.
+    pub(crate) fn target_attribute(&self) -> &'static str {
+        match self.method.as_str() {
+            "prompts/get" => "gen_ai.prompt.name",
+            m if m.starts_with("resources/") => "mcp.resource.uri",
+            _ => "gen_ai.tool.name",
+        }
+    }
+}
+
+/// The gauges an HTTP endpoint reports when the metrics are rendered.
+pub(crate) trait GaugeSource: Send + Sync {
+    /// (live legacy sessions, open listen streams, open connections).
+    fn gauges(&self) -> (usize, usize, usize);
+}
+
+/// One server's metrics (every door reads the same registry).
+pub(crate) struct Metrics {
+    on: bool,
+    max_series: usize,
+    ops: Mutex<HashMap<OpKey, Hist>>,
+    sessions: Mutex<HashMap<&'static str, Hist>>,
+    in_flight: AtomicI64,
+    refused: [AtomicU64; REFUSALS.len()],
+    sources: Mutex<Vec<Weak<dyn GaugeSource>>>,
+}
+
+/// The metrics of every live server recording them, for the OTLP exporter.
+static REGISTERED: Mutex<Vec<Weak<Metrics>>> = Mutex::new(Vec::new());
+
+/// Export `m` over OTLP while it lives (when an exporter is installed).
+pub(crate) fn register(m: &std::sync::Arc<Metrics>) {
+    if m.on {
+        let mut v = lock(&REGISTERED);
+        v.retain(|w| w.strong_count() > 0);
+        v.push(std::sync::Arc::downgrade(m));
+    }
+}
+
+/// Snapshots of every live server's metrics.
+#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
+pub(crate) fn registered() -> Vec<Snapshot> {
+    let live: Vec<std::sync::Arc<Metrics>> =
+        lock(&REGISTERED).iter().filter_map(Weak::upgrade).collect();
+    live.iter().map(|m| m.snapshot()).collect()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Decrements the in-flight gauge when the request ends, however it ends.
+pub(crate) struct InFlight<'a>(Option<&'a Metrics>);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(m) = self.0 {
+            m.in_flight.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Metrics {
+    pub(crate) fn new(on: bool, max_series: usize) -> Self {
+        Self {
+            on,
+            max_series,
+            ops: Mutex::default(),
+            sessions: Mutex::default(),
+            in_flight: AtomicI64::new(0),
+            refused: Default::default(),
+            sources: Mutex::default(),
+        }
+    }
+
+    /// Whether metrics are recorded.
+    pub(crate) fn on(&self) -> bool {
+        self.on
+    }
+
+    /// A request started; the guard ends it.
+    pub(crate) fn start(&self) -> InFlight<'_> {
+        if !self.on {
+            return InFlight(None);
+        }
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(Some(self))
+    }
+
+    /// A request finished after `took`: `error` is its `error.type` (`None`: success).
+    pub(crate) fn operation(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        error: Option<&str>,
+        took: Duration,
+    ) {
+        if !self.on {
+            return;
+        }
+        let mut key = OpKey {
+            method: method.to_owned(),
+            target: target.map(str::to_owned),
+            error: error.map(str::to_owned),
+        };
+        let mut ops = lock(&self.ops);
+        if !ops.contains_key(&key) && ops.len() >= self.max_series {
+            key.target = Some("_other".into());
+            key.method = if ops.keys().any(|k| k.method == key.method) {
+                key.method
+            } else {
+                "_other".into()
+            };
+        }
+        ops.entry(key).or_default().observe(took.as_secs_f64());
+    }
+
+    /// A session (`stdio` connection or legacy HTTP session) ended after `lived`.
+    pub(crate) fn session_ended(&self, transport: &'static str, lived: Duration) {
+        if self.on {
+            lock(&self.sessions)
+                .entry(transport)
+                .or_default()
+                .observe(lived.as_secs_f64());
+        }
+    }
+
+    /// The engine refused work.
+    pub(crate) fn refused(&self, why: Refusal) {
+        if !self.on {
+            return;
+        }
+        if let Some(i) = REFUSALS.iter().position(|(r, _)| *r == why) {
+            self.refused[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Report an HTTP endpoint's gauges while it lives.
+    pub(crate) fn add_source(&self, s: Weak<dyn GaugeSource>) {
+        let mut v = lock(&self.sources);
+        v.retain(|w| w.strong_count() > 0);
+        v.push(s);
+    }
+
+    /// A copy of everything recorded so far (sorted, so expositions are stable).
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        let mut ops: Vec<(OpKey, Hist)> = lock(&self.ops)
+            .iter()
+            .map(|(k, h)| (k.clone(), h.clone()))
+            .collect();
+        ops.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut sessions: Vec<(&'static str, Hist)> = lock(&self.sessions)
+            .iter()
+            .map(|(k, h)| (*k, h.clone()))
+            .collect();
+        sessions.sort_by(|a, b| a.0.cmp(b.0));
+        let refused = REFUSALS
+            .iter()
+            .enumerate()
+            .map(|(i, (_, name))| (*name, self.refused[i].load(Ordering::Relaxed)))
+            .collect();
+        let mut gauges = (0, 0, 0);
+        for s in lock(&self.sources).iter().filter_map(Weak::upgrade) {
+            let (a, b, c) = s.gauges();
+            gauges = (gauges.0 + a, gauges.1 + b, gauges.2 + c);
+        }
+        Snapshot {
+            ops,
+            sessions,
+            in_flight: self.in_flight.load(Ordering::Relaxed).max(0),
+            refused,
+            gauges,
+        }
+    }
+
+    /// The Prometheus text exposition (format 0.0.4) of everything recorded so far.
+    pub(crate) fn render(&self) -> String {
+        render(&self.snapshot())
+    }
+}
+
+/// Several servers' snapshots as one (the bindings build a core server per transport they
+/// serve): series with the same labels are added.
+pub(crate) fn merge(snaps: Vec<Snapshot>) -> Snapshot {
+    let mut it = snaps.into_iter();
+    let Some(mut acc) = it.next() else {
+        return Snapshot {
+            ops: Vec::new(),
+            sessions: Vec::new(),
+            in_flight: 0,
+            refused: REFUSALS.iter().map(|(_, n)| (*n, 0)).collect(),
+            gauges: (0, 0, 0),
+        };
+    };
+    for s in it {
+        for (k, h) in s.ops {
+            match acc.ops.iter_mut().find(|(ak, _)| *ak == k) {
+                Some((_, ah)) => ah.add(&h),
+                None => acc.ops.push((k, h)),
+            }
+        }
+        for (t, h) in s.sessions {
+            match acc.sessions.iter_mut().find(|(at, _)| *at == t) {
+                Some((_, ah)) => ah.add(&h),
+                None => acc.sessions.push((t, h)),
+            }
+        }
+        acc.in_flight += s.in_flight;
+        for ((_, a), (_, b)) in acc.refused.iter_mut().zip(s.refused) {
+            *a += b;
+        }
+        acc.gauges = (
+            acc.gauges.0 + s.gauges.0,
+            acc.gauges.1 + s.gauges.1,
+            acc.gauges.2 + s.gauges.2,
+        );
+    }
+    acc.ops.sort_by(|a, b| a.0.cmp(&b.0));
+    acc.sessions.sort_by(|a, b| a.0.cmp(b.0));
+    acc
+}
+
+/// The Prometheus text exposition (format 0.0.4) of a snapshot.
+pub(crate) fn render(snap: &Snapshot) -> String {
+    {
+        let mut out = String::with_capacity(2048);
+        let op = "mcp_server_operation_duration_seconds";
+        header(
+            &mut out,
+            op,
+            "histogram",
+            "Duration of MCP requests handled by the server.",
+        );
+        for (k, h) in &snap.ops {
+            histogram(&mut out, op, &op_labels(k), h);
+        }
+        let req = "mcpcore_server_requests_total";
+        header(
+            &mut out,
+            req,
+            "counter",
+            "MCP requests handled, by method, target and outcome.",
+        );
+        for (k, h) in &snap.ops {
+            let _ = writeln!(out, "{req}{{{}}} {}", op_labels(k), h.count);
+        }
+        let sess = "mcp_server_session_duration_seconds";
+        header(
+            &mut out,
+            sess,
+            "histogram",
+            "Lifetime of MCP sessions (stdio connections, legacy HTTP sessions).",
+        );
+        for (t, h) in &snap.sessions {
+            histogram(&mut out, sess, &format!("network_transport=\"{t}\""), h);
+        }
+        let flight = "mcpcore_server_requests_in_flight";
+        header(&mut out, flight, "gauge", "Requests being handled.");
+        let _ = writeln!(out, "{flight} {}", snap.in_flight);
+        let refused = "mcpcore_server_refused_total";
+        header(
+            &mut out,
+            refused,
+            "counter",
+            "Work the engine refused, by reason.",
+        );
+        for (name, n) in &snap.refused {
+            let _ = writeln!(out, "{refused}{{reason=\"{name}\"}} {n}");
+        }
+        let (sessions, listens, conns) = snap.gauges;
+        for (name, help, v) in [
+            (
+                "mcpcore_legacy_sessions",
+                "Live legacy HTTP sessions.",
+                sessions,
+            ),
+            (
+                "mcpcore_listen_streams",
+                "Open subscriptions/listen streams.",
+                listens,
+            ),
+            ("mcpcore_http_connections", "Open HTTP connections.", conns),
+        ] {
+            header(&mut out, name, "gauge", help);
+            let _ = writeln!(out, "{name} {v}");
+        }
+        out
+    }
+}
+
+/// Everything one server's metrics hold at one moment.
+pub(crate) struct Snapshot {
+    pub ops: Vec<(OpKey, Hist)>,
+    pub sessions: Vec<(&'static str, Hist)>,
+    pub in_flight: i64,
+    pub refused: Vec<(&'static str, u64)>,
+    /// (live legacy sessions, listen streams, open HTTP connections).
+    pub gauges: (usize, usize, usize),
+}
+
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// A label value escaped as the exposition format requires (`\\`, `\"`, `\n`).
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+fn op_labels(k: &OpKey) -> String {
+    let mut l = format!("mcp_method_name=\"{}\"", escape(&k.method));
+    if let Some(t) = &k.target {
+        let name = k.target_attribute().replace('.', "_");
+        let _ = write!(l, ",{name}=\"{}\"", escape(t));
+    }
+    if let Some(e) = &k.error {
+        let _ = write!(l, ",error_type=\"{}\"", escape(e));
+    }
+    l
+}
+
+fn histogram(out: &mut String, name: &str, labels: &str, h: &Hist) {
+    for (b, c) in BUCKETS.iter().zip(h.counts) {
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{b}\"}} {c}");
+    }
+    let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count);
+    let _ = writeln!(out, "{name}_sum{{{labels}}} {}", h.sum);
+    let _ = writeln!(out, "{name}_count{{{labels}}} {}", h.count);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_records_nothing() {
+        let m = Metrics::new(false, 10);
+        let _g = m.start();
+        m.operation("tools/call", Some("echo"), None, Duration::from_millis(3));
+        m.refused(Refusal::Busy);
+        let text = m.render();
+        assert!(!text.contains("echo"), "{text}");
+        assert!(
+            text.contains("mcpcore_server_requests_in_flight 0"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn series_are_bounded() {
+        let m = Metrics::new(true, 2);
+        for i in 0..50 {
+            m.operation("tools/call", Some(&format!("t{i}")), None, Duration::ZERO);
+        }
+        let text = m.render();
+        assert!(text.contains("gen_ai_tool_name=\"_other\""), "{text}");
+        assert!(!text.contains("t49"), "{text}");
+        assert_eq!(lock(&m.ops).len(), 3);
+    }
+
+    #[test]
+    fn merged_servers_add_their_series() {
+        let (a, b) = (Metrics::new(true, 10), Metrics::new(true, 10));
+        a.operation("tools/call", Some("echo"), None, Duration::from_millis(1));
+        b.operation("tools/call", Some("echo"), None, Duration::from_millis(1));
+        b.operation("tools/list", None, None, Duration::ZERO);
+        b.refused(Refusal::Auth);
+        let text = render(&merge(vec![a.snapshot(), b.snapshot()]));
+        let echo = r#"mcpcore_server_requests_total{mcp_method_name="tools/call",gen_ai_tool_name="echo"} 2"#;
+        assert!(text.contains(echo), "{text}");
+        assert!(text.contains(r#"mcpcore_server_requests_total{mcp_method_name="tools/list"} 1"#));
+        assert!(text.contains(r#"mcpcore_server_refused_total{reason="auth"} 1"#));
+        assert_eq!(
+            text.matches("# TYPE mcpcore_server_requests_total").count(),
+            1
+        );
+        assert!(render(&merge(Vec::new())).contains("mcpcore_server_requests_in_flight 0"));
+    }
+
+    #[test]
+    fn labels_are_escaped() {
+        let m = Metrics::new(true, 10);
+        m.operation(
+            "tools/call",
+            Some("a\"b\\c\nd"),
+            Some("-32602"),
+            Duration::ZERO,
+        );
+        let text = m.render();
+        assert!(
+            text.contains(r#"gen_ai_tool_name="a\"b\\c\nd",error_type="-32602""#),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! Observability by the OpenTelemetry semantic conventions for MCP: `tracing` spans of every
+//! request and notification served and every request sent ([`span`](self) rules), W3C trace
+//! context carried in `params._meta` ([`TraceContext`]), and operation metrics rendered as a
+//! Prometheus exposition ([`Server::metrics_text`](crate::Server::metrics_text), the HTTP
+//! endpoint's `metricsPath`).
+
+mod metrics;
+#[cfg(feature = "otlp")]
+mod otlp;
+#[cfg(feature = "otlp")]
+mod proto;
+#[cfg(feature = "otlp")]
+mod proto_metrics;
+pub(crate) mod span;
+mod trace;
+
+#[cfg(feature = "otlp")]
+mod install;
+
+#[cfg(feature = "otlp")]
+pub use install::{flush, install, TelemetryOptions};
+#[cfg(feature = "otlp")]
+pub use otlp::{ExportHandle, OtlpLayer, OtlpOptions};
+
+/// The HTTP request span a request arrived in: its context, and the span id of the
+/// `traceparent` header it continued.
+#[derive(Clone)]
+pub(crate) struct HttpTrace {
+    pub span: TraceContext,
+    pub via: Option<[u8; 8]>,
+}
+
+tokio::task_local! {
+    /// Set while the HTTP request span is recorded: the parent of the MCP span when `_meta`
+    /// names no context, or names the one the header carried.
+    pub(crate) static HTTP_TRACE: HttpTrace;
+}
+
+pub use metrics::Refusal;
+pub(crate) use metrics::{
+    merge as merge_metrics, register as register_metrics, render as render_metrics, GaugeSource,
+    Metrics,
+};
+pub use trace::{TraceContext, TRACEPARENT, TRACESTATE};

@@ -1,0 +1,496 @@
+//! The OTLP/HTTP (protobuf) span exporter and the `tracing` layer that feeds it.
+//!
+//! The layer records mcpcore's spans (targets `mcpcore::*`) — their fields, start and end —
+//! and hands each finished span to a bounded queue; an exporter thread with its own small
+//! runtime batches them and POSTs `ExportTraceServiceRequest`s to `{endpoint}/v1/traces`.
+//! A full queue drops spans (counted) rather than slowing requests; a failed export is logged
+//! and dropped, never retried without bound.
+//!
+//! Ids: a span that recorded W3C ids (`trace_id`, `span_id`, `parent_span_id`: the MCP
+//! request spans and the HTTP request span) is exported with them, so the ids a handler reads
+//! (`RequestContext::trace_context`) are the exported span's; any other span gets a new span id
+//! in its local parent's trace.
+//!
+//! Configuration: [`OtlpOptions`], whose unset fields come from the standard environment
+//! variables `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`,
+//! `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_SERVICE_NAME` and
+//! `OTEL_RESOURCE_ATTRIBUTES`. Only `http/protobuf` is spoken (`OTEL_EXPORTER_OTLP_PROTOCOL`
+//! naming another protocol is refused).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::Subscriber;
+use tracing_subscriber::layer::Context;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+use super::proto::{export_request, SpanData, Val};
+
+/// Where and how spans are exported. Every field left `None` is read from the environment.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct OtlpOptions {
+    /// The collector's base URL (`/v1/traces` is appended), e.g. `http://127.0.0.1:4318`;
+    /// default `OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`.
+    pub endpoint: Option<String>,
+    /// The full traces URL (taken as is); default `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`.
+    pub traces_endpoint: Option<String>,
+    /// Extra request headers (`OTEL_EXPORTER_OTLP_HEADERS`: `k=v,k2=v2`, percent-encoded).
+    pub headers: Option<Vec<(String, String)>>,
+    /// `service.name` (`OTEL_SERVICE_NAME`, else `unknown_service`).
+    pub service_name: Option<String>,
+    /// Per-export deadline in ms (`OTEL_EXPORTER_OTLP_TIMEOUT`, else 10,000).
+    pub timeout_ms: Option<u64>,
+    /// Most finished spans waiting to be exported (default 2,048); past it spans are dropped.
+    pub max_queue: Option<usize>,
+    /// Most spans per export request (default 512).
+    pub max_batch: Option<usize>,
+    /// How often a partial batch is sent, in ms (default 1,000).
+    pub interval_ms: Option<u64>,
+    /// The full metrics URL (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, else the endpoint's
+    /// `/v1/metrics`).
+    pub metrics_endpoint: Option<String>,
+    /// How often the metrics of servers with `metrics` on are exported, in ms
+    /// (`OTEL_METRIC_EXPORT_INTERVAL`, else 60,000).
+    pub metrics_interval_ms: Option<u64>,
+}
+
+/// The resolved configuration.
+#[derive(Clone, Debug)]
+pub(crate) struct Resolved {
+    pub url: String,
+    pub metrics_url: String,
+    pub metrics_interval: Duration,
+    pub headers: Vec<(String, String)>,
+    pub resource: Vec<(String, Val)>,
+    pub timeout: Duration,
+    pub max_queue: usize,
+    pub max_batch: usize,
+    pub interval: Duration,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// `k=v,k2=v2` with percent-encoded values (the OTel environment syntax).
+fn pairs(s: &str) -> Vec<(String, String)> {
+    s.split(',')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            let dec = |x: &str| {
+                percent_encoding::percent_decode_str(x.trim())
+                    .decode_utf8_lossy()
+                    .into_owned()
+            };
+            Some((dec(k), dec(v))).filter(|(k, _)| !k.is_empty())
+        })
+        .collect()
+}
+
+impl OtlpOptions {
+    pub(crate) fn resolve(&self) -> Result<Resolved, String> {
+        if let Some(p) =
+            env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| env("OTEL_EXPORTER_OTLP_PROTOCOL"))
+        {
+            if p != "http/protobuf" {
+                return Err(format!(
+                    "OTLP protocol {p:?} is not supported; use http/protobuf"
+                ));
+            }
+        }
+        let base = self
+            .endpoint
+            .clone()
+            .or_else(|| env("OTEL_EXPORTER_OTLP_ENDPOINT"))
+            .unwrap_or_else(|| "http://localhost:4318".into());
+        let base = base.trim_end_matches('/');
+        let url = self
+            .traces_endpoint
+            .clone()
+            .or_else(|| env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+            .unwrap_or_else(|| format!("{base}/v1/traces"));
+        let metrics_url = self
+            .metrics_endpoint
+            .clone()
+            .or_else(|| env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
+            .unwrap_or_else(|| format!("{base}/v1/metrics"));
+        for u in [&url, &metrics_url] {
+            u.parse::<http::Uri>()
+                .map_err(|e| format!("OTLP endpoint {u:?}: {e}"))?;
+        }
+        let metrics_interval = self
+            .metrics_interval_ms
+            .or_else(|| env("OTEL_METRIC_EXPORT_INTERVAL").and_then(|t| t.parse().ok()))
+            .unwrap_or(60_000);
+        let headers = match &self.headers {
+            Some(h) => h.clone(),
+            None => env("OTEL_EXPORTER_OTLP_HEADERS")
+                .map(|h| pairs(&h))
+                .unwrap_or_default(),
+        };
+        let mut resource: Vec<(String, Val)> = env("OTEL_RESOURCE_ATTRIBUTES")
+            .map(|a| pairs(&a))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(k, _)| k != "service.name")
+            .map(|(k, v)| (k, Val::Str(v)))
+            .collect();
+        let service = self
+            .service_name
+            .clone()
+            .or_else(|| env("OTEL_SERVICE_NAME"))
+            .or_else(|| {
+                env("OTEL_RESOURCE_ATTRIBUTES")
+                    .and_then(|a| pairs(&a).into_iter().find(|(k, _)| k == "service.name"))
+                    .map(|(_, v)| v)
+            })
+            .unwrap_or_else(|| "unknown_service".into());
+        resource.push(("service.name".into(), Val::Str(service)));
+        resource.push(("telemetry.sdk.name".into(), Val::Str("mcpcore".into())));
+        resource.push(("telemetry.sdk.language".into(), Val::Str("rust".into())));
+        resource.push((
+            "telemetry.sdk.version".into(),
+            Val::Str(env!("CARGO_PKG_VERSION").into()),
+        ));
+        let timeout = self
+            .timeout_ms
+            .or_else(|| env("OTEL_EXPORTER_OTLP_TIMEOUT").and_then(|t| t.parse().ok()))
+            .unwrap_or(10_000);
+        let positive = |v: Option<usize>, d: usize, name: &str| match v {
+            Some(0) => Err(format!("{name} must be positive")),
+            Some(n) => Ok(n),
+            None => Ok(d),
+        };
+        Ok(Resolved {
+            url,
+            metrics_url,
+            metrics_interval: Duration::from_millis(metrics_interval.max(1)),
+            headers,
+            resource,
+            timeout: Duration::from_millis(timeout.max(1)),
+            max_queue: positive(self.max_queue, 2048, "maxQueue")?,
+            max_batch: positive(self.max_batch, 512, "maxBatch")?,
+            interval: Duration::from_millis(self.interval_ms.unwrap_or(1000).max(1)),
+        })
+    }
+}
+
+enum Msg {
+    Span(Box<SpanData>),
+    Flush(SyncSender<()>),
+}
+
+/// The layer exporting mcpcore's spans over OTLP (add it to a `tracing_subscriber` registry,
+/// or let [`super::install`] do it).
+pub struct OtlpLayer {
+    handle: std::sync::Arc<ExportHandle>,
+}
+
+/// The exporter's queue, shared by the layer and whoever flushes it.
+pub struct ExportHandle {
+    tx: SyncSender<Msg>,
+    dropped: AtomicU64,
+}
+
+impl ExportHandle {
+    /// Send every finished span now and wait (at most `timeout`) for the export to end.
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let (tx, rx) = sync_channel(1);
+        self.tx.send(Msg::Flush(tx)).is_ok() && rx.recv_timeout(timeout).is_ok()
+    }
+
+    /// Spans dropped because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+/// What the layer keeps on each span while it is open.
+struct Open {
+    name: String,
+    kind: u64,
+    status: u64,
+    start_ns: u64,
+    fields: Vec<(String, Val)>,
+    ids: Option<([u8; 16], [u8; 8])>,
+    remote_parent: Option<[u8; 8]>,
+    state: Option<String>,
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    let mut out = [0u8; N];
+    if s.len() != N * 2 {
+        return None;
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(s.get(i * 2..i * 2 + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+impl Open {
+    fn set(&mut self, key: &str, v: Val) {
+        match (key, &v) {
+            ("otel.name", Val::Str(s)) => self.name = s.clone(),
+            ("otel.kind", Val::Str(s)) => {
+                self.kind = match s.as_str() {
+                    "server" => 2,
+                    "client" => 3,
+                    _ => 1,
+                }
+            }
+            ("otel.status_code", Val::Str(s)) => self.status = u64::from(s == "ERROR") * 2,
+            ("trace_id", Val::Str(s)) => {
+                if let Some(t) = unhex::<16>(s) {
+                    let span = self.ids.map_or([0; 8], |i| i.1);
+                    self.ids = Some((t, span));
+                }
+            }
+            ("span_id", Val::Str(s)) => {
+                if let (Some(sp), Some(ids)) = (unhex::<8>(s), self.ids.as_mut()) {
+                    ids.1 = sp;
+                }
+            }
+            ("parent_span_id", Val::Str(s)) => self.remote_parent = unhex::<8>(s),
+            ("tracestate", Val::Str(s)) => self.state = Some(s.clone()),
+            _ => {
+                if let Some(slot) = self.fields.iter_mut().find(|(k, _)| k == key) {
+                    slot.1 = v;
+                } else {
+                    self.fields.push((key.to_owned(), v));
+                }
+            }
+        }
+    }
+}
+
+struct Visitor<'a>(&'a mut Open);
+
+impl Visit for Visitor<'_> {
+    fn record_str(&mut self, f: &Field, v: &str) {
+        self.0.set(f.name(), Val::Str(v.to_owned()));
+    }
+    fn record_i64(&mut self, f: &Field, v: i64) {
+        self.0.set(f.name(), Val::Int(v));
+    }
+    fn record_u64(&mut self, f: &Field, v: u64) {
+        self.0
+            .set(f.name(), Val::Int(i64::try_from(v).unwrap_or(i64::MAX)));
+    }
+    fn record_bool(&mut self, f: &Field, v: bool) {
+        self.0.set(f.name(), Val::Bool(v));
+    }
+    fn record_f64(&mut self, f: &Field, v: f64) {
+        self.0.set(f.name(), Val::F64(v));
+    }
+    fn record_debug(&mut self, f: &Field, v: &dyn std::fmt::Debug) {
+        self.0.set(f.name(), Val::Str(format!("{v:?}")));
+    }
+}
+
+impl OtlpLayer {
+    /// A layer exporting to the collector `opts` name (the exporter thread starts now).
+    ///
+    /// # Errors
+    /// A malformed endpoint, an unsupported protocol, a zero bound, or no thread.
+    pub fn new(opts: &OtlpOptions) -> Result<Self, String> {
+        let cfg = opts.resolve()?;
+        let (tx, rx) = sync_channel(cfg.max_queue);
+        std::thread::Builder::new()
+            .name("mcpcore-otlp".into())
+            .spawn(move || export_loop(&cfg, &rx))
+            .map_err(|e| format!("cannot start the OTLP exporter thread: {e}"))?;
+        Ok(Self {
+            handle: std::sync::Arc::new(ExportHandle {
+                tx,
+                dropped: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The exporter's handle (flush, dropped count), usable after the layer is installed.
+    pub fn handle(&self) -> std::sync::Arc<ExportHandle> {
+        self.handle.clone()
+    }
+}
+
+impl<S> Layer<S> for OtlpLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let meta = attrs.metadata();
+        if !meta.target().starts_with("mcpcore") {
+            return;
+        }
+        let mut open = Open {
+            name: meta.name().to_owned(),
+            kind: 1,
+            status: 0,
+            start_ns: now_ns(),
+            fields: Vec::new(),
+            ids: None,
+            remote_parent: None,
+            state: None,
+        };
+        attrs.record(&mut Visitor(&mut open));
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(open);
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(id) {
+            if let Some(open) = span.extensions_mut().get_mut::<Open>() {
+                values.record(&mut Visitor(open));
+            }
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(&id) else { return };
+        let Some(open) = span.extensions_mut().remove::<Open>() else {
+            return;
+        };
+        // The local parent's ids: for spans without W3C ids of their own, and for a span that
+        // has ids but no remote parent (a root by W3C, nested locally).
+        let local = span.parent().and_then(|p| {
+            p.extensions()
+                .get::<Open>()
+                .and_then(|o| o.ids.filter(|i| i.1 != [0; 8]))
+        });
+        let (trace_id, span_id, parent) = match (open.ids, open.remote_parent) {
+            (Some((t, s)), Some(p)) if s != [0; 8] => (t, s, Some(p)),
+            (Some((t, s)), None) if s != [0; 8] => match local {
+                Some((lt, ls)) if lt == t => (t, s, Some(ls)),
+                _ => (t, s, None),
+            },
+            _ => {
+                let fresh = super::TraceContext::child_of(None);
+                match local {
+                    Some((lt, ls)) => (lt, fresh.span_id, Some(ls)),
+                    None => (fresh.trace_id, fresh.span_id, None),
+                }
+            }
+        };
+        let data = SpanData {
+            trace_id,
+            span_id,
+            parent_span_id: parent,
+            trace_state: open.state,
+            name: open.name,
+            kind: open.kind,
+            start_ns: open.start_ns,
+            end_ns: now_ns(),
+            attributes: open.fields,
+            status: open.status,
+        };
+        if let Err(TrySendError::Full(_)) = self.handle.tx.try_send(Msg::Span(Box::new(data))) {
+            self.handle.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>) {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let (Ok(uri), Ok(metrics_uri)) = (
+        cfg.url.parse::<http::Uri>(),
+        cfg.metrics_url.parse::<http::Uri>(),
+    ) else {
+        return;
+    };
+    let mut batch: Vec<SpanData> = Vec::new();
+    let mut last = std::time::Instant::now();
+    let (start_ns, mut last_metrics) = (now_ns(), std::time::Instant::now());
+    loop {
+        let (ack, gone) = match rx.recv_timeout(cfg.interval.min(cfg.metrics_interval)) {
+            Ok(Msg::Span(s)) => {
+                batch.push(*s);
+                (None, false)
+            }
+            Ok(Msg::Flush(ack)) => (Some(ack), false),
+            Err(RecvTimeoutError::Timeout) => (None, false),
+            Err(RecvTimeoutError::Disconnected) => (None, true),
+        };
+        // A full batch goes at once; a partial one when the interval has passed (also under
+        // steady traffic), on a flush, or when the layer is gone.
+        let due =
+            batch.len() >= cfg.max_batch || last.elapsed() >= cfg.interval || ack.is_some() || gone;
+        if due && !batch.is_empty() {
+            let body = export_request(&cfg.resource, &batch);
+            batch.clear();
+            rt.block_on(post(cfg, &uri, body));
+        }
+        if due {
+            last = std::time::Instant::now();
+        }
+        if ack.is_some() || gone || last_metrics.elapsed() >= cfg.metrics_interval {
+            last_metrics = std::time::Instant::now();
+            let servers = super::metrics::registered();
+            if !servers.is_empty() {
+                let body = super::proto_metrics::export_request(
+                    &cfg.resource,
+                    &servers,
+                    start_ns,
+                    now_ns(),
+                );
+                rt.block_on(post(cfg, &metrics_uri, body));
+            }
+        }
+        if let Some(ack) = ack {
+            let _ = ack.send(());
+        }
+        if gone {
+            return;
+        }
+    }
+}
+
+async fn post(cfg: &Resolved, uri: &http::Uri, body: Vec<u8>) {
+    use crate::client::transport::pool::{Hold, Pool};
+    let opts = crate::client::HttpClientOptions {
+        listen_stream: false,
+        max_connections: 2,
+        ..Default::default()
+    };
+    let pool = match Pool::new(uri, &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(target: "otlp_export", "OTLP exporter: {e}");
+            return;
+        }
+    };
+    let mut req = http::Request::post(uri.clone())
+        .header(http::header::CONTENT_TYPE, "application/x-protobuf");
+    for (k, v) in &cfg.headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let Ok(req) = req.body(http_body_util::Full::new(bytes::Bytes::from(body))) else {
+        return;
+    };
+    match tokio::time::timeout(cfg.timeout, pool.send(req, Hold::Short)).await {
+        Ok(Ok(r)) if r.status().is_success() => {}
+        Ok(Ok(r)) => {
+            tracing::warn!(target: "otlp_export", status = r.status().as_u16(), "OTLP export refused")
+        }
+        Ok(Err(e)) => tracing::warn!(target: "otlp_export", "OTLP export failed: {e}"),
+        Err(_) => tracing::warn!(target: "otlp_export", "OTLP export timed out"),
+    }
+    pool.close();
+}

@@ -1,0 +1,212 @@
+//! `tracing` spans by the OpenTelemetry MCP semantic conventions: one per request or
+//! notification the server handles and per request the client sends, named
+//! `{mcp.method.name} {target}` (`otel.name`, the field `tracing-opentelemetry` turns into the
+//! span name), with `mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name` /
+//! `gen_ai.prompt.name` / `mcp.resource.uri`, `mcp.protocol.version`, `mcp.session.id`,
+//! `network.transport`, and on failure `error.type`, `rpc.response.status_code` and
+//! `otel.status_code = "ERROR"`. The W3C ids of the span (`trace_id`, `span_id`,
+//! `parent_span_id`) are fields too, so any subscriber can join it to the caller's trace.
+//!
+//! Spans are `INFO` in the `mcpcore::server` / `mcpcore::client` targets. With no subscriber
+//! interested, creating one is a single check of the callsite's cached interest and no field
+//! is computed.
+
+use serde_json::{Map, Value};
+use tracing::field::Empty;
+use tracing::Span;
+
+use super::TraceContext;
+use crate::error::ErrorObject;
+
+/// A request span with every attribute of the conventions declared (a `tracing` span's fields
+/// are fixed when it is made; those not known yet are recorded later).
+macro_rules! request_span {
+    ($target:literal, $name:literal, $kind:literal, $method:expr) => {
+        tracing::info_span!(
+            target: $target,
+            $name,
+            otel.name = Empty,
+            otel.kind = $kind,
+            otel.status_code = Empty,
+            mcp.method.name = $method,
+            jsonrpc.request.id = Empty,
+            gen_ai.operation.name = Empty,
+            gen_ai.tool.name = Empty,
+            gen_ai.prompt.name = Empty,
+            mcp.resource.uri = Empty,
+            mcp.protocol.version = Empty,
+            mcp.session.id = Empty,
+            network.transport = Empty,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            trace_id = Empty,
+            span_id = Empty,
+            parent_span_id = Empty,
+        )
+    };
+}
+
+/// The handler target a request names: the tool or prompt `name`, or the resource `uri`.
+pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Option<&'a str> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        _ => return None,
+    };
+    p?.get(key)?.as_str()
+}
+
+/// The span of one request the server handles (`otel.kind = "server"`), a child of the current
+/// span (over HTTP, the HTTP request's). `None` when no subscriber wants it.
+pub(crate) fn server_request(
+    method: &str,
+    id: &dyn std::fmt::Display,
+    params: Option<&Map<String, Value>>,
+    transport: &'static str,
+    http: Option<&http::HeaderMap>,
+) -> Option<(Span, TraceContext)> {
+    let span = request_span!("mcpcore::server", "mcp.server.request", "server", method);
+    if !span.is_disabled() {
+        span.record("network.transport", transport);
+    }
+    if span.is_disabled() {
+        return None;
+    }
+    let meta = params.and_then(|p| p.get("_meta"));
+    let header = |name: &str| http.and_then(|h| h.get(name)).and_then(|v| v.to_str().ok());
+    // `_meta` first (the conventions' carrier); over HTTP the HTTP request's span otherwise
+    // (itself in the `traceparent` header's trace).
+    let from_meta = TraceContext::from_meta(meta);
+    let parent = match super::HTTP_TRACE.try_with(Clone::clone).ok() {
+        // The HTTP span continued the same context (the client sent it in both places): the
+        // MCP span nests under the HTTP span.
+        Some(h) if from_meta.is_none() || from_meta.as_ref().map(|m| m.span_id) == h.via => {
+            Some(h.span)
+        }
+        _ => from_meta,
+    };
+    let parent = parent.or_else(|| {
+        header(super::TRACEPARENT).and_then(|tp| TraceContext::parse(tp, header(super::TRACESTATE)))
+    });
+    if let Some(sid) = header("mcp-session-id") {
+        span.record("mcp.session.id", sid);
+    }
+    let tc = TraceContext::child_of(parent.as_ref());
+    describe(&span, method, params);
+    span.record("jsonrpc.request.id", tracing::field::display(id));
+    if let Some(v) = meta
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str)
+    {
+        span.record("mcp.protocol.version", v);
+    }
+    span.record("trace_id", tc.trace_id_hex().as_str());
+    span.record("span_id", tc.span_id_hex().as_str());
+    if let Some(p) = &parent {
+        span.record("parent_span_id", p.span_id_hex().as_str());
+    }
+    Some((span, tc))
+}
+
+/// Name the span and record its target attributes.
+fn describe(span: &Span, method: &str, params: Option<&Map<String, Value>>) {
+    let t = target(method, params);
+    match t {
+        Some(t) => span.record("otel.name", format!("{method} {t}").as_str()),
+        None => span.record("otel.name", method),
+    };
+    if let Some(t) = t {
+        match method {
+            "tools/call" => {
+                span.record("gen_ai.operation.name", "execute_tool");
+                span.record("gen_ai.tool.name", t)
+            }
+            "prompts/get" => span.record("gen_ai.prompt.name", t),
+            _ => span.record("mcp.resource.uri", t),
+        };
+    }
+}
+
+/// The span of one notification the server handles.
+pub(crate) fn server_notification(method: &str, transport: &'static str) -> Span {
+    tracing::info_span!(
+        target: "mcpcore::server",
+        "mcp.server.notification",
+        otel.name = method,
+        otel.kind = "server",
+        mcp.method.name = method,
+        network.transport = transport,
+    )
+}
+
+/// The span of one request the client sends (`otel.kind = "client"`), when a subscriber wants
+/// it, and the context to inject into its `_meta` so the server's span joins it. `parent`: the
+/// caller's own context (a `traceparent` it put in `_meta`). With no subscriber nothing is made
+/// and the request goes out as the caller wrote it.
+pub(crate) fn client_request(
+    method: &str,
+    id: &dyn std::fmt::Display,
+    params: &Map<String, Value>,
+) -> Option<(Span, TraceContext)> {
+    let span = request_span!("mcpcore::client", "mcp.client.request", "client", method);
+    if span.is_disabled() {
+        return None;
+    }
+    let parent = TraceContext::from_meta(params.get("_meta"));
+    let tc = TraceContext::child_of(parent.as_ref());
+    describe(&span, method, Some(params));
+    span.record("jsonrpc.request.id", tracing::field::display(id));
+    span.record("trace_id", tc.trace_id_hex().as_str());
+    span.record("span_id", tc.span_id_hex().as_str());
+    if let Some(p) = &parent {
+        span.record("parent_span_id", p.span_id_hex().as_str());
+    }
+    Some((span, tc))
+}
+
+/// `error.type` of an outcome: the JSON-RPC code of an error, `tool_error` for a tool result
+/// with `isError: true` (the conventions' value), `None` on success.
+pub(crate) fn error_type(result: &Result<Value, ErrorObject>) -> Option<String> {
+    match result {
+        Err(e) => Some(e.code.to_string()),
+        Ok(v) => result_error(v),
+    }
+}
+
+/// `error.type` of a result: `tool_error` when it says `isError: true`.
+pub(crate) fn result_error(v: &Value) -> Option<String> {
+    (v.get("isError").and_then(Value::as_bool) == Some(true)).then(|| "tool_error".into())
+}
+
+/// Record how a request ended on its span.
+pub(crate) fn finish(span: &Span, error: Option<&str>, code: Option<i64>) {
+    if span.is_disabled() {
+        return;
+    }
+    if let Some(e) = error {
+        span.record("error.type", e);
+        span.record("otel.status_code", "ERROR");
+    }
+    if let Some(c) = code {
+        span.record("rpc.response.status_code", c.to_string().as_str());
+    }
+}
+
+/// Record the HTTP request span's path and W3C ids (a child of the `traceparent` header's
+/// context, or a new trace); the context is what the MCP span under it continues.
+pub(crate) fn http_request(span: &Span, path: &str, h: &http::HeaderMap) -> super::HttpTrace {
+    let header = |name: &str| h.get(name).and_then(|v| v.to_str().ok());
+    let parent = header(super::TRACEPARENT)
+        .and_then(|tp| TraceContext::parse(tp, header(super::TRACESTATE)));
+    let tc = TraceContext::child_of(parent.as_ref());
+    span.record("url.path", path);
+    span.record("trace_id", tc.trace_id_hex().as_str());
+    span.record("span_id", tc.span_id_hex().as_str());
+    if let Some(p) = &parent {
+        span.record("parent_span_id", p.span_id_hex().as_str());
+    }
+    super::HttpTrace {
+        span: tc,
+        via: parent.map(|p| p.span_id),
+    }
+}
