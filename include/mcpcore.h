@@ -29,7 +29,8 @@
  *
  * Threads
  * - Handles marked thread-safe (mcp_runtime_t, mcp_server_t, mcp_listener_t, mcp_client_t,
- *   mcp_error_t) may be used from any thread at once. Builders may not.
+ *   mcp_http_endpoint_t, mcp_http_exchange_t, mcp_connection_t, mcp_error_t) may be used from any
+ *   thread at once. Builders may not.
  * - Callbacks run on runtime worker threads, possibly CONCURRENTLY: C handlers must be
  *   reentrant, or set mcp_server_builder_max_concurrency(builder, 1).
  * - A handle must not be freed while another call on it is in flight.
@@ -246,10 +247,25 @@ typedef struct mcp_client_responder_t mcp_client_responder_t;
 typedef struct mcp_client_t mcp_client_t;
 
 /**
+ * One connection over the embedder's transport. Thread-safe.
+ */
+typedef struct mcp_connection_t mcp_connection_t;
+
+/**
  * A detailed error. Created by the library, read with the `mcp_error_*` accessors, freed with
  * `mcp_error_free`. Immutable: any number of threads may read one error at once.
  */
 typedef struct mcp_error_t mcp_error_t;
+
+/**
+ * The MCP endpoint of one server, to mount in a web server of the embedder's. Thread-safe.
+ */
+typedef struct mcp_http_endpoint_t mcp_http_endpoint_t;
+
+/**
+ * The host's side of one exchange: the body feed and the disconnect signal.
+ */
+typedef struct mcp_http_exchange_t mcp_http_exchange_t;
 
 /**
  * A running HTTP listener. Thread-safe.
@@ -376,6 +392,85 @@ typedef void (*mcp_progress_fn)(void *user_data, double progress, double total, 
  * and valid only until the callback returns.
  */
 typedef void (*mcp_completion_fn)(void *user_data, mcp_status_t status, const char *result_json, size_t result_len, const mcp_error_t *error);
+
+/**
+ * The output callback: write the next `len` bytes of the output stream to the peer
+ * (newline-terminated JSON-RPC messages, batched; a large message may span calls, so treat
+ * them as a byte stream). Return true when they were taken, false when the peer is gone: core
+ * then stops reading and cancels the requests in flight, as when stdout breaks (EPIPE).
+ *
+ * Called on a runtime worker thread, never concurrently for one connection, in order. `bytes`
+ * is borrowed until the callback returns. It may block (a full socket) but should not for
+ * long: the connection's output waits meanwhile. Must not unwind or `longjmp`.
+ */
+typedef bool (*mcp_output_fn)(void *user_data, const char *bytes, size_t len);
+
+/**
+ * One HTTP header: a name and a value, each `(pointer, length)`, neither NUL-terminated on
+ * input. Names are matched case-insensitively; a name may repeat.
+ */
+typedef struct {
+  /**
+   * The header name (ASCII).
+   */
+  const char *name;
+  /**
+   * Length of `name` in bytes.
+   */
+  size_t name_len;
+  /**
+   * The header value (bytes as received).
+   */
+  const char *value;
+  /**
+   * Length of `value` in bytes.
+   */
+  size_t value_len;
+} mcp_http_header_t;
+
+/**
+ * The answer's head: `status` and `header_count` headers (names lower case; on output each
+ * name and value is also NUL-terminated). `headers` is borrowed until the callback returns.
+ * Framing headers (`content-length`, `transfer-encoding`, `connection`) are left out: the
+ * host's server frames the body it streams.
+ */
+typedef void (*mcp_exchange_head_fn)(void *user_data, uint16_t status, const mcp_http_header_t *headers, size_t header_count);
+
+/**
+ * One chunk of the answer's body (`len` bytes, borrowed until the callback returns; copy what
+ * you keep). A JSON answer is one chunk; an SSE answer is one chunk per event as core
+ * produces it.
+ */
+typedef void (*mcp_exchange_body_fn)(void *user_data, const char *chunk, size_t len);
+
+/**
+ * The exchange is over: `MCP_STATUS_OK` when the whole body was delivered,
+ * `MCP_STATUS_CANCELLED` after `mcp_http_exchange_cancel` (or a free before the end),
+ * `MCP_STATUS_CLOSED` when the runtime stopped first. Called exactly once per exchange, last:
+ * no callback of this exchange follows it, so it may release `user_data`.
+ */
+typedef void (*mcp_exchange_end_fn)(void *user_data, mcp_status_t status);
+
+/**
+ * The callbacks of one exchange. All three are required. They run on runtime worker threads,
+ * one after another for one exchange (never concurrently with each other), possibly
+ * concurrently with other exchanges' callbacks; they must return quickly (queue the bytes for
+ * the host's writer) and must not unwind or `longjmp`.
+ */
+typedef struct {
+  /**
+   * The status and headers, once core decided them (at most once, before any body).
+   */
+  mcp_exchange_head_fn on_head;
+  /**
+   * A body chunk (zero or more times, after `on_head`).
+   */
+  mcp_exchange_body_fn on_body;
+  /**
+   * The end (exactly once, last).
+   */
+  mcp_exchange_end_fn on_end;
+} mcp_exchange_callbacks_t;
 
 /**
  * The level type (`MCP_LOG_LEVEL_*` values of `mcp_log_level`); functions take it as `int`.
@@ -519,6 +614,9 @@ mcp_status_t mcp_server_builder_max_concurrency(mcp_server_builder_t *builder, s
  *   `legacyCacheHints` [false: none on legacy results];
  * - `maxConcurrency` [null: unlimited; 0 too]: handler calls running at once, the rest wait
  *   (as `mcp_server_builder_max_concurrency`);
+ * - `metrics` [false: true records operation metrics by the OpenTelemetry MCP conventions,
+ *   read with `mcp_server_metrics_text` or an HTTP listener's `metricsPath`],
+ *   `metricsMaxSeries` [1000: targets a peer names past it are counted as `_other`];
  * - `legacyInputShim` [true: `input_required` on legacy sessions becomes real server requests],
  *   `stampServerInfo` [true: modern results carry `_meta` serverInfo];
  * - `limits`: `maxMessageBytes` [4194304], `maxJsonDepth` [64], `maxBatchLen` [100],
@@ -838,6 +936,31 @@ mcp_status_t mcp_client_connect_stdio(const mcp_runtime_t *runtime, mcp_client_b
  * `MCP_STATUS_WOULD_DEADLOCK`.
  */
 mcp_status_t mcp_client_connect_http(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const char *url, size_t url_len, const char *options_json, size_t options_len, mcp_client_t **client_out, mcp_error_t **error_out);
+
+/**
+ * Connect to `server` running in this process, over an in-memory pipe: the same framing,
+ * negotiation (the builder's mode: auto, legacy or modern), limits and callbacks as over stdio,
+ * with no process and no socket (for unit tests and embedding). Blocks until the era is
+ * negotiated.
+ *
+ * @param runtime     the runtime whose threads run the connection, both ends of it (borrowed;
+ *                    the client keeps it alive). The server's own runtime will do.
+ * @param builder     optional client builder (NULL = defaults); consumed in every case.
+ * @param server      the server (borrowed; the connection keeps it alive).
+ * @param client_out  receives the client on success.
+ * @param error_out   optional detailed error.
+ *
+ * **Ownership**: consumes `builder`. The caller owns the client and frees it with
+ * `mcp_client_free`; closing it ends the server's side too (requests in flight drain within
+ * the server's `shutdownGraceMs`).
+ *
+ * **Thread safety**: any non-runtime thread; the client is thread-safe.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_PROTOCOL` (negotiation failed, e.g. a
+ * modern-mode client and a server without the modern era), `MCP_STATUS_TRANSPORT` (the
+ * server's Redis backplane unreachable), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_WOULD_DEADLOCK`.
+ */
+mcp_status_t mcp_client_connect_in_memory(const mcp_runtime_t *runtime, mcp_client_builder_t *builder, const mcp_server_t *server, mcp_client_t **client_out, mcp_error_t **error_out);
 
 /**
  * The protocol version in force: negotiated by `initialize` (legacy) or adopted from
@@ -2121,6 +2244,229 @@ mcp_status_t mcp_client_call_tool_to_completion(const mcp_client_t *client, cons
 mcp_status_t mcp_client_call_tool_to_completion_blocking(const mcp_client_t *client, const char *name, size_t name_len, const char *arguments_json, size_t arguments_len, const char *task_options_json, size_t task_options_len, const char *wait_options_json, size_t wait_options_len, const mcp_call_options_t *options, char **result_out, mcp_error_t **error_out);
 
 /**
+ * Open a connection of `server` over the embedder's transport: feed it what the peer sends
+ * (`mcp_connection_feed`), and write what `on_output` hands you to the peer.
+ *
+ * @param server          the server (borrowed; the connection keeps it alive).
+ * @param on_output       the output callback (required).
+ * @param user_data       passed to `on_output`.
+ * @param free_user_data  optional finalizer for `user_data`: called exactly once, after the last
+ *                        `on_output` (also when this function fails).
+ * @param conn_out        receives the connection on success.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: borrows `server`; takes `user_data` in every case. The caller owns the
+ * connection and frees it with `mcp_connection_free`.
+ *
+ * **Thread safety**: any thread, including inside callbacks (it does not block); the
+ * connection is thread-safe. `mcp_server_shutdown` ends it as it ends stdio serving.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`server`, `on_output`, `conn_out`).
+ */
+mcp_status_t mcp_connection_open(const mcp_server_t *server, mcp_output_fn on_output, void *user_data, mcp_free_fn free_user_data, mcp_connection_t **conn_out, mcp_error_t **error_out);
+
+/**
+ * Hand core bytes read from the peer (any split: partial lines are kept until their newline).
+ * Blocks while core is behind (its output queue full because the peer stops reading), as a
+ * full pipe would.
+ *
+ * @param conn       the connection.
+ * @param bytes      `len` bytes (may be NULL when `len` is 0).
+ * @param len        number of bytes.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `conn`; the bytes are copied.
+ *
+ * **Thread safety**: any thread; one feeder at a time, bytes in order. On a runtime thread
+ * (inside a callback) it never blocks: when core is behind it fails with
+ * `MCP_STATUS_WOULD_DEADLOCK` and takes nothing.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_CLOSED` (after `mcp_connection_close`, or
+ * the connection ended: a frame crossed the size limit, the peer is gone, the server shut
+ * down), `MCP_STATUS_WOULD_DEADLOCK`.
+ */
+mcp_status_t mcp_connection_feed(const mcp_connection_t *conn, const char *bytes, size_t len, mcp_error_t **error_out);
+
+/**
+ * End of input from the peer (as EOF on stdin): core stops reading, lets the requests in flight
+ * finish (within `limits.shutdownGraceMs`, then cancels them), hands their answers to
+ * `on_output`, and this returns when the connection has ended. Idempotent.
+ *
+ * @param conn       the connection.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `conn`.
+ *
+ * **Thread safety**: any non-runtime thread.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_WOULD_DEADLOCK` (inside a callback; the
+ * input is left open), `MCP_STATUS_LIMIT_EXCEEDED` (a frame crossed the size limit: it was
+ * answered -32600 and the connection closed), `MCP_STATUS_CLOSED` (the runtime stopped first).
+ */
+mcp_status_t mcp_connection_close(const mcp_connection_t *conn, mcp_error_t **error_out);
+
+/**
+ * Close the connection (as `mcp_connection_close`) and free it. NULL is a no-op. Blocks until
+ * the connection ended, except on a runtime thread (inside a callback), where it ends in the
+ * background; `free_user_data` tells when the last `on_output` is over.
+ *
+ * @param conn  the connection.
+ *
+ * **Ownership**: consumes `conn`.
+ *
+ * **Thread safety**: any thread; no other call on `conn` may be in flight.
+ *
+ * **Errors**: none.
+ */
+void mcp_connection_free(mcp_connection_t *conn);
+
+/**
+ * Make the MCP endpoint of `server` for mounting in the embedder's own web server.
+ *
+ * @param server        the server (borrowed; the endpoint keeps it alive).
+ * @param options_json  optional JSON object (NULL for defaults): the `HttpOptions` shape
+ *                      `mcp_server_listen_http` takes (`allowedOrigins`, `allowedHosts`,
+ *                      `legacy`, `auth`, `keepaliveMs`, …). Leave `path` unset to accept
+ *                      whatever path the host routes here; set it to have other paths
+ *                      answered 404. Options about the socket and the connection (`tls`,
+ *                      `http2`, `maxConnections`, `maxConcurrentStreams`, the header-read and
+ *                      idle timeouts) are the host server's business and have no effect
+ *                      here. Unknown keys and wrong types: `MCP_STATUS_INVALID_JSON`;
+ *                      values out of range: `MCP_STATUS_INVALID_ARGUMENT`.
+ * @param options_len   length of `options_json`.
+ * @param endpoint_out  receives the endpoint on success.
+ * @param error_out     optional detailed error.
+ *
+ * **Ownership**: borrows `server`; the caller owns the endpoint and frees it with
+ * `mcp_http_endpoint_free`.
+ *
+ * **Thread safety**: any thread, including inside callbacks (it does not block); the endpoint
+ * is thread-safe. `mcp_server_shutdown` shuts it down as it does a listener.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_JSON`,
+ * `MCP_STATUS_INVALID_ARGUMENT`.
+ */
+mcp_status_t mcp_http_endpoint_new(const mcp_server_t *server, const char *options_json, size_t options_len, mcp_http_endpoint_t **endpoint_out, mcp_error_t **error_out);
+
+/**
+ * Start one exchange: a request the host's server received and routed to the endpoint. Feed
+ * its body with `mcp_http_exchange_feed` as it arrives, then `mcp_http_exchange_end`; the
+ * answer arrives through `callbacks`. A malformed method, target or header is answered 400
+ * (through the callbacks) as the built-in listener's parser would.
+ *
+ * @param endpoint      the endpoint.
+ * @param method        UTF-8 request method (`"POST"`, `"GET"`, `"DELETE"`, …).
+ * @param method_len    length of `method`.
+ * @param target        UTF-8 request target: path and query as on the request line
+ *                      (`"/mcp"`, `"/mcp?x=1"`).
+ * @param target_len    length of `target`.
+ * @param headers       `header_count` request headers (an array of name/value pairs: HTTP
+ *                      headers repeat and are bytes, and C servers hand them out as pairs;
+ *                      `Host` is required as on the wire). May be NULL when `header_count` is 0.
+ * @param header_count  number of headers.
+ * @param callbacks     the answer's callbacks (the struct is copied; all three required).
+ * @param user_data     passed to every callback; must stay valid until `on_end` returned.
+ * @param exchange_out  receives the exchange on success.
+ * @param error_out     optional detailed error.
+ *
+ * **Ownership**: borrows `endpoint`; method, target and headers are copied. The caller owns
+ * the exchange and frees it with `mcp_http_exchange_free` (any time: before `on_end` that is a
+ * disconnect). On failure no callback runs.
+ *
+ * **Thread safety**: any thread, including inside callbacks (it does not block). The
+ * callbacks run on runtime worker threads, possibly before this function returns.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_UTF8` (method or target),
+ * `MCP_STATUS_INVALID_ARGUMENT` (a length out of range).
+ */
+mcp_status_t mcp_http_endpoint_exchange(const mcp_http_endpoint_t *endpoint, const char *method, size_t method_len, const char *target, size_t target_len, const mcp_http_header_t *headers, size_t header_count, const mcp_exchange_callbacks_t *callbacks, void *user_data, mcp_http_exchange_t **exchange_out, mcp_error_t **error_out);
+
+/**
+ * Hand core the next piece of the request body, as the host's server read it.
+ *
+ * @param exchange   the exchange.
+ * @param bytes      `len` bytes of body (may be NULL when `len` is 0).
+ * @param len        number of bytes.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `exchange`; the bytes are copied.
+ *
+ * **Thread safety**: any thread (never blocks); one feeder at a time, pieces in order.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`; `MCP_STATUS_LIMIT_EXCEEDED` (the body crossed the
+ * server's `maxMessageBytes`: core answers 413; stop reading); `MCP_STATUS_CLOSED` (the body
+ * was already ended or the exchange cancelled, or core needs no more body because it has
+ * answered already: stop reading, the answer is on its way).
+ */
+mcp_status_t mcp_http_exchange_feed(const mcp_http_exchange_t *exchange, const char *bytes, size_t len, mcp_error_t **error_out);
+
+/**
+ * The request body is complete.
+ *
+ * @param exchange   the exchange.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `exchange`.
+ *
+ * **Thread safety**: any thread (never blocks).
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_CLOSED` (already ended or cancelled).
+ */
+mcp_status_t mcp_http_exchange_end(const mcp_http_exchange_t *exchange, mcp_error_t **error_out);
+
+/**
+ * Report that the host's client went away: core drops the exchange, which cancels a modern
+ * request's handler (HTTP-08; the C handler sees `mcp_responder_is_cancelled`), while a legacy
+ * request runs on and keeps its events for the session's replay (LHTTP-04). A body still being
+ * read is aborted. `on_end` follows with `MCP_STATUS_CANCELLED` unless the exchange had
+ * already ended. Idempotent; a no-op after the end.
+ *
+ * @param exchange  the exchange (NULL is a no-op).
+ *
+ * **Ownership**: borrows `exchange`.
+ *
+ * **Thread safety**: any thread, including inside this exchange's callbacks (it does not
+ * block; `on_end` arrives on a runtime thread).
+ *
+ * **Errors**: none.
+ */
+void mcp_http_exchange_cancel(const mcp_http_exchange_t *exchange);
+
+/**
+ * Free the exchange handle. NULL is a no-op. Before the answer was delivered in full this is
+ * the client disconnecting (as `mcp_http_exchange_cancel`); after it, it only releases the
+ * handle. `on_end` still arrives exactly once (on a runtime thread, possibly after this
+ * returns), so `user_data` must stay valid until then.
+ *
+ * @param exchange  the exchange.
+ *
+ * **Ownership**: consumes `exchange`.
+ *
+ * **Thread safety**: any thread, including inside this exchange's callbacks; no other call on
+ * `exchange` may be in flight.
+ *
+ * **Errors**: none.
+ */
+void mcp_http_exchange_free(mcp_http_exchange_t *exchange);
+
+/**
+ * Shut the endpoint down gracefully and free it (as `mcp_listener_free` does for a listener:
+ * new requests are refused, legacy sessions' streams close, exchanges in flight get
+ * `shutdownDeadlineMs`, then their work is cancelled). NULL is a no-op. Blocks until done,
+ * except on a runtime thread, where the shutdown continues in the background. Free every
+ * exchange's handle as usual; their `on_end` may arrive after this returns.
+ *
+ * @param endpoint  the endpoint.
+ *
+ * **Ownership**: consumes `endpoint`.
+ *
+ * **Thread safety**: any thread; no other call on `endpoint` may be in flight.
+ *
+ * **Errors**: none.
+ */
+void mcp_http_endpoint_free(mcp_http_endpoint_t *endpoint);
+
+/**
  * The status this error stands for.
  *
  * @param error  the error (may be NULL).
@@ -2395,6 +2741,25 @@ const char *mcp_request_principal_json(const mcp_request_t *request, size_t *len
  * connection handle, a request relayed from another worker).
  */
 const char *mcp_request_headers_json(const mcp_request_t *request, size_t *len_out);
+
+/**
+ * The W3C trace context of the server span handling this request, as a JSON object
+ * `{"traceparent": "00-<trace id>-<span id>-01", "tracestate"?: "..."}`: in the caller's trace
+ * when the request carried one (`_meta.traceparent`, or over HTTP the `traceparent` header),
+ * else a new trace. Start the handler's own spans as children of it.
+ *
+ * @param request  the borrowed request.
+ * @param len_out  optional length out-parameter.
+ *
+ * **Ownership**: borrowed; do not free.
+ *
+ * **Lifetime**: until the callback returns.
+ *
+ * **Thread safety**: the callback's thread only.
+ *
+ * **Errors**: NULL when `request` is NULL.
+ */
+const char *mcp_request_trace_context_json(const mcp_request_t *request, size_t *len_out);
 
 /**
  * Consumes the responder: answer with a result object.
@@ -2838,6 +3203,61 @@ const char *mcp_status_str(int32_t status);
 void mcp_string_free(char *s);
 
 /**
+ * The server's metrics as a Prometheus text exposition (format 0.0.4): request durations by
+ * the OpenTelemetry MCP conventions, requests by method, target and outcome, in-flight
+ * requests, refusals by reason, live legacy sessions, listen streams, open connections.
+ * Recorded only when the server option `metrics` is true (`mcp_server_builder_options_json`).
+ *
+ * @param server     the server.
+ * @param text_out   receives the text, owned by the caller.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `server`; free the string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_server_metrics_text(const mcp_server_t *server, char **text_out, mcp_error_t **error_out);
+
+/**
+ * Install core's telemetry for this process (once): export mcpcore's spans, and the metrics
+ * of servers with `metrics` on, over OTLP/HTTP (protobuf).
+ *
+ * @param options_json  required JSON object, core's `TelemetryOptions`: `otlp` [null: no
+ *                      export; an object exports, its unset fields from the standard
+ *                      environment: `endpoint` (`OTEL_EXPORTER_OTLP_ENDPOINT`, else
+ *                      "http://localhost:4318"), `tracesEndpoint`, `metricsEndpoint`,
+ *                      `headers`, `serviceName` (`OTEL_SERVICE_NAME`), `timeoutMs` (10000),
+ *                      `maxQueue` (2048 spans; past it spans are dropped), `maxBatch` (512),
+ *                      `intervalMs` (1000), `metricsIntervalMs` (60000)], `level` ["info":
+ *                      a span per request; "error", "warn", "debug", "trace"].
+ * @param options_len   length of `options_json`.
+ * @param error_out     optional detailed error.
+ *
+ * **Ownership**: `options_json` is copied.
+ *
+ * **Thread safety**: any thread; the first successful call wins.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_INVALID_JSON` (not an object, an unknown
+ * key, a wrong type), `MCP_STATUS_INVALID_ARGUMENT` (a value out of range, an unsupported
+ * `OTEL_EXPORTER_OTLP_PROTOCOL`, or telemetry already installed in this process).
+ */
+mcp_status_t mcp_telemetry_configure(const char *options_json, size_t options_len, mcp_error_t **error_out);
+
+/**
+ * Export every finished span and the metrics now, waiting at most `timeout_ms`.
+ *
+ * @param timeout_ms  the most to wait, in milliseconds.
+ *
+ * **Thread safety**: any thread but a runtime thread (it blocks).
+ *
+ * **Errors**: none; returns false when nothing exports (no `otlp` configured) or the
+ * deadline passed.
+ */
+bool mcp_telemetry_flush(uint64_t timeout_ms);
+
+/**
  * Listen for Streamable HTTP on `addr` (e.g. `"127.0.0.1:0"`), serving both protocol eras on
  * one endpoint (default path `/mcp`). Returns once the socket is bound.
  *
@@ -2865,6 +3285,8 @@ void mcp_string_free(char *s);
  *                      `maxConcurrentStreams` [100; per HTTP/2 connection],
  *                      `maxRoutedBytes` [16777216: a legacy session's messages waiting in
  *                      Redis for other workers; past it they are dropped],
+ *                      `metricsPath` [null; e.g. "/metrics": `GET` there answers the
+ *                      server's metrics as Prometheus text, `mcp_server_metrics_text`],
  *                      `auth` [null: open; an object
  *                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
  *                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or

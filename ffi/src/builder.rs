@@ -216,6 +216,9 @@ pub extern "C" fn mcp_server_builder_max_concurrency(
 ///   `legacyCacheHints` [false: none on legacy results];
 /// - `maxConcurrency` [null: unlimited; 0 too]: handler calls running at once, the rest wait
 ///   (as `mcp_server_builder_max_concurrency`);
+/// - `metrics` [false: true records operation metrics by the OpenTelemetry MCP conventions,
+///   read with `mcp_server_metrics_text` or an HTTP listener's `metricsPath`],
+///   `metricsMaxSeries` [1000: targets a peer names past it are counted as `_other`];
 /// - `legacyInputShim` [true: `input_required` on legacy sessions becomes real server requests],
 ///   `stampServerInfo` [true: modern results carry `_meta` serverInfo];
 /// - `limits`: `maxMessageBytes` [4194304], `maxJsonDepth` [64], `maxBatchLen` [100],

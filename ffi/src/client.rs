@@ -285,6 +285,50 @@ pub extern "C" fn mcp_client_connect_http(
     )
 }
 
+/// Connect to `server` running in this process, over an in-memory pipe: the same framing,
+/// negotiation (the builder's mode: auto, legacy or modern), limits and callbacks as over stdio,
+/// with no process and no socket (for unit tests and embedding). Blocks until the era is
+/// negotiated.
+///
+/// @param runtime     the runtime whose threads run the connection, both ends of it (borrowed;
+///                    the client keeps it alive). The server's own runtime will do.
+/// @param builder     optional client builder (NULL = defaults); consumed in every case.
+/// @param server      the server (borrowed; the connection keeps it alive).
+/// @param client_out  receives the client on success.
+/// @param error_out   optional detailed error.
+///
+/// **Ownership**: consumes `builder`. The caller owns the client and frees it with
+/// `mcp_client_free`; closing it ends the server's side too (requests in flight drain within
+/// the server's `shutdownGraceMs`).
+///
+/// **Thread safety**: any non-runtime thread; the client is thread-safe.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`, `MCP_STATUS_PROTOCOL` (negotiation failed, e.g. a
+/// modern-mode client and a server without the modern era), `MCP_STATUS_TRANSPORT` (the
+/// server's Redis backplane unreachable), `MCP_STATUS_TIMEOUT`, `MCP_STATUS_WOULD_DEADLOCK`.
+#[no_mangle]
+pub extern "C" fn mcp_client_connect_in_memory(
+    runtime: *const mcp_runtime_t,
+    builder: *mut mcp_client_builder_t,
+    server: *const crate::server::mcp_server_t,
+    client_out: *mut *mut mcp_client_t,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    connect(
+        "mcp_client_connect_in_memory",
+        runtime,
+        builder,
+        client_out,
+        error_out,
+        |b| {
+            // SAFETY: server is NULL or live (contract).
+            let s = unsafe { handle::borrow(server, "server") }?;
+            let served = s.inner.server.clone();
+            Ok(async move { b.into_core().connect_in_memory(&served).await })
+        },
+    )
+}
+
 /// Shared body of the owned-string readers.
 fn read_owned(
     client: *const mcp_client_t,

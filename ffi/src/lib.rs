@@ -27,6 +27,10 @@ pub mod client_ops_content;
 pub mod client_responder;
 mod client_task_args;
 pub mod client_tasks;
+pub mod connection;
+pub mod embed_http;
+#[cfg(test)]
+mod embed_tests;
 pub mod error;
 mod guard;
 mod handle;
@@ -39,6 +43,9 @@ pub mod server;
 pub mod server_dynamic;
 pub mod status;
 pub mod string;
+pub mod telemetry;
+#[cfg(test)]
+mod telemetry_tests;
 pub mod trampoline;
 pub mod transport;
 
@@ -48,6 +55,10 @@ pub use client::mcp_client_t;
 pub use client_builder::{mcp_client_builder_t, mcp_connect_mode, mcp_connect_mode_t};
 pub use client_calls::{mcp_call_options_t, mcp_cancel_token_t, mcp_list_kind, mcp_list_kind_t};
 pub use client_responder::mcp_client_responder_t;
+pub use connection::mcp_connection_t;
+pub use embed_http::{
+    mcp_exchange_callbacks_t, mcp_http_endpoint_t, mcp_http_exchange_t, mcp_http_header_t,
+};
 pub use error::mcp_error_t;
 pub use request::mcp_request_t;
 pub use responder::{mcp_log_level, mcp_log_level_t, mcp_responder_t};

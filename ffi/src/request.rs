@@ -26,6 +26,7 @@ pub struct mcp_request_t {
     state: OnceLock<Option<NulTerminated>>,
     principal: OnceLock<Option<NulTerminated>>,
     headers: OnceLock<Option<NulTerminated>>,
+    trace: OnceLock<NulTerminated>,
 }
 
 impl mcp_request_t {
@@ -45,6 +46,7 @@ impl mcp_request_t {
             state: OnceLock::new(),
             principal: OnceLock::new(),
             headers: OnceLock::new(),
+            trace: OnceLock::new(),
         }
     }
 }
@@ -353,5 +355,33 @@ pub extern "C" fn mcp_request_headers_json(
         r.headers
             .get_or_init(|| r.ctx.http_headers_json().map(|v| NulTerminated::json(&v)))
             .as_ref()
+    })
+}
+
+/// The W3C trace context of the server span handling this request, as a JSON object
+/// `{"traceparent": "00-<trace id>-<span id>-01", "tracestate"?: "..."}`: in the caller's trace
+/// when the request carried one (`_meta.traceparent`, or over HTTP the `traceparent` header),
+/// else a new trace. Start the handler's own spans as children of it.
+///
+/// @param request  the borrowed request.
+/// @param len_out  optional length out-parameter.
+///
+/// **Ownership**: borrowed; do not free.
+///
+/// **Lifetime**: until the callback returns.
+///
+/// **Thread safety**: the callback's thread only.
+///
+/// **Errors**: NULL when `request` is NULL.
+#[no_mangle]
+pub extern "C" fn mcp_request_trace_context_json(
+    request: *const mcp_request_t,
+    len_out: *mut usize,
+) -> *const c_char {
+    text(request, len_out, |r| {
+        Some(
+            r.trace
+                .get_or_init(|| NulTerminated::json(&r.ctx.trace_context().to_json())),
+        )
     })
 }

@@ -26,6 +26,12 @@ impl RuntimeInner {
         drop(self.rt.spawn(fut));
     }
 
+    /// Enter the runtime's context on the calling thread (any thread, a runtime thread included)
+    /// for work that starts background tasks but does not block.
+    pub(crate) fn enter(&self) -> tokio::runtime::EnterGuard<'_> {
+        self.rt.handle().enter()
+    }
+
     /// Run `fut` on a runtime worker and wait for it on the calling thread (all I/O stays on
     /// runtime threads, see [`Runtime::run`]).
     ///

@@ -269,4 +269,4 @@ pub extern "C" fn mcp_server_set_enabled(
 
 #[cfg(test)]
 #[path = "server_dynamic_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -29,7 +29,7 @@ fn ud(c: &AtomicUsize) -> *mut c_void {
 }
 
 /// A built server (with `options` JSON) and its runtime.
-fn server(options: &str) -> (*mut mcp_runtime_t, *mut mcp_server_t) {
+pub(crate) fn server(options: &str) -> (*mut mcp_runtime_t, *mut mcp_server_t) {
     let mut rt = ptr::null_mut();
     assert_eq!(
         mcp_runtime_new(1, &mut rt, ptr::null_mut()),

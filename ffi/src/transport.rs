@@ -50,6 +50,8 @@ pub struct mcp_listener_t {
 ///                      `maxConcurrentStreams` [100; per HTTP/2 connection],
 ///                      `maxRoutedBytes` [16777216: a legacy session's messages waiting in
 ///                      Redis for other workers; past it they are dropped],
+///                      `metricsPath` [null; e.g. "/metrics": `GET` there answers the
+///                      server's metrics as Prometheus text, `mcp_server_metrics_text`],
 ///                      `auth` [null: open; an object
 ///                      protects the endpoint as an OAuth 2.1 resource server verifying JWTs:
 ///                      `resource`, `authorizationServers`, `issuer`, `jwksPath` or
@@ -124,13 +126,8 @@ pub(crate) fn listen(a: &ListenArgs, base: HttpOptions) -> Result<(), FfiError> 
     let addr: SocketAddr = addr_s
         .parse()
         .map_err(|e| FfiError::invalid(format!("addr {addr_s:?}: {e}")))?;
-    let mut opts = base;
-    if !options_json.is_null() {
-        // SAFETY: options_json is valid for options_len bytes (contract).
-        let obj = unsafe { json_object_arg(options_json, options_len, "options_json") }?;
-        mcpcore::options::apply_json(&mut opts, &serde_json::Value::Object(obj))
-            .map_err(|e| FfiError::options("options_json", &e))?;
-    }
+    // SAFETY: options_json is NULL or valid for options_len bytes (contract).
+    let opts = unsafe { http_options(base, options_json, options_len) }?;
     let st = s.inner.clone();
     let listener = st
         .runtime
@@ -167,6 +164,26 @@ pub(crate) fn listen(a: &ListenArgs, base: HttpOptions) -> Result<(), FfiError> 
     // SAFETY: listener_out is non-NULL (checked) and writable.
     unsafe { listener_out.write(h) };
     Ok(())
+}
+
+/// `base` patched with the optional HttpOptions JSON object `json` (NULL = none): a shape error
+/// is `INVALID_JSON`, a value out of range `INVALID_ARGUMENT` (when the service is made).
+///
+/// # Safety
+/// `json` is NULL or valid for `len` bytes.
+pub(crate) unsafe fn http_options(
+    base: HttpOptions,
+    json: *const c_char,
+    len: usize,
+) -> Result<HttpOptions, FfiError> {
+    let mut opts = base;
+    if !json.is_null() {
+        // SAFETY: forwarded contract.
+        let obj = unsafe { json_object_arg(json, len, "options_json") }?;
+        mcpcore::options::apply_json(&mut opts, &serde_json::Value::Object(obj))
+            .map_err(|e| FfiError::options("options_json", &e))?;
+    }
+    Ok(opts)
 }
 
 /// The bound TCP port (the real one when listening on port 0).

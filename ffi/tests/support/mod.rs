@@ -209,6 +209,11 @@ pub fn variants() -> Vec<Variant> {
 
 /// Compile C sources into an executable for `variant`, linked to the static library.
 pub fn build(name: &str, sources: &[&str], variant: Variant) -> PathBuf {
+    build_linked(name, sources, variant, &[])
+}
+
+/// [`build`], also linked with `libs` (e.g. `-lmicrohttpd`).
+pub fn build_linked(name: &str, sources: &[&str], variant: Variant, libs: &[&str]) -> PathBuf {
     let dir = profile_dir().join("c-suite").join(variant.name());
     std::fs::create_dir_all(&dir).expect("mkdir");
     let out = dir.join(name);
@@ -229,6 +234,7 @@ pub fn build(name: &str, sources: &[&str], variant: Variant) -> PathBuf {
         cmd.arg(root().join(s));
     }
     cmd.arg(staticlib())
+        .args(libs)
         .args(["-lpthread", "-ldl", "-lm"])
         .arg("-o")
         .arg(&out);
