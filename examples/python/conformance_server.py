@@ -2,7 +2,8 @@
 
 It mirrors the Rust fixture (examples/conformance/fixture.rs, examples/conformance_server.rs)
 tool by tool: same names, texts, schemas, input keys and request states. Serves Streamable HTTP
-on 127.0.0.1 with ``--port N`` (endpoint ``/mcp``; the suite's ``{port}``), stdio otherwise.
+on 127.0.0.1 with ``--port N`` (endpoint ``/mcp``; the suite's ``{port}``), stdio otherwise;
+``--asgi --port N`` serves the same endpoint as an ASGI app (``server.asgi_app()``) under uvicorn.
 """
 
 from __future__ import annotations
@@ -593,12 +594,26 @@ async def serve_http(port: int) -> None:
     await handle.close()
 
 
+def serve_asgi(port: int) -> None:
+    """The endpoint as an ASGI app under uvicorn (which stops on SIGTERM/SIGINT). Mounted
+    nowhere, it answers every path, ``/mcp`` included."""
+    import uvicorn
+
+    print(f"conformance-server: ASGI under uvicorn on http://127.0.0.1:{port}/mcp", file=sys.stderr)
+    uvicorn.run(server.asgi_app(), host="127.0.0.1", port=port, log_level="warning")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, help="serve Streamable HTTP on 127.0.0.1:PORT")
+    parser.add_argument("--asgi", action="store_true", help="serve it as an ASGI app (uvicorn)")
     args = parser.parse_args()
     if args.port is None:
+        if args.asgi:
+            parser.error("--asgi needs --port")
         server.run_stdio()
+    elif args.asgi:
+        serve_asgi(args.port)
     else:
         asyncio.run(serve_http(args.port))
 

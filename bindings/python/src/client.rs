@@ -20,6 +20,7 @@ use crate::bridge::{self, Forwarder};
 use crate::convert::{self, Json};
 use crate::gc::{Owned, Slot};
 use crate::handler::{Loop, PyClientHandler};
+use crate::server::NativeServer;
 use pyo3::gc::PyVisit;
 use pyo3::PyTraverseError;
 use tokio_util::sync::CancellationToken;
@@ -213,6 +214,27 @@ impl NativeClient {
         let (b, w) = builder(py, mode, options, callbacks, on_notification, event_loop)?;
         bridge::awaitable(py, async move {
             let client = b.connect_stdio(cmd).await?;
+            Ok(NativeClient::new(client, w))
+        })
+    }
+
+    /// Connect to `server` in this process over core's in-memory pipe (stdio framing, the
+    /// negotiation of `mode`); an awaitable of `NativeClient`.
+    #[staticmethod]
+    #[pyo3(signature = (server, mode="auto", options=None, callbacks=None, on_notification=None, event_loop=None))]
+    fn connect_in_memory<'py>(
+        py: Python<'py>,
+        server: &NativeServer,
+        mode: &str,
+        options: Option<&Bound<'py, PyAny>>,
+        callbacks: Option<&Bound<'py, PyDict>>,
+        on_notification: Option<Py<PyAny>>,
+        event_loop: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (b, w) = builder(py, mode, options, callbacks, on_notification, event_loop)?;
+        let server = server.server.clone();
+        bridge::awaitable(py, async move {
+            let client = b.connect_in_memory(&server).await?;
             Ok(NativeClient::new(client, w))
         })
     }

@@ -76,6 +76,13 @@ impl PyContext {
         }
     }
 
+    /// The W3C trace context of the server span handling this request
+    /// (`{"traceparent": ..., "tracestate"?: ...}`), for OpenTelemetry's propagators.
+    #[getter]
+    fn trace_context<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.ctx.trace_context().to_json())
+    }
+
     /// The tool or prompt name, or the resource URI.
     #[getter]
     fn name(&self) -> Option<String> {

@@ -12,11 +12,13 @@ mod client;
 mod context;
 mod convert;
 mod dynamic;
+mod embed;
 mod errors;
 mod gc;
 mod handler;
 mod listen;
 mod server;
+mod telemetry;
 
 use pyo3::prelude::*;
 
@@ -28,9 +30,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::PyContext>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<listen::NativeSubscription>()?;
+    m.add_class::<embed::NativeHttpService>()?;
+    m.add_class::<embed::NativeExchange>()?;
+    m.add_class::<embed::NativePipe>()?;
     m.add_function(wrap_pyfunction!(bridge::shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(server::media_block, m)?)?;
     m.add_function(wrap_pyfunction!(server::check_input_required, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::metrics_text, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::configure_telemetry, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;
     m.add("APP_MIME_TYPE", server::APP_MIME_TYPE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::bridge;
 use crate::convert;
 use crate::dynamic::{self, Items};
+use crate::embed::{NativeHttpService, NativePipe};
 use crate::gc::{Owned, Slot};
 use crate::handler::{Loop, PyHandler};
 use pyo3::gc::PyVisit;
@@ -56,7 +57,7 @@ pub fn check_input_required(
 
 #[pyclass(module = "mcpcore._native", frozen, weakref)]
 pub struct NativeServer {
-    server: Server,
+    pub(crate) server: Server,
     /// The handlers' callables and the loop (see [`crate::gc`]).
     owned: Owned,
     /// Which of `owned` each registered item holds (released when it is replaced or removed).
@@ -242,6 +243,26 @@ impl NativeServer {
                 listener: Mutex::new(Some(listener)),
             })
         })
+    }
+
+    /// The endpoint as a service for a host's HTTP server (the ASGI adapter): `options` as
+    /// `serve_http`'s, but with no `path` given every path the host routes here is served.
+    #[pyo3(signature = (options=None))]
+    fn http_service(&self, options: Option<&Bound<'_, PyAny>>) -> PyResult<NativeHttpService> {
+        let mut opts = HttpOptions::default();
+        // A mount answers whatever path the host routed to it (the host owns routing).
+        opts.path = None;
+        if let Some(patch) = convert::from_py_opt(options)? {
+            mcpcore::options::apply_json(&mut opts, &patch)
+                .map_err(|e| PyValueError::new_err(format!("options: {e}")))?;
+        }
+        let svc = self.server.http_service(opts).map_err(value_error)?;
+        Ok(NativeHttpService { svc })
+    }
+
+    /// Serve one connection over an in-process pipe (stdio framing), for `serve_streams`.
+    fn serve_pipe(&self) -> PyResult<NativePipe> {
+        NativePipe::serve(self.server.clone())
     }
 
     /// Tell connected clients the tool list changed; returns how many were told.

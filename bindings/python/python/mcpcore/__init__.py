@@ -19,8 +19,9 @@ from .errors import (
 )
 from .results import Audio, Image, InputRequiredResult, Media, Sent, ToolResult
 from .registration import Registration
-from .server import APP_MIME_TYPE, Context, HttpHandle, Server
+from .server import APP_MIME_TYPE, AsgiApp, Context, HttpHandle, Server
 from .tasks import Task
+from .telemetry import configure_telemetry, flush_telemetry
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
 # enters a finalizing interpreter is killed by CPython, which crashes the process).
@@ -31,6 +32,7 @@ __all__ = [
     "APP_MIME_TYPE",
     "Context",
     "HttpHandle",
+    "AsgiApp",
     "Registration",
     "Sent",
     "InputRequiredResult",
@@ -51,4 +53,6 @@ __all__ = [
     "ToolError",
     "InputRequired",
     "sync",
+    "configure_telemetry",
+    "flush_telemetry",
 ]

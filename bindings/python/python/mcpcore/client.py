@@ -1,22 +1,22 @@
-"""The client API: ``Client.connect_stdio`` / ``Client.connect_http`` and awaitable calls."""
+"""The client API: ``Client.connect_stdio`` / ``connect_http`` / ``connect_in_memory`` and
+awaitable calls."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import logging
 import os
 from dataclasses import dataclass
 from typing import (
     Any,
-    Awaitable,
     Callable,
     Dict,
     List,
     Optional,
     Sequence,
     Set,
+    TYPE_CHECKING,
     Type,
     TypeVar,
     Union,
@@ -24,69 +24,16 @@ from typing import (
 
 from . import _native
 from ._opening import Opening
-from .errors import McpError
 from .tasks import Task
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .server import Server
 
 logger = logging.getLogger("mcpcore")
 
-#: A client callback: takes the request's params, returns its result (sync or async).
-Callback = Callable[[Dict[str, Any]], Union[Dict[str, Any], Awaitable[Dict[str, Any]]]]
+from ._adapters import Authorize, Callback, _authorizer, _invoker
 
 __all__ = ["AppResource", "Client", "Opening", "Subscription", "ui_resource_uri"]
-
-
-def _invoker(fn: Callback) -> _native._ClientInvoke:
-    """``fn`` as core's client handler. Core routes the request (and answers -32601 while no
-    callback is set); an ``McpError`` goes to the server as is, any other exception is logged
-    here and reported to core as a failure, which the server sees as core's generic -32603."""
-
-    async def invoke(params: Any, responder: _native.Responder) -> None:
-        try:
-            if inspect.iscoroutinefunction(fn):
-                result = await fn(params)
-            else:
-                result = await asyncio.to_thread(functools.partial(fn, params))
-            responder.ok(result)
-        except McpError as e:
-            responder.error(e.code, e.message, e.data)
-        except Exception as e:
-            logger.exception("mcpcore: client callback %r failed", fn)
-            responder.fail(f"client callback raised {type(e).__name__}")
-
-    return invoke
-
-
-#: The OAuth browser step: takes the authorization URL, returns the redirect URL (sync or async).
-Authorize = Callable[[str], Union[str, Awaitable[str]]]
-
-
-def _authorizer(fn: Authorize) -> Callable[[str, _native.Responder], Awaitable[None]]:
-    """``fn`` as core's browser step: its redirect URL, or its failure as the detail of the
-    connect's authorization error (a plain ``def`` runs on a worker thread: it may wait for a
-    user)."""
-
-    async def invoke(url: str, responder: _native.Responder) -> None:
-        try:
-            if inspect.iscoroutinefunction(fn):
-                redirect: Any = await fn(url)
-            else:
-                redirect = await asyncio.to_thread(fn, url)
-                if inspect.isawaitable(redirect):
-                    redirect = await redirect
-        except Exception as e:
-            responder.fail(f"on_authorize raised {type(e).__name__}: {e}")
-            return
-        except asyncio.CancelledError:
-            responder.fail("on_authorize was cancelled")
-            raise
-        if isinstance(redirect, str):
-            responder.ok(redirect)
-        else:
-            responder.fail(
-                f"on_authorize must return the redirect URL as a str, not {type(redirect).__name__}"
-            )
-
-    return invoke
 
 
 #: ``on_notification(method, params)``; ``progress(progress, total, message)``.
@@ -271,6 +218,7 @@ class Client:
     ) -> None:
         self._native = native
         self._notifications = notifications if notifications is not None else _Notifications()
+        self._on_close: Optional[Callable[[], None]] = None
 
     def on_notification(self, fn: Listener) -> Listener:
         """Decorator: ``fn(method, params)`` gets every server notification (besides the
@@ -334,6 +282,43 @@ class Client:
                 list(argv), mode, options, callbacks, hub, asyncio.get_running_loop(), spawn
             )
             return cls(native, hub)
+
+        return Opening(start)
+
+    @classmethod
+    def connect_in_memory(
+        cls: Type[_C],
+        server: "Server",
+        *,
+        mode: str = "auto",
+        options: Optional[Dict[str, Any]] = None,
+        on_elicitation: Optional[Callback] = None,
+        on_sampling: Optional[Callback] = None,
+        on_roots: Optional[Callback] = None,
+        on_notification: Optional[Listener] = None,
+        declare: Sequence[str] = (),
+    ) -> Opening[_C]:
+        """Connect to ``server`` in this process, with no process and no socket: core's
+        in-memory pipe, the full protocol of either era (``mode`` as for
+        :meth:`connect_stdio`), the server's ``async def`` handlers on this event loop. For
+        unit tests: ``async with Client.connect_in_memory(server) as client:``. Closing the
+        client ends the server's side too."""
+
+        async def start() -> _C:
+            callbacks = _callbacks(on_elicitation, on_sampling, on_roots, declare)
+            hub = _hub(on_notification)
+            loop = asyncio.get_running_loop()
+            served = server._build(loop)
+            try:
+                native = await _native.NativeClient.connect_in_memory(
+                    served, mode, options, callbacks, hub, loop
+                )
+            except BaseException:
+                server._serving.remove(served)
+                raise
+            client = cls(native, hub)
+            client._on_close = lambda: server._serving.remove(served)
+            return client
 
         return Opening(start)
 
@@ -650,6 +635,9 @@ class Client:
         try:
             await self._native.close()
         finally:
+            on_close, self._on_close = self._on_close, None
+            if on_close is not None:
+                on_close()
             for name in self._native.declared_callbacks:
                 self._native.set_callback(name, None)
             self._notifications.clear()

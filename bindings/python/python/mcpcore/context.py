@@ -77,6 +77,16 @@ class Context:
         return self._native.headers
 
     @property
+    def trace_context(self) -> Dict[str, str]:
+        """The W3C trace context of the server span handling this request,
+        ``{"traceparent": ..., "tracestate": ...}`` (``tracestate`` when the caller sent one):
+        in the caller's trace when the request carried one (``_meta.traceparent``, or over HTTP
+        the ``traceparent`` header). Hand it to OpenTelemetry to nest your own spans under the
+        server's: ``TraceContextTextMapPropagator().extract(ctx.trace_context)``."""
+        tc: Dict[str, str] = self._native.trace_context
+        return tc
+
+    @property
     def name(self) -> Optional[str]:
         """The tool or prompt name, or the resource URI."""
         return self._native.name

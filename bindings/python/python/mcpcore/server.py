@@ -12,7 +12,8 @@ import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from . import _native, registration
+from . import _asgi, _native, registration
+from ._asgi import AsgiApp
 from ._opening import Opening
 from ._schema import (
     coerce,
@@ -42,6 +43,7 @@ __all__ = [
     "Context",
     "Registration",
     "HttpHandle",
+    "AsgiApp",
     "InputRequiredResult",
     "ToolResult",
     "Media",
@@ -591,6 +593,31 @@ class Server(Dynamic):
 
         return Opening(start)
 
+    def asgi_app(self, options: Optional[Dict[str, Any]] = None) -> AsgiApp:
+        """The MCP endpoint as an ASGI 3 application, to mount in a web app of your own:
+        ``app.mount("/mcp", server.asgi_app())`` (FastAPI, Starlette; the endpoint is then
+        ``/mcp/``) or any ASGI server (``uvicorn``, ``hypercorn``).
+
+        ``options`` is ``serve_http``'s ``HttpOptions`` JSON shape; without ``path`` it serves
+        whatever path the host routes to it. Core applies every HTTP rule (eras, sessions,
+        ``Origin``/``Host`` checks, body cap, ``Accept``); answers stream (SSE events as they are
+        produced), and a client that disconnects cancels its 2026-07-28 request. No lifespan
+        wiring is needed: the engine starts on the first request."""
+        return AsgiApp(self, options)
+
+    async def serve_streams(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Serve one connection over an asyncio stream pair (a TCP or Unix socket from
+        ``asyncio.start_server``, a subprocess's pipes): newline-delimited JSON-RPC, as on
+        stdio, until the input ends (or the peer goes away) and every answer is written. The
+        writer is left open for the caller to close."""
+        native = self._build(asyncio.get_running_loop())
+        try:
+            await _asgi.serve_streams(native, reader, writer)
+        finally:
+            self._serving.remove(native)
+
     # ---- list changes ----
 
     def notify_tools_changed(self) -> int:
@@ -612,3 +639,14 @@ class Server(Dynamic):
     def notify_resource_updated(self, uri: str) -> int:
         """Send ``notifications/resources/updated`` to the clients subscribed to ``uri``."""
         return sum(n.notify_resource_updated(uri) for n in list(self._serving))
+
+    # ---- telemetry ----
+
+    def metrics(self) -> str:
+        """This server's metrics as a Prometheus text exposition (format 0.0.4): request
+        durations by the OpenTelemetry MCP conventions, requests by method, tool and outcome,
+        in-flight requests, refusals, live sessions, listen streams and connections, added up
+        over every transport it serves. Recorded when the server option ``metrics`` is on
+        (``Server(..., options={"metrics": True})``); HTTP can also serve them at
+        ``options={"metricsPath": "/metrics"}``."""
+        return _native.metrics_text(list(self._serving))

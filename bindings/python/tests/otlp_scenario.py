@@ -1,0 +1,143 @@
+"""Run by test_telemetry.py in a process of its own (core's telemetry installs once per process):
+an OTLP/HTTP receiver on 127.0.0.1 decodes what core exports with the official
+``opentelemetry-proto`` definitions; a Python tool starts its own OpenTelemetry SDK span under
+the server span (``ctx.trace_context`` through the W3C propagator). Checks: client and server
+spans of ``tools/call nested`` in one trace, the server span's attributes, the handler's span a
+child of the exported server span, and the metrics export. Prints ``ok``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List
+
+from opentelemetry import trace as otel
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+import mcpcore
+from mcpcore import Client, Context, Server
+
+BODIES: Dict[str, List[bytes]] = {"/v1/traces": [], "/v1/metrics": []}
+
+
+class Receiver(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        assert self.headers.get("content-type") == "application/x-protobuf"
+        BODIES[self.path].append(body)
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def attrs(span: Any) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for kv in span.attributes:
+        v = kv.value
+        out[kv.key] = v.string_value if v.HasField("string_value") else v.int_value
+    return out
+
+
+async def main() -> None:
+    rx = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=rx.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{rx.server_address[1]}"
+    mcpcore.configure_telemetry(
+        {"otlp": {"endpoint": endpoint, "serviceName": "py-otlp", "intervalMs": 50}}
+    )
+    try:
+        mcpcore.configure_telemetry({})
+        raise AssertionError("a second install must be refused")
+    except ValueError:
+        pass
+
+    sdk = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(sdk))
+    tracer = provider.get_tracer("handler")
+
+    server = Server("otlp-py", "1.0", options={"metrics": True})
+
+    @server.tool()
+    def nested(ctx: Context) -> str:
+        """Start an OpenTelemetry span under the server's."""
+        parent = TraceContextTextMapPropagator().extract(ctx.trace_context)
+        with tracer.start_as_current_span("handler-work", context=parent):
+            pass
+        return ctx.trace_context["traceparent"]
+
+    async with server.serve_http() as h:
+        async with Client.connect_http(h.url, mode="modern") as c:
+            seen = (await c.call_tool("nested", {}))["content"][0]["text"]
+        assert await asyncio.to_thread(mcpcore.flush_telemetry, 10.0)
+        metrics_text = server.metrics()
+
+    spans = [
+        s
+        for body in BODIES["/v1/traces"]
+        for rs in trace_service_pb2.ExportTraceServiceRequest.FromString(body).resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+    ]
+    services = {
+        kv.value.string_value
+        for body in BODIES["/v1/traces"]
+        for rs in trace_service_pb2.ExportTraceServiceRequest.FromString(body).resource_spans
+        for kv in rs.resource.attributes
+        if kv.key == "service.name"
+    }
+    assert services == {"py-otlp"}, services
+    named = [s for s in spans if s.name == "tools/call nested"]
+    server_span = [s for s in named if s.kind == s.SPAN_KIND_SERVER]
+    client_span = [s for s in named if s.kind == s.SPAN_KIND_CLIENT]
+    assert len(server_span) == 1 and len(client_span) == 1, spans
+    srv, cli = server_span[0], client_span[0]
+    a = attrs(srv)
+    assert a["mcp.method.name"] == "tools/call" and a["gen_ai.tool.name"] == "nested", a
+    assert a["network.transport"] == "tcp" and a["mcp.protocol.version"] == "2026-07-28", a
+    assert srv.trace_id == cli.trace_id
+    http_span = next(s for s in spans if s.span_id == srv.parent_span_id)
+    assert http_span.name == "POST" and http_span.parent_span_id == cli.span_id
+    # The handler's context is the exported server span's, and its own span nests under it.
+    assert seen == f"00-{srv.trace_id.hex()}-{srv.span_id.hex()}-01", (seen, srv)
+    (work,) = sdk.get_finished_spans()
+    assert work.parent is not None
+    assert work.parent.span_id == int.from_bytes(srv.span_id, "big")
+    assert work.context.trace_id == int.from_bytes(srv.trace_id, "big")
+
+    points = [
+        (m.name, dp)
+        for body in BODIES["/v1/metrics"]
+        for rm in metrics_service_pb2.ExportMetricsServiceRequest.FromString(body).resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        for dp in m.histogram.data_points
+    ]
+    durations = [
+        dp
+        for name, dp in points
+        if name == "mcp.server.operation.duration"
+        and any(
+            kv.key == "gen_ai.tool.name" and kv.value.string_value == "nested"
+            for kv in dp.attributes
+        )
+    ]
+    assert durations and durations[-1].count == 1, points
+    assert sum(durations[-1].bucket_counts) == 1
+    assert len(durations[-1].bucket_counts) == len(durations[-1].explicit_bounds) + 1
+    assert "mcp_server_operation_duration_seconds" in metrics_text
+    otel.get_tracer_provider()  # the global provider was never touched by core
+    rx.shutdown()
+    print("ok")
+
+
+asyncio.run(main())

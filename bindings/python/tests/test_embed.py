@@ -1,0 +1,226 @@
+"""Embedding: the endpoint mounted in a FastAPI app (``server.asgi_app()``) under uvicorn and
+hypercorn on 127.0.0.1, reached by the official SDK's client and mcpcore's in both eras; bad
+input answered as the built-in listener answers it; a disconnect cancelling a 2026-07-28
+handler; ``serve_streams`` over TCP; ``Client.connect_in_memory``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any, Dict, List
+
+import httpx2 as httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from embed_fixtures import (
+    Hang,
+    fastapi_app,
+    hypercorn_serving,
+    make_server,
+    modern_body,
+    modern_headers,
+    post,
+    uvicorn_serving,
+)
+from mcpcore import Client, Context
+
+MODES = ["legacy", "modern", "auto"]
+
+
+def text(result: Dict[str, Any]) -> str:
+    return str(result["content"][0]["text"])
+
+
+async def test_fastapi_mount_under_uvicorn_serves_its_route_and_the_official_sdk():
+    server = make_server()
+    async with uvicorn_serving(fastapi_app(server)) as base:
+        async with httpx.AsyncClient() as http:
+            r = await http.get(f"{base}/health")
+            assert r.status_code == 200 and r.json() == {"status": "ok"}
+        async with contextlib.AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(streamable_http_client(f"{base}/mcp/"))
+            session = await stack.enter_async_context(
+                ClientSession(read, write, read_timeout_seconds=30)
+            )
+            init = await session.initialize()
+            assert init.server_info.name == "embed-test"
+            tools = await session.list_tools()
+            assert {"echo", "hang"} <= {t.name for t in tools.tools}
+            out = await session.call_tool("echo", {"text": "via fastapi"})
+            assert out.content[0].text == "via fastapi"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_mcpcore_client_reaches_the_mount_in_each_era(mode):
+    server = make_server()
+    async with uvicorn_serving(fastapi_app(server)) as base:
+        async with Client.connect_http(f"{base}/mcp/", mode=mode) as c:
+            assert c.era == ("legacy" if mode == "legacy" else "modern")
+            assert "echo" in {t["name"] for t in await c.list_tools()}
+            assert text(await c.call_tool("echo", {"text": mode})) == mode
+
+
+@pytest.mark.parametrize("mode", ["legacy", "modern"])
+async def test_the_mount_runs_under_hypercorn(mode):
+    server = make_server()
+    async with hypercorn_serving(fastapi_app(server)) as base:
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(f"{base}/health")).json() == {"status": "ok"}
+        async with Client.connect_http(f"{base}/mcp/", mode=mode) as c:
+            assert c.era == mode
+            assert text(await c.call_tool("echo", {"text": "hypercorn"})) == "hypercorn"
+
+
+def _bad_inputs() -> List[Any]:
+    list_body = modern_body("tools/list")
+    h = modern_headers("tools/list")
+    return [
+        ("malformed JSON", h, b'{"jsonrpc": "2.0", ', 400),
+        ("Content-Type text/plain", {**h, "Content-Type": "text/plain"}, list_body, 415),
+        ("Accept text/html", {**h, "Accept": "text/html"}, list_body, 406),
+        ("foreign Origin", {**h, "Origin": "https://evil.example"}, list_body, 403),
+        ("body over the cap", h, modern_body("tools/call", {"x": "y" * 4096}), 413),
+    ]
+
+
+@pytest.mark.parametrize("what,headers,body,status", _bad_inputs())
+async def test_bad_input_through_the_mount_is_answered_as_the_listener_answers(
+    what, headers, body, status
+):
+    server = make_server(options={"limits": {"maxMessageBytes": 2048}})
+    handle = await server.serve_http("127.0.0.1", 0)
+    try:
+        async with uvicorn_serving(fastapi_app(server)) as base:
+            mounted = await post(f"{base}/mcp/", headers, body)
+            own = await post(handle.url, headers, body)
+    finally:
+        await handle.close()
+    assert mounted == own, f"{what}: the mount and the built-in listener differ"
+    assert mounted[0] == status, f"{what}: {mounted}"
+    if what == "malformed JSON":
+        assert json.loads(mounted[2])["error"]["code"] == -32700
+
+
+async def test_a_disconnect_through_the_mount_cancels_a_modern_handler():
+    hang = Hang()
+    server = make_server(hang=hang)
+    async with uvicorn_serving(fastapi_app(server)) as base:
+        async with httpx.AsyncClient() as http:
+            call = asyncio.ensure_future(
+                http.post(
+                    f"{base}/mcp/",
+                    headers={**modern_headers("tools/call"), "Mcp-Name": "hang"},
+                    content=modern_body("tools/call", {"name": "hang", "arguments": {}}),
+                )
+            )
+            await asyncio.wait_for(hang.started.wait(), 10)
+            assert not hang.cancelled.is_set()
+            call.cancel()  # httpx closes the connection: the host tells the app http.disconnect
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+        await asyncio.wait_for(hang.cancelled.wait(), 10)
+
+
+async def test_sse_answers_stream_through_the_mount():
+    """A streamed answer (SSE, progress first) arrives as events through the mount."""
+    server = make_server()
+
+    @server.tool()
+    async def steps(ctx: Context) -> str:
+        await ctx.progress(1, 2, "half")
+        return "done"
+
+    seen: List[Any] = []
+    async with uvicorn_serving(fastapi_app(server)) as base:
+        async with Client.connect_http(f"{base}/mcp/", mode="modern") as c:
+            out = await c.call_tool(
+                "steps", {}, progress=lambda p, total, msg: seen.append((p, total, msg))
+            )
+            assert text(out) == "done"
+    assert seen == [(1, 2, "half")]
+
+
+async def test_lifespan_events_are_answered_and_not_needed():
+    app = make_server().asgi_app()
+    inbox: asyncio.Queue[Dict[str, Any]] = asyncio.Queue()
+    sent: List[Dict[str, Any]] = []
+
+    async def send(m: Any) -> None:
+        sent.append(dict(m))
+
+    for m in ({"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}):
+        inbox.put_nowait(m)
+    await asyncio.wait_for(app({"type": "lifespan"}, inbox.get, send), 5)
+    assert [m["type"] for m in sent] == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    # Served bare by uvicorn, which sends lifespan events (lifespan="on" fails on no answer).
+    async with uvicorn_serving(app) as base:
+        status, _, body = await post(
+            f"{base}/anything", modern_headers("tools/list"), modern_body("tools/list")
+        )
+        assert status == 200 and "echo" in body
+
+
+async def _line(reader: asyncio.StreamReader) -> Dict[str, Any]:
+    out: Dict[str, Any] = json.loads(await asyncio.wait_for(reader.readline(), 10))
+    return out
+
+
+async def test_serve_streams_serves_a_tcp_connection():
+    server = make_server()
+    done: List[bool] = []
+
+    async def on_connect(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        await server.serve_streams(r, w)
+        done.append(True)
+        w.close()
+
+    tcp = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = tcp.sockets[0].getsockname()[1]
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+        writer.write(json.dumps(init).encode() + b"\n")
+        assert (await _line(reader))["result"]["serverInfo"]["name"] == "embed-test"
+        writer.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+        call["params"] = {"name": "echo", "arguments": {"text": "over tcp"}}
+        writer.write(json.dumps(call).encode() + b"\n")
+        reply = await _line(reader)
+        assert reply["id"] == 2 and text(reply["result"]) == "over tcp"
+        # End of input: the server answers what is owed, ends, and serve_streams returns.
+        writer.write_eof()
+        assert await asyncio.wait_for(reader.read(), 10) == b""
+        writer.close()
+        # A second connection, 2026-07-28 (the envelope in each request's _meta).
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(modern_body("tools/list", rid=3) + b"\n")
+        assert "echo" in {t["name"] for t in (await _line(reader))["result"]["tools"]}
+        writer.write_eof()
+        assert await asyncio.wait_for(reader.read(), 10) == b""
+        writer.close()
+    finally:
+        tcp.close()
+        await tcp.wait_closed()
+    assert done == [True, True]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_connect_in_memory_speaks_the_full_protocol(mode):
+    server = make_server()
+    async with Client.connect_in_memory(server, mode=mode) as c:
+        assert c.era == ("legacy" if mode == "legacy" else "modern")
+        assert c.server_info is not None and c.server_info["name"] == "embed-test"
+        assert text(await c.call_tool("echo", {"text": "in memory"})) == "in memory"
+    assert server._serving == []

@@ -1,0 +1,122 @@
+"""Telemetry through the Python door: the Prometheus exposition (``server.metrics()`` and the
+listener's ``metricsPath``) parsed by ``prometheus_client``'s parser after a scripted
+workload; ``ctx.trace_context`` continuing the caller's W3C trace; and, in a process of its
+own (``otlp_scenario.py``: telemetry is installed once per process), spans exported over OTLP
+decoded with the official ``opentelemetry-proto`` definitions, a Python handler's own
+OpenTelemetry span nesting under the server's span."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import urllib.request
+from typing import Dict, Optional
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from mcpcore import Client, Context, Server
+
+TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def make_server(metrics: bool) -> Server:
+    server = Server("telemetry-test", "1.0", options={"metrics": metrics})
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    @server.tool()
+    def trace(ctx: Context) -> str:
+        """The handler's trace context."""
+        return ctx.trace_context["traceparent"]
+
+    return server
+
+
+def sample(text: str, family: str, labels: Dict[str, str]) -> Optional[float]:
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            if s.name == family and s.labels == labels:
+                return float(s.value)
+    return None
+
+
+async def test_metrics_are_a_prometheus_exposition_of_the_workload():
+    server = make_server(metrics=True)
+    opts = {"metricsPath": "/metrics"}
+    async with server.serve_http(options=opts) as handle:
+        async with Client.connect_http(handle.url, mode="modern") as c:
+            for _ in range(3):
+                await c.call_tool("echo", {"text": "x"})
+            try:
+                await c.call_tool("missing", {})
+            except Exception:
+                pass
+        async with Client.connect_http(handle.url, mode="legacy") as c:
+            await c.call_tool("echo", {"text": "y"})
+            scraped = urllib.request.urlopen(handle.url.replace("/mcp", "/metrics")).read()
+            text = scraped.decode()
+            live = sample(text, "mcpcore_legacy_sessions", {})
+            assert live == 1.0, text
+    echo = {"mcp_method_name": "tools/call", "gen_ai_tool_name": "echo"}
+    assert sample(text, "mcpcore_server_requests_total", echo) == 4.0, text
+    assert sample(text, "mcp_server_operation_duration_seconds_count", echo) == 4.0
+    missing = {
+        "mcp_method_name": "tools/call",
+        "gen_ai_tool_name": "missing",
+        "error_type": "-32602",
+    }
+    assert sample(text, "mcpcore_server_requests_total", missing) == 1.0, text
+    assert sample(text, "mcpcore_server_refused_total", {"reason": "busy"}) == 0.0
+    # Once the listener closed its core server is gone: nothing is serving, no series.
+    assert sample(server.metrics(), "mcpcore_server_requests_total", echo) is None
+
+
+async def test_server_metrics_adds_up_every_transport_it_serves():
+    server = make_server(metrics=True)
+    async with server.serve_http() as a, server.serve_http() as b:
+        for h in (a, b):
+            async with Client.connect_http(h.url, mode="modern") as c:
+                await c.call_tool("echo", {"text": "x"})
+        echo = {"mcp_method_name": "tools/call", "gen_ai_tool_name": "echo"}
+        assert sample(server.metrics(), "mcpcore_server_requests_total", echo) == 2.0
+
+
+async def test_metrics_off_records_no_series():
+    server = make_server(metrics=False)
+    async with server.serve_http() as h:
+        async with Client.connect_http(h.url, mode="modern") as c:
+            await c.call_tool("echo", {"text": "x"})
+        text = server.metrics()
+        echo = {"mcp_method_name": "tools/call", "gen_ai_tool_name": "echo"}
+        assert sample(text, "mcpcore_server_requests_total", echo) is None
+        assert sample(text, "mcpcore_server_requests_in_flight", {}) == 0.0
+
+
+async def test_a_handler_reads_the_callers_trace_context():
+    server = make_server(metrics=False)
+    async with server.serve_http() as h:
+        for mode in ("modern", "legacy"):
+            async with Client.connect_http(h.url, mode=mode) as c:
+                params = {"name": "trace", "arguments": {}, "_meta": {"traceparent": TP}}
+                r = await c.request("tools/call", params)
+                seen = r["content"][0]["text"]
+                assert seen.startswith("00-4bf92f3577b34da6a3ce929d0e0e4736-"), (mode, seen)
+                assert "00f067aa0ba902b7" not in seen, "the server span is a new child"
+                fresh = await c.call_tool("trace", {})
+                assert "4bf92f3577b34da6a3ce929d0e0e4736" not in fresh["content"][0]["text"]
+
+
+def test_spans_export_over_otlp_and_a_handlers_span_nests_under_the_servers():
+    here = os.path.dirname(__file__)
+    done = subprocess.run(
+        [sys.executable, os.path.join(here, "otlp_scenario.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok" in done.stdout
