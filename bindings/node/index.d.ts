@@ -141,6 +141,11 @@ export declare class NativeContext {
    * stdio (or once the call ended).
    */
   get headers(): Record<string, string> | null
+  /**
+   * The W3C trace context of the server span handling this request
+   * (`{ traceparent, tracestate? }`, core's `trace_context`), null once the call ended.
+   */
+  get traceContext(): { traceparent: string; tracestate?: string } | null
   /** The task this call runs as (its `taskId`), or null for a plain call. */
   get taskId(): string | null
   /** True on a 2026-07-28 (stateless) request. */
@@ -188,6 +193,38 @@ export declare class NativeContext {
   requestClient(method: string, params?: any | undefined | null): Promise<any>
 }
 
+/**
+ * One request in flight (private: `lib/` drives it). Closing it is the client disconnecting:
+ * core cancels a modern request (HTTP-08); a legacy one runs on (LHTTP-04).
+ */
+export declare class NativeExchange {
+  /** Hand core the next body chunk; false: core wants no more (cap crossed, or closed). */
+  push(chunk: Uint8Array): boolean
+  /** The body is complete. */
+  end(): void
+  /** The body will never be complete (the peer left mid-body): core answers 400. */
+  abort(): void
+  /**
+   * Once the body is complete: start the answer here on the JavaScript thread, so a
+   * synchronous handler registered with a direct function runs within this call (as stdio
+   * served from this thread does, [`crate::stdio`]) and a JSON answer is ready with no
+   * thread hand-off. Null when it must wait: then `head()` continues it.
+   */
+  headNow(): NativeExchangeHead | null
+  /** The answer's head (and, unless it is an event stream, its whole body). */
+  head(): Promise<NativeExchangeHead>
+  /**
+   * The next chunk of an event-stream body (events as core produces them), or null at its
+   * end or once closed.
+   */
+  nextChunk(): Promise<Buffer | null>
+  /**
+   * The client disconnected (or the answer is done): drop the exchange. A second call does
+   * nothing.
+   */
+  close(): void
+}
+
 /** A running Streamable HTTP listener (private: `lib/` wraps it). */
 export declare class NativeHttpHandle {
   /** The bound port. */
@@ -204,10 +241,34 @@ export declare class NativeHttpHandle {
 }
 
 /**
+ * The endpoint as a mount: one [`NativeExchange`] per request the host routes to it
+ * (private: `lib/` wraps it).
+ */
+export declare class NativeHttpMount {
+  /**
+   * Start an exchange: `method`, `target` (path and query), `headers` flat
+   * (`req.rawHeaders`). Call `head()` at once (core starts handling when it is awaited),
+   * then push the body.
+   */
+  exchange(method: string, target: string, headers: Array<string>): NativeExchange
+}
+
+/**
  * The server registry and, once serving started, the built core server (private: `lib/`
  * wraps it as `Server`).
  */
 export declare class NativeServer {
+  /**
+   * The endpoint as a mount for the host's own HTTP server; `options` is core's `HttpOptions`
+   * JSON shape (the listener's, with `path` unset by default: the host routes). A refused
+   * registration or option is `{error}`.
+   */
+  httpMount(options?: any | undefined | null): NativeHttpMount | { error: NativeError }
+  /**
+   * Connect core's client to this server in process (core's in-memory duplex, served as
+   * stdio is); `mode`, `options`, `callbacks`, `onNotification` as for `connectStdio`.
+   */
+  connectInMemory(mode?: string | null, options?: any, callbacks?: Array<[string, ((params: any) => Promise<any>) | null]> | null, onNotification?: ((method: string, params: any) => void) | null): Promise<NativeClient | { error: NativeError }>
   /** A server named `name`/`version`; `options` is core's `ServerOptions` JSON shape. */
   constructor(name: string, version: string, instructions?: string | undefined | null, options?: any | undefined | null)
   /**
@@ -263,6 +324,11 @@ export declare class NativeServer {
    * `subscriptions/listen`) that it changed; returns how many were told.
    */
   notifyResourceUpdated(uri: string): number
+  /**
+   * The server's metrics as a Prometheus text exposition (core's `metrics_text`; no series
+   * before it serves or when the `metrics` option is off).
+   */
+  metrics(): string
 }
 
 /** One stdio connection served from the JavaScript thread (private: `lib/` drives it). */
@@ -309,6 +375,18 @@ export declare function appMimeType(): string
 export declare function checkInputRequired(inputRequests: Record<string, any>, requestState?: string | null): string | null
 
 /**
+ * Install core's telemetry for this process (once): `options` is core's `TelemetryOptions`
+ * JSON (`{ otlp: { ... }, level: "info" }`; unset OTLP fields come from `OTEL_*`).
+ */
+export declare function configureTelemetry(options?: Record<string, any>): void
+
+/**
+ * Export every finished span (and the metrics) now, waiting at most `timeoutMs` (default
+ * 5,000) off the JavaScript thread; false when nothing exports or the deadline passed.
+ */
+export declare function flushTelemetry(timeoutMs?: number | undefined | null): Promise<boolean>
+
+/**
  * `data` as an image (`image/*`) or audio (`audio/*`) content block, by core's rule
  * (`mcpcore::server::media_block`); another MIME type is thrown (`lib/` rethrows it as a
  * `TypeError`).
@@ -327,6 +405,19 @@ export interface NativeError {
   code?: number
   /** The JSON-RPC error data (kind `rpc`). */
   data?: any
+}
+
+/**
+ * An exchange's answer head; for an answer that is not an event stream, the whole body too
+ * (one hand-off instead of three for a JSON answer).
+ */
+export interface NativeExchangeHead {
+  /** The HTTP status (0: the exchange was closed first). */
+  status: number
+  /** Header names and values, flat: `[name, value, name, value, …]`. */
+  headers: Array<string>
+  /** The complete body of a non-streaming answer; absent for SSE (read `nextChunk`). */
+  body?: Buffer
 }
 
 /**

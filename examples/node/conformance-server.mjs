@@ -2,9 +2,13 @@
 // (shared/conformance/FIXTURE.md), on the Node binding. It mirrors the Rust fixture
 // (examples/conformance/fixture.rs + examples/conformance_server.rs) tool by tool: same names,
 // texts, schemas, input_required keys and states. Usage: `node conformance-server.mjs --port N`
-// (Streamable HTTP at http://127.0.0.1:N/mcp; `--port 0` picks a free port), or `--stdio`.
+// (Streamable HTTP at http://127.0.0.1:N/mcp; `--port 0` picks a free port), `--express --port N`
+// (the same endpoint mounted with `nodeHandler()` at `/mcp` of an Express app, express resolved
+// from bindings/node's devDependencies), or `--stdio`.
 import { Server, ToolError, inputRequired, rawResult } from '../../bindings/node/lib/index.js';
 import { taskTools } from './conformance-tasks.mjs';
+import { createRequire } from 'node:module';
+import { once } from 'node:events';
 
 /** 1×1 transparent PNG. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -376,22 +380,42 @@ export function makeConformanceServer() {
 }
 
 function usage(problem) {
-  console.error(`conformance-server.mjs: ${problem}\nusage: node conformance-server.mjs [--port N | --stdio]  (or PORT=N)`);
+  console.error(`conformance-server.mjs: ${problem}\nusage: node conformance-server.mjs [[--express] --port N | --stdio]  (or PORT=N)`);
   process.exit(2);
+}
+
+/** The fixture's endpoint mounted at `/mcp` of an Express app on 127.0.0.1:`port`. */
+async function listenExpress(server, port) {
+  const express = createRequire(new URL('../../bindings/node/package.json', import.meta.url))('express');
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/health', (_req, res) => res.json({ ok: true }));
+  const handler = server.nodeHandler();
+  app.all('/mcp', (req, res) => handler(req, res));
+  const http = app.listen(port, '127.0.0.1');
+  await once(http, 'listening');
+  const url = `http://127.0.0.1:${http.address().port}/mcp`;
+  const close = () => {
+    http.closeAllConnections();
+    http.close();
+  };
+  return { url, close };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
+  const mounted = args[0] === '--express';
+  if (mounted) args.shift();
   let port = null;
   if (args.length === 2 && args[0] === '--port') port = args[1];
   else if (args.length === 0 && process.env.PORT) port = process.env.PORT;
-  else if (!(args.length === 1 && args[0] === '--stdio')) usage('unexpected arguments');
+  else if (mounted || !(args.length === 1 && args[0] === '--stdio')) usage('unexpected arguments');
   const server = makeConformanceServer();
   if (port === null) {
     await server.serveStdio();
   } else {
     if (!/^\d+$/.test(port) || Number(port) > 65535) usage(`bad port ${port}`);
-    const h = await server.listenHttp({ host: '127.0.0.1', port: Number(port) });
+    const h = mounted ? await listenExpress(server, Number(port)) : await server.listenHttp({ host: '127.0.0.1', port: Number(port) });
     console.error(`conformance-server.mjs: listening on ${h.url}`);
     const stop = () => h.close();
     process.once('SIGTERM', stop);

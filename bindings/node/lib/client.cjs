@@ -5,6 +5,7 @@
 const native = require('./native.cjs');
 const { McpError, abortError, unwrap, unwrapObject } = require('./errors.cjs');
 const { Task } = require('./tasks.cjs');
+const { NATIVE } = require('./embed.cjs');
 
 const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
 
@@ -249,6 +250,18 @@ class Client {
     const authorize = typeof onAuthorize === 'function' ? authorizer(onAuthorize) : null;
     return Client.#connect(opts, (mode, options, callbacks, deliver) =>
       native.NativeClient.connectHttp(url, mode, options, http, callbacks, deliver, authorize),
+    );
+  }
+
+  /** Connect to `server` (a `Server` of this process) over core's in-memory duplex: the full
+   * protocol, framed as on stdio, with no process and no socket (unit tests, embedding).
+   * Options as `connectStdio`'s `ConnectOptions` (`mode`, `options`, callbacks, notification
+   * listeners). The server starts serving (its registry is built) on the first connection. */
+  static async connectInMemory(server, opts = {}) {
+    const serverNative = typeof server?.[NATIVE] === 'function' ? server[NATIVE]() : null;
+    if (serverNative === null) throw new TypeError(`connectInMemory(server): server must be a mcpcore Server, not ${typeOf(server)}`);
+    return Client.#connect(opts, (mode, options, callbacks, deliver) =>
+      serverNative.connectInMemory(mode, options, callbacks, deliver),
     );
   }
 

@@ -117,6 +117,14 @@ class Context {
     return this.#headers;
   }
 
+  /** The W3C trace context of the server span handling this request, `{ traceparent,
+   * tracestate? }`: in the caller's trace when the request carried one. Hand it to
+   * OpenTelemetry's propagator to nest your own spans under the server's:
+   * `propagation.extract(context.active(), ctx.traceContext)`. */
+  get traceContext() {
+    return this.#native.traceContext ?? null;
+  }
+
   /** The task this call runs as (its `taskId`), or null for a plain call. */
   get taskId() {
     return this.#native.taskId ?? null;

@@ -5,6 +5,17 @@ const { InputRequired, inputRequired, RawResult, rawResult, ToolError } = requir
 const { Client, Subscription, uiResourceUri } = require('./client.cjs');
 const { Task } = require('./tasks.cjs');
 const { McpError, McpcoreError } = require('./errors.cjs');
+const native = require('./native.cjs');
+
+/** Install core's telemetry for this process (once; see index.d.ts). */
+function configureTelemetry(options) {
+  native.configureTelemetry(options ?? undefined);
+}
+
+/** Export every finished span and the metrics now. */
+function flushTelemetry(timeoutMs) {
+  return native.flushTelemetry(timeoutMs ?? undefined);
+}
 
 module.exports = {
   Server,
@@ -25,4 +36,6 @@ module.exports = {
   APP_MIME_TYPE,
   McpError,
   McpcoreError,
+  configureTelemetry,
+  flushTelemetry,
 };

@@ -47,6 +47,9 @@ export declare class Context {
   /** The HTTP request's headers (lower-case name → value; repeated values joined with ", ")
    * over Streamable HTTP, null over stdio. Never pass `authorization` on (AUTH-06). */
   readonly headers: Record<string, string> | null;
+  /** The W3C trace context of the server span handling this request, for OpenTelemetry's
+   * propagator (`propagation.extract(context.active(), ctx.traceContext)`). */
+  readonly traceContext: { traceparent: string; tracestate?: string } | null;
   readonly protocolVersion: string | null;
   readonly clientCapabilities: JsonObject;
   /** Report progress; false when nothing was sent. */
@@ -273,6 +276,10 @@ export declare class Registered<K extends RegisteredKind = RegisteredKind, D = J
   serveStdio: Server['serveStdio'];
   /** `server.listenHttp(...)`, forwarded. */
   listenHttp: Server['listenHttp'];
+  /** `server.nodeHandler(...)`, `fetchHandler(...)`, `serveStreams(...)`, forwarded. */
+  nodeHandler: Server['nodeHandler'];
+  fetchHandler: Server['fetchHandler'];
+  serveStreams: Server['serveStreams'];
 }
 
 /** A tool handler (`server.tool(def, fn)`). */
@@ -332,6 +339,67 @@ export declare class HttpHandle {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** What `nodeHandler` reads of a request: a `node:http` IncomingMessage (Express's `req`,
+ * Fastify's `request.raw`). */
+export interface NodeHttpRequest {
+  readonly method?: string;
+  readonly url?: string;
+  /** Express's full URL (its `req.url` is relative inside a mounted router). */
+  readonly originalUrl?: string;
+  readonly rawHeaders: string[];
+  readonly readableEnded?: boolean;
+  /** A body a middleware already parsed (`express.json()`): re-serialized for core. */
+  readonly body?: unknown;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** What `nodeHandler` writes to: a `node:http` ServerResponse (Express's `res`, Fastify's
+ * `reply.raw` after `reply.hijack()`). */
+export interface NodeHttpResponse {
+  statusCode: number;
+  setHeader(name: string, value: string | string[]): unknown;
+  flushHeaders(): void;
+  write(chunk: Uint8Array): boolean;
+  end(chunk?: Uint8Array): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** The endpoint as a `node:http` handler. `parsedBody`: a body the framework already read
+ * (Fastify's `request.body`): an object is re-serialized as JSON, a string or bytes go as is. */
+export type NodeHandler = (req: NodeHttpRequest, res: NodeHttpResponse, parsedBody?: unknown) => Promise<void>;
+
+/** The endpoint as a web-standard handler (Hono, any fetch router). */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Options of `nodeHandler` / `fetchHandler`: `listenHttp`'s, minus the address. */
+export interface MountOptions {
+  /** Core's HttpOptions JSON shape (`allowedOrigins`, `auth`, `stateless`, …). No `path`
+   * unless given: the host routes. */
+  options?: JsonObject;
+}
+
+/** A Node readable byte stream, as `serveStreams` reads it. */
+export interface NodeReadableLike {
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  isPaused(): boolean;
+  readonly readableLength: number;
+}
+
+/** A Node writable byte stream, as `serveStreams` writes it. */
+export interface NodeWritableLike {
+  write(chunk: Uint8Array, cb?: (err?: Error | null) => void): boolean;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  readonly writableLength: number;
+}
+
 /** What `completion/complete` hands the completion handler. */
 export interface CompleteParams {
   ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
@@ -371,12 +439,27 @@ export declare class Server {
   serveStdio(): Promise<void>;
   /** Serve Streamable HTTP at `/mcp` (both eras); port 0 picks a free port. */
   listenHttp(opts?: { host?: string; port?: number; options?: JsonObject }): Promise<HttpHandle>;
+  /** The endpoint mounted in your own `node:http` server, Express or Fastify app; the answer
+   * streams, the client disconnecting cancels a modern request. */
+  nodeHandler(opts?: MountOptions): NodeHandler;
+  /** The endpoint as `(request) => Promise<Response>` (Hono, any fetch router); an SSE answer
+   * is a streaming body; `request.signal` aborting drops the exchange. */
+  fetchHandler(opts?: MountOptions): FetchHandler;
+  /** Serve newline-delimited JSON-RPC (as stdio) over a Node or web stream pair; resolves when
+   * the input ends. */
+  serveStreams(
+    readable: NodeReadableLike | ReadableStream<Uint8Array>,
+    writable: NodeWritableLike | WritableStream<Uint8Array>,
+  ): Promise<void>;
   /** Tell connected clients the tool list changed; returns how many were told. */
   notifyToolsListChanged(): number;
   notifyPromptsListChanged(): number;
   notifyResourcesListChanged(): number;
   /** Tell the clients subscribed to `uri` (legacy subscribe, 2026-07-28 listen) it changed. */
   notifyResourceUpdated(uri: string): number;
+  /** The server's metrics as a Prometheus text exposition (the `metrics` option turns
+   * recording on). */
+  metrics(): string;
   /** Close every HTTP listener this server started. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -511,6 +594,8 @@ export interface TaskWaitOptions {
 export declare class Client {
   static connectStdio(command: string, args?: string[], opts?: ConnectStdioOptions): Promise<Client>;
   static connectHttp(url: string, opts?: ConnectHttpOptions): Promise<Client>;
+  /** Connect to `server` in this process over core's in-memory duplex (both eras; unit tests). */
+  static connectInMemory(server: Server, opts?: ConnectOptions): Promise<Client>;
   readonly era: 'legacy' | 'modern' | null;
   /** The stdio server's captured standard error (last 64 KiB) with `stderr: 'capture'`, else null. */
   capturedStderr(): string | null;
@@ -566,3 +651,9 @@ export declare class Client {
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/** Install core's telemetry for this process (once): `{ otlp: {...} }` exports spans and
+ * metrics over OTLP/HTTP to the collector the `OTEL_*` environment names. */
+export declare function configureTelemetry(options?: { otlp?: JsonObject; level?: 'error' | 'warn' | 'info' | 'debug' | 'trace' }): void;
+/** Export every finished span and the metrics now; false when nothing exports. */
+export declare function flushTelemetry(timeoutMs?: number): Promise<boolean>;

@@ -20,5 +20,7 @@ export const {
   APP_MIME_TYPE,
   McpError,
   McpcoreError,
+  configureTelemetry,
+  flushTelemetry,
 } = m;
 export default m;

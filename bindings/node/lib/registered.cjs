@@ -12,7 +12,7 @@ const NATIVE_KIND = { tool: 'tool', prompt: 'prompt', resource: 'resource', reso
 
 /** The server methods a handle forwards, so `server.tool(a, f).tool(b, g)` chains as it did
  * when the registration methods returned the server. */
-const FORWARDED = ['tool', 'prompt', 'resource', 'resourceTemplate', 'appResource', 'completion', 'serveStdio', 'listenHttp'];
+const FORWARDED = ['tool', 'prompt', 'resource', 'resourceTemplate', 'appResource', 'completion', 'serveStdio', 'listenHttp', 'nodeHandler', 'fetchHandler', 'serveStreams'];
 
 /** `base` with `changes` over it; a key set to `undefined` is dropped. */
 function merged(base, changes) {

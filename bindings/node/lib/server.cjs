@@ -7,6 +7,7 @@ const { McpError, McpcoreError, fromNative, unwrapObject } = require('./errors.c
 const { Context, InputRequired, RawResult, ToolError } = require('./context.cjs');
 const { resolveToolSchemas, validate } = require('./schema.cjs');
 const { Registered } = require('./registered.cjs');
+const embed = require('./embed.cjs');
 
 /** A handler's plain return value as the native reply: core shapes it for the entry's kind
  * (`mcpcore::server::ResultShape`: text, structured content, content blocks, messages,
@@ -79,8 +80,9 @@ function wrap(fn, shape, validator = null) {
 const SPIN_TURNS = 64;
 
 /** Drive `native.openStdio` with `input` / `output` until `input` ends (or the output is gone,
- * or a frame crossed the size cap: then the promise rejects). */
-function serveStdioOn(native, input, output) {
+ * or a frame crossed the size cap: then the promise rejects). `spin`: `input` is this process's
+ * stdin, which core may poll directly between turns (`StdioPump::spin` reads fd 0). */
+function serveStdioOn(native, input, output, spin = true) {
   return new Promise((resolve, reject) => {
     let gone = false;
     let stopping = false;
@@ -107,7 +109,7 @@ function serveStdioOn(native, input, output) {
       // that talks in turns sends it microseconds after reading our answer; waking from the
       // loop's sleep costs more). Bounded: at most SPIN_TURNS requests per turn of the loop.
       // Never while the stream holds bytes it read itself (they come first) or is paused.
-      for (let i = 0; i < SPIN_TURNS && !pump.stopped && input.readableLength === 0 && !input.isPaused(); i++) {
+      for (let i = 0; spin && i < SPIN_TURNS && !pump.stopped && input.readableLength === 0 && !input.isPaused(); i++) {
         const out = pump.spin();
         if (out === null) break;
         write(out);
@@ -133,7 +135,11 @@ function serveStdioOn(native, input, output) {
         write(pump.take());
         output.off('error', onOutputError);
         if (r.error) reject(fromNative(r.error));
-        else resolve();
+        // Resolve once what was written left the stream's buffer (a web stream pair writes
+        // asynchronously).
+        // (an empty write's callback runs after the writes before it).
+        else if (gone || !output.writableLength) resolve();
+        else output.write(Buffer.alloc(0), () => resolve());
       }, reject);
     };
     input.on('data', onData);
@@ -396,6 +402,46 @@ class Server {
     return h;
   }
 
+  /** Serve newline-delimited JSON-RPC (as stdio) over any byte stream pair: a Node
+   * `Readable`/`Writable` (a socket, a child's pipes) or a web `ReadableStream`/`WritableStream`.
+   * Resolves when the input ends (and the answers were written). */
+  serveStreams(readable, writable) {
+    const { input, output } = embed.nodeStreams(readable, writable);
+    return serveStdioOn(this.#native, input, output, input === process.stdin);
+  }
+
+  #mount(where, opts) {
+    if (opts === undefined || opts === null) opts = {};
+    if (typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`${where}(opts): opts must be an object`);
+    const { options } = opts;
+    if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+      throw new TypeError(`${where}({options}): options must be an object (core's HttpOptions JSON shape)`);
+    }
+    return unwrapObject(this.#native.httpMount(options ?? null));
+  }
+
+  /** The endpoint as a `node:http` handler, `(req, res, parsedBody?) => Promise<void>`, to mount
+   * in your own server: `node:http`, Express (`app.all('/mcp', handler)`; a body `express.json()`
+   * already parsed is re-serialized), Fastify (`reply.hijack()`, then `handler(request.raw,
+   * reply.raw, request.body)`). `opts.options` is core's HttpOptions JSON shape, as for
+   * `listenHttp` (the path is whatever the host routes here). The answer streams (SSE events are
+   * written as produced); the client disconnecting cancels a modern request. */
+  nodeHandler(opts) {
+    return embed.nodeHandler(this.#mount('nodeHandler', opts));
+  }
+
+  /** The endpoint as a web-standard handler, `(request: Request) => Promise<Response>` (Hono,
+   * any fetch router); options as `nodeHandler`. An SSE answer is a streaming body; aborting
+   * `request.signal` or cancelling the body drops the exchange. */
+  fetchHandler(opts) {
+    return embed.fetchHandler(this.#mount('fetchHandler', opts));
+  }
+
+  /** The native server (for `Client.connectInMemory`; not public API). */
+  [embed.NATIVE]() {
+    return this.#native;
+  }
+
   /** Close every HTTP listener this server started (`HttpHandle.close()` on each). */
   async close() {
     const hs = [...this.#listeners];
@@ -426,6 +472,14 @@ class Server {
   notifyResourceUpdated(uri) {
     if (typeof uri !== 'string') throw new TypeError(`notifyResourceUpdated(uri): uri must be a string, not ${typeOf(uri)}`);
     return this.#native.notifyResourceUpdated(uri);
+  }
+
+  /** This server's metrics as a Prometheus text exposition (format 0.0.4): request durations
+   * by the OpenTelemetry MCP conventions, requests by method, tool and outcome, in-flight
+   * requests, refusals, sessions, listen streams, connections. Recorded when the server option
+   * `metrics` is on; HTTP can also serve them at `{ metricsPath: '/metrics' }`. */
+  metrics() {
+    return this.#native.metrics();
   }
 
   /** `await using server = ...`: closes its HTTP listeners. */

@@ -79,6 +79,21 @@ where
     }
 }
 
+/// Connect to `server` in this process over core's in-memory duplex
+/// (`ClientBuilder::connect_in_memory`): `NativeServer.connectInMemory`.
+pub async fn connect_in_memory(
+    server: mcpcore::Server,
+    mode: Option<String>,
+    options: Option<Value>,
+    callbacks: Option<Vec<(String, Option<ClientInvokeFn>)>>,
+    on_notification: Option<NotificationFn>,
+) -> Connected {
+    connect_with(mode, options, callbacks, on_notification, |b| {
+        Ok(async move { b.connect_in_memory(&server).await })
+    })
+    .await
+}
+
 /// A client builder: `mode` is `"auto"`, `"legacy"` or `"modern"`, `options` core's
 /// `ClientOptions` JSON shape, `callbacks` maps a callback's capability name (`"sampling"`, …;
 /// core's [`ClientCallback`] table) to `invoke(params)` or null (declared, set later with

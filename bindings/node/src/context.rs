@@ -138,6 +138,16 @@ impl NativeContext {
         self.shared.ctx().and_then(|c| c.http_headers_json())
     }
 
+    /// The W3C trace context of the server span handling this request
+    /// (`{ traceparent, tracestate? }`, core's `trace_context`), null once the call ended.
+    #[napi(
+        getter,
+        ts_return_type = "{ traceparent: string; tracestate?: string } | null"
+    )]
+    pub fn trace_context(&self) -> Option<Value> {
+        self.shared.ctx().map(|c| c.trace_context().to_json())
+    }
+
     /// The task this call runs as (its `taskId`), or null for a plain call.
     #[napi(getter)]
     pub fn task_id(&self) -> Option<String> {

@@ -12,9 +12,11 @@
 mod auth;
 mod client;
 mod context;
+mod embed;
 mod handler;
 mod listen;
 mod registry;
 mod reply;
 mod server;
 mod stdio;
+mod telemetry;

@@ -198,7 +198,7 @@ impl NativeServer {
 
     /// Build the core server (once; later calls return the same server). A refused
     /// registration or option is `{error}` with kind `invalid_argument`.
-    fn server(&self) -> Result<Server, Value> {
+    pub(crate) fn server(&self) -> Result<Server, Value> {
         self.build()
             .map_err(|e| reply::err(ErrorKind::InvalidArgument, e))
     }
@@ -336,6 +336,17 @@ impl NativeServer {
     #[napi]
     pub fn notify_resource_updated(&self, uri: String) -> u32 {
         self.told(|s| s.notify_resource_updated(&uri))
+    }
+
+    /// The server's metrics as a Prometheus text exposition (core's `metrics_text`; no series
+    /// before it serves or when the `metrics` option is off).
+    #[napi]
+    pub fn metrics(&self) -> String {
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        match built {
+            Some(s) => s.metrics_text(),
+            None => Server::merged_metrics_text(&[]),
+        }
     }
 }
 

@@ -27,11 +27,12 @@ thread_local! {
     static FEEDING: Cell<sys::napi_env> = const { Cell::new(ptr::null_mut()) };
 }
 
-/// Sets [`FEEDING`] for the duration of a `feed` call (reset on unwind too).
-struct Feeding;
+/// Sets [`FEEDING`] for the duration of a `feed` call, or of a mount's first poll of an exchange
+/// ([`crate::embed`]), reset on unwind too.
+pub struct Feeding;
 
 impl Feeding {
-    fn enter(env: &Env) -> Self {
+    pub fn enter(env: &Env) -> Self {
         FEEDING.with(|f| f.set(env.raw()));
         Self
     }

@@ -11,6 +11,10 @@ import {
   Task,
   type CallOptions,
   type ConnectOptions,
+  type FetchHandler,
+  type NodeHandler,
+  type NodeHttpRequest,
+  type NodeHttpResponse,
   type Json,
   type RegisteredTool,
   type RegisteredPrompt,
@@ -18,6 +22,8 @@ import {
   type RegisteredResourceTemplate,
   type ToolDefinition,
   audio,
+  configureTelemetry,
+  flushTelemetry,
   image,
 } from 'mcpcore';
 
@@ -153,3 +159,43 @@ export async function dynamic(): Promise<string | null> {
   await h.close();
   return `${kind}${on}${err}`;
 }
+
+export async function embed(req: NodeHttpRequest, res: NodeHttpResponse, input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>): Promise<string | null> {
+  const server = new Server({ name: 'embedded', version: '1.0.0' });
+  const handle = server.tool({ name: 'echo', inputSchema: {} }, () => 'x');
+  const node: NodeHandler = server.nodeHandler({ options: { allowedOrigins: ['http://app.example'] } });
+  await node(req, res);
+  await node(req, res, { jsonrpc: '2.0' });
+  const forwarded: NodeHandler = handle.nodeHandler();
+  const fetchIt: FetchHandler = server.fetchHandler();
+  const answer: Response = await fetchIt(new Request('http://127.0.0.1/mcp', { method: 'POST', body: '{}' }));
+  // @ts-expect-error options is core's HttpOptions object
+  server.nodeHandler({ options: 'strict' });
+  // @ts-expect-error a fetch handler takes a Request
+  await fetchIt('http://127.0.0.1/mcp');
+  const served: Promise<void> = server.serveStreams(input, output);
+  // @ts-expect-error serveStreams needs byte streams
+  server.serveStreams('in', 'out');
+  const c: Client = await Client.connectInMemory(server, { mode: 'modern' });
+  // @ts-expect-error connectInMemory takes a Server
+  await Client.connectInMemory({ name: 'not a server' });
+  // @ts-expect-error mode is auto, legacy or modern
+  await Client.connectInMemory(server, { mode: 'sideways' });
+  await served;
+  void [forwarded, answer];
+  return c.era;
+}
+
+export async function telemetry(): Promise<boolean> {
+  configureTelemetry({ otlp: { endpoint: 'http://127.0.0.1:4318' }, level: 'info' });
+  // @ts-expect-error level is one of the tracing levels
+  configureTelemetry({ level: 'loud' });
+  const server = new Server({ name: 'observed', version: '1.0.0', options: { metrics: true } });
+  server.tool({ name: 'trace', inputSchema: { type: 'object' } }, (_a, ctx: Context) => {
+    const tp: string | undefined = ctx.traceContext?.traceparent;
+    return tp ?? '';
+  });
+  const text: string = server.metrics();
+  return text.length > 0 && (await flushTelemetry(1000));
+}
+

@@ -2,7 +2,9 @@
 // (testing/interop-server.mjs). `@modelcontextprotocol/client` 2.x in both eras (auto negotiation picks
 // 2026-07-28 through `server/discover`; explicit legacy runs `initialize`) and
 // `@modelcontextprotocol/sdk` 1.x (legacy only), each over stdio (the SDK spawns
-// `node server.mjs`) and Streamable HTTP (an in-process `listenHttp` on 127.0.0.1). The SDKs are
+// `node server.mjs`) and Streamable HTTP (an in-process `listenHttp` on 127.0.0.1, and the same
+// server mounted in an Express app with `nodeHandler()` and a Hono app with `fetchHandler()`,
+// testing/embed-apps.mjs). The SDKs are
 // installed from npm on first use (testing/ts-sdk.mjs); an install failure fails the tests.
 //
 // Each combination: negotiation (DISC-02 / LC-01), tools/list, a text and a structuredContent
@@ -14,6 +16,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { importSdk, PINS } from '../testing/ts-sdk.mjs';
 import { makeInteropServer } from '../testing/interop-server.mjs';
+import { expressApp, honoApp } from '../testing/embed-apps.mjs';
 
 const script = fileURLToPath(new URL('../testing/interop-server.mjs', import.meta.url));
 const MODERN = '2026-07-28';
@@ -49,10 +52,15 @@ async function connect(t, { line, transport, mode }) {
   let tr;
   if (transport === 'stdio') {
     tr = new sdk.Stdio({ command: process.execPath, args: [script], stderr: 'pipe' });
-  } else {
+  } else if (transport === 'http') {
     const h = await makeInteropServer().listenHttp({ host: '127.0.0.1', port: 0 });
     t.after(() => h.close());
     tr = new sdk.Http(new URL(h.url));
+  } else {
+    // The endpoint mounted in a host app (`/mcp` beside the app's own `/health`).
+    const app = await (transport === 'express' ? expressApp : honoApp)(makeInteropServer());
+    t.after(() => app.close());
+    tr = new sdk.Http(new URL(app.url));
   }
   await client.connect(tr);
   t.after(() => client.close());
@@ -118,7 +126,7 @@ const cases = [
   { line: 'v2', mode: 'legacy', era: 'legacy' },
   { line: 'v1', mode: 'legacy', era: 'legacy' },
 ];
-for (const transport of ['stdio', 'http']) {
+for (const transport of ['stdio', 'http', 'express', 'hono']) {
   for (const c of cases) {
     const pkg = c.line === 'v2' ? '@modelcontextprotocol/client' : '@modelcontextprotocol/sdk';
     test(`${pkg} ${PINS[pkg]} (${c.mode} → ${c.era}) over ${transport}`, { timeout: 360_000 }, async (t) => {

@@ -1,0 +1,31 @@
+//! Core's telemetry for JavaScript: the process-wide install of core's tracing (OTLP export of
+//! spans and metrics) — marshalling only; the spans, metrics and export are core's
+//! (`mcpcore::telemetry`).
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::Value;
+
+/// Install core's telemetry for this process (once): `options` is core's `TelemetryOptions`
+/// JSON (`{ otlp: { ... }, level: "info" }`; unset OTLP fields come from `OTEL_*`).
+#[cfg_attr(test, allow(dead_code))]
+#[napi(ts_args_type = "options?: Record<string, any>")]
+pub fn configure_telemetry(options: Option<Value>) -> Result<()> {
+    let mut opts = mcpcore::telemetry::TelemetryOptions::default();
+    if let Some(patch) = options {
+        mcpcore::options::apply_json(&mut opts, &patch)
+            .map_err(|e| Error::new(Status::InvalidArg, format!("telemetry options: {e}")))?;
+    }
+    mcpcore::telemetry::install(&opts).map_err(|e| Error::new(Status::InvalidArg, e))
+}
+
+/// Export every finished span (and the metrics) now, waiting at most `timeoutMs` (default
+/// 5,000) off the JavaScript thread; false when nothing exports or the deadline passed.
+#[cfg_attr(test, allow(dead_code))]
+#[napi]
+pub async fn flush_telemetry(timeout_ms: Option<u32>) -> bool {
+    let t = std::time::Duration::from_millis(u64::from(timeout_ms.unwrap_or(5000)));
+    tokio::task::spawn_blocking(move || mcpcore::telemetry::flush(t))
+        .await
+        .unwrap_or(false)
+}

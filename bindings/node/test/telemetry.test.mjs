@@ -1,0 +1,79 @@
+// Telemetry through the Node door: server.metrics() and the listener's metricsPath after a
+// scripted workload (real HTTP on 127.0.0.1), ctx.traceContext continuing the caller's W3C
+// trace, and — in a child process, since core's telemetry installs once per process —
+// configureTelemetry/flushTelemetry delivering spans to an OTLP/HTTP receiver.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Client, Server } from '../lib/index.js';
+
+const OBJ = { type: 'object' };
+const TP = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+function server(metrics) {
+  const s = new Server({ name: 'telemetry', version: '1', options: { metrics } });
+  s.tool({ name: 'echo', inputSchema: OBJ }, (args) => String(args.text ?? ''));
+  s.tool({ name: 'trace', inputSchema: OBJ }, (_args, ctx) => ctx.traceContext.traceparent);
+  return s;
+}
+
+function sample(text, line) {
+  const hit = text.split('\n').find((l) => l.startsWith(`${line} `));
+  return hit === undefined ? undefined : Number(hit.slice(line.length + 1));
+}
+
+const ECHO = 'mcpcore_server_requests_total{mcp_method_name="tools/call",gen_ai_tool_name="echo"}';
+
+test('metrics: the workload in server.metrics() and at metricsPath; off records nothing', async (t) => {
+  const s = server(true);
+  const h = await s.listenHttp({ port: 0, options: { metricsPath: '/metrics' } });
+  t.after(() => h.close());
+  const c = await Client.connectHttp(h.url, { mode: 'modern' });
+  for (let i = 0; i < 3; i++) await c.callTool('echo', { text: 'x' });
+  await assert.rejects(c.callTool('missing', {}));
+  await c.close();
+  const r = await fetch(h.url.replace('/mcp', '/metrics'));
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
+  const text = await r.text();
+  assert.equal(sample(text, ECHO), 3, text);
+  assert.equal(sample(s.metrics(), ECHO), 3);
+  const missing = 'mcpcore_server_requests_total{mcp_method_name="tools/call",gen_ai_tool_name="missing",error_type="-32602"}';
+  assert.equal(sample(text, missing), 1, text);
+
+  const quiet = server(false);
+  const q = await quiet.listenHttp({ port: 0 });
+  t.after(() => q.close());
+  const qc = await Client.connectHttp(q.url, { mode: 'modern' });
+  await qc.callTool('echo', { text: 'x' });
+  await qc.close();
+  assert.equal(sample(quiet.metrics(), ECHO), undefined);
+  assert.equal(sample(quiet.metrics(), 'mcpcore_server_requests_in_flight'), 0);
+});
+
+test('ctx.traceContext continues the caller\'s trace in both eras', async (t) => {
+  const h = await server(false).listenHttp({ port: 0 });
+  t.after(() => h.close());
+  for (const mode of ['modern', 'legacy']) {
+    const c = await Client.connectHttp(h.url, { mode });
+    const r = await c.request('tools/call', { name: 'trace', arguments: {}, _meta: { traceparent: TP } });
+    const seen = r.content[0].text;
+    assert.ok(seen.startsWith('00-4bf92f3577b34da6a3ce929d0e0e4736-'), `${mode}: ${seen}`);
+    assert.ok(!seen.includes('00f067aa0ba902b7'), 'the server span is a new child');
+    const fresh = (await c.callTool('trace', {})).content[0].text;
+    assert.ok(!fresh.includes('4bf92f3577b34da6a3ce929d0e0e4736'), fresh);
+    await c.close();
+  }
+});
+
+test('configureTelemetry exports spans over OTLP/HTTP (child process)', async () => {
+  const script = fileURLToPath(new URL('../testing/otlp-scenario.mjs', import.meta.url));
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0, out);
+  assert.match(out, /^ok/m);
+});
