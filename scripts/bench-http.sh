@@ -61,5 +61,27 @@ echo "modern tools/call echo, ${CONNECTIONS} connections, ${DURATION}, server on
 echo "  mcpcore:     ${OURS} req/s  p99 $(python3 -c "print(f'{$OURS_P99/1000:.2f}')") ms"
 echo "  bare hyper:  ${BARE} req/s  p99 $(python3 -c "print(f'{$BARE_P99/1000:.2f}')") ms"
 echo "  ratio:       ${RATIO} (target >= 0.5)"
+
+# Telemetry's cost, same run: off (the figure above), metrics recorded (--metrics), spans
+# exported over OTLP/HTTP (--otlp) to a sink on the load core that answers every export 200.
+SINK_PORT_FILE=$(mktemp)
+$PIN_LOAD python3 scripts/bench/otlp_sink.py "$SINK_PORT_FILE" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$SINK_PORT_FILE" ] && break; sleep 0.05; done
+SINK="http://127.0.0.1:$(cat "$SINK_PORT_FILE")"
+start "$TARGET/demo-server" --metrics --http 127.0.0.1:0; METRICS_URL=$URL
+run "$METRICS_URL" >/dev/null
+read -r MET MET_P99 < <(run "$METRICS_URL")
+OTEL_EXPORTER_OTLP_ENDPOINT=$SINK OTEL_SERVICE_NAME=bench start "$TARGET/demo-server" --otlp --http 127.0.0.1:0
+EXPORT_URL=$URL
+run "$EXPORT_URL" >/dev/null
+read -r EXP EXP_P99 < <(run "$EXPORT_URL")
+EXPORTED=$(python3 -c "import urllib.request as u; print(u.urlopen(\"$SINK/count\").read().decode())" || echo "?")
+cleanup; PIDS=()
+pct() { python3 -c "print(f'{($1/$OURS-1)*100:+.1f} %')"; }
+echo "telemetry (same requests, same run):"
+echo "  off:            ${OURS} req/s  p99 $(python3 -c "print(f'{$OURS_P99/1000:.2f}')") ms"
+echo "  metrics on:     ${MET} req/s  p99 $(python3 -c "print(f'{$MET_P99/1000:.2f}')") ms  ($(pct "$MET"); target within -5 %)"
+echo "  spans exported: ${EXP} req/s  p99 $(python3 -c "print(f'{$EXP_P99/1000:.2f}')") ms  ($(pct "$EXP"); target within -15 %; ${EXPORTED} spans received)"
 TOKIO_WORKER_THREADS=1 $PIN_SERVER python3 scripts/bench/sessions.py "$TARGET/demo-server" "$SESSIONS" \
   | sed -E 's/^BENCH /  /'

@@ -6,6 +6,11 @@
 #     wrk with scripts/bench/echo.lua (as scripts/bench-http.sh), CONNECTIONS connections:
 #     requests/s, p99 latency, ratio. The SDK side is `createMcpHandler(…, {responseMode:
 #     'json'})` behind its Node adapter `toNodeHandler` (@modelcontextprotocol/node).
+#   * the same HTTP load against the addon mounted in Express (`nodeHandler()` at /mcp) beside the
+#     built-in listener, and against the SDK's own Express setup (`express.json()`, then its
+#     stateless JSON handler with the parsed body: bench/node/ts-express.mjs): requests/s, p99,
+#     ratio mount/official (target >= 5x), and a bare Express route (express.json(), then the same
+#     JSON answer, no MCP: what Express alone costs per request, a ceiling for any mount in it).
 #   * stdio, legacy initialize then tools/call: the repo's Rust driver (bench/, `stdio-bench`),
 #     sequential and pipelined calls/s, ratio.
 # The addon is a release build (cargo build --release -p mcpcore-node) copied with lib/ into
@@ -29,6 +34,7 @@ NODE=${NODE:-node}
 PEERS="${MCPCORE_PEERS_DIR:-$HOME/.cache/mcpcore/peers}"
 TS_SERVER=2.4.0 # @modelcontextprotocol/server
 TS_NODE=2.1.2   # @modelcontextprotocol/node (its Node http adapter)
+EXPRESS=5.3.0   # express, for the SDK's Express setup (the mount uses bindings/node's devDependency)
 ZOD=4.6.7
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
 NODE=$(command -v "$NODE")
@@ -48,16 +54,18 @@ cp "$CARGO_TARGET_DIR/release/libmcpcore_node.so" "$PKG/mcpcore.$TRIPLE.node"
 export MCPCORE_NODE_PKG="$PKG"
 DRIVER="$CARGO_TARGET_DIR/release/stdio-bench"
 
-PEER="$PEERS/ts-sdk-server-$TS_SERVER-node-$TS_NODE-zod-$ZOD"
-if [ ! -f "$PEER/node_modules/@modelcontextprotocol/node/package.json" ]; then
-  echo "== installing the TypeScript SDK v2 into $PEER"
+PEER="$PEERS/ts-sdk-server-$TS_SERVER-node-$TS_NODE-express-$EXPRESS-zod-$ZOD"
+if [ ! -f "$PEER/node_modules/@modelcontextprotocol/node/package.json" ] || [ ! -f "$PEER/node_modules/express/package.json" ]; then
+  echo "== installing the TypeScript SDK v2 and express into $PEER"
   rm -rf "$PEER.tmp" && mkdir -p "$PEER.tmp"
-  printf '{"name":"bench-ts-peer","private":true,"type":"module","dependencies":{"@modelcontextprotocol/server":"%s","@modelcontextprotocol/node":"%s","zod":"%s"}}\n' \
-    "$TS_SERVER" "$TS_NODE" "$ZOD" >"$PEER.tmp/package.json"
+  printf '{"name":"bench-ts-peer","private":true,"type":"module","dependencies":{"@modelcontextprotocol/server":"%s","@modelcontextprotocol/node":"%s","express":"%s","zod":"%s"}}\n' \
+    "$TS_SERVER" "$TS_NODE" "$EXPRESS" "$ZOD" >"$PEER.tmp/package.json"
   (cd "$PEER.tmp" && timeout 300 npm install --no-audit --no-fund --ignore-scripts --loglevel=error)
   rm -rf "$PEER" && mv "$PEER.tmp" "$PEER"
 fi
-cp bench/node/ts-server.mjs "$PEER/ts-server.mjs"
+cp bench/node/ts-server.mjs bench/node/ts-express.mjs "$PEER/"
+# The mount's express: bindings/node's devDependency (npm install there).
+[ -f bindings/node/node_modules/express/package.json ] || (cd bindings/node && timeout 300 npm install --no-audit --no-fund --ignore-scripts --loglevel=error)
 
 PIN_SERVER=(taskset -c "$SERVER_CPU")
 PIN_LOAD=(taskset -c "$LOAD_CPU")
@@ -73,9 +81,9 @@ cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2
 trap cleanup EXIT
 
 URL=""
-start() { # start SCRIPT → sets URL (the server prints `URL …` on stderr)
+start() { # start SCRIPT [MODE] → sets URL (the server prints `URL …` on stderr); MODE: http
   local log; log=$(mktemp)
-  "${PIN_SERVER[@]}" "$NODE" "$@" http >/dev/null 2>"$log" </dev/null &
+  "${PIN_SERVER[@]}" "$NODE" "$1" "${2:-http}" ${3:+"$3"} >/dev/null 2>"$log" </dev/null &
   PIDS+=($!)
   for _ in $(seq 200); do
     if grep -q '^URL ' "$log"; then URL=$(sed -n 's/^URL //p' "$log" | head -1); return; fi
@@ -107,9 +115,9 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 echo "== Streamable HTTP: modern tools/call echo, $CONNECTIONS connections, $DURATION x $ROUNDS rounds (interleaved)"
 echo "   (each round starts both servers afresh and warms each up for 2s: the SDK's rate falls"
 echo "   over a long-running server's life, which would flatter the ratio)"
-OURS_RPS=(); OURS_P99=(); TS_RPS=(); TS_P99=()
-measure() { # measure SCRIPT → "rps p99_us" of a fresh server
-  start "$1"
+OURS_RPS=(); OURS_P99=(); TS_RPS=(); TS_P99=(); MOUNT_RPS=(); MOUNT_P99=(); TSX_RPS=(); TSX_P99=(); BARE_RPS=()
+measure() { # measure SCRIPT [MODE [VARIANT]] → "rps p99_us" of a fresh server
+  start "$1" "${2:-http}" "${3:-}"
   check "$URL"
   wrk_run "$URL" 2s >/dev/null
   wrk_run "$URL" "$DURATION"
@@ -118,8 +126,16 @@ measure() { # measure SCRIPT → "rps p99_us" of a fresh server
 for r in $(seq "$ROUNDS"); do
   read -r a b < <(measure bench/node/addon-server.mjs); OURS_RPS+=("$a"); OURS_P99+=("$b")
   read -r c d < <(measure "$PEER/ts-server.mjs"); TS_RPS+=("$c"); TS_P99+=("$d")
+  read -r e f < <(measure bench/node/addon-server.mjs express); MOUNT_RPS+=("$e"); MOUNT_P99+=("$f")
+  read -r g h < <(measure "$PEER/ts-express.mjs"); TSX_RPS+=("$g"); TSX_P99+=("$h")
+  read -r i _ < <(measure bench/node/addon-server.mjs express bare); BARE_RPS+=("$i")
   echo "   round $r/$ROUNDS  mcpcore-node ${a} req/s p99 ${b} µs   ts-sdk-v2 ${c} req/s p99 ${d} µs"
+  echo "                express: mcpcore mount ${e} req/s p99 ${f} µs   ts-sdk-v2 ${g} req/s p99 ${h} µs   bare express ${i} req/s"
 done
+M=$(printf '%s\n' "${MOUNT_RPS[@]}" | median); MP=$(printf '%s\n' "${MOUNT_P99[@]}" | median)
+X=$(printf '%s\n' "${TSX_RPS[@]}" | median); XP=$(printf '%s\n' "${TSX_P99[@]}" | median)
+MOUNT_RATIO=$(awk -v a="$M" -v b="$X" 'BEGIN {printf "%.2f", a / b}')
+B=$(printf '%s\n' "${BARE_RPS[@]}" | median)
 O=$(printf '%s\n' "${OURS_RPS[@]}" | median); OP=$(printf '%s\n' "${OURS_P99[@]}" | median)
 T=$(printf '%s\n' "${TS_RPS[@]}" | median); TP=$(printf '%s\n' "${TS_P99[@]}" | median)
 HTTP_RATIO=$(awk -v a="$O" -v b="$T" 'BEGIN {printf "%.2f", a / b}')
@@ -139,6 +155,10 @@ echo "== summary (medians; mcpcore-node = the addon, release; ts-sdk-v2 = @model
 printf '   %-34s %12s %12s %8s\n' "" mcpcore-node ts-sdk-v2 ratio
 printf '   %-34s %12s %12s %8s\n' "HTTP req/s ($CONNECTIONS conn)" "$O" "$T" "${HTTP_RATIO}x"
 printf '   %-34s %12s %12s\n' "HTTP p99 ms" "$(awk -v v="$OP" 'BEGIN{printf "%.2f", v/1000}')" "$(awk -v v="$TP" 'BEGIN{printf "%.2f", v/1000}')"
+printf '   %-34s %12s %12s %8s\n' "Express req/s (mount vs SDK)" "$M" "$X" "${MOUNT_RATIO}x"
+printf '   %-34s %12s %12s\n' "Express p99 ms" "$(awk -v v="$MP" 'BEGIN{printf "%.2f", v/1000}')" "$(awk -v v="$XP" 'BEGIN{printf "%.2f", v/1000}')"
+printf '   %-34s %12s\n' "mount / built-in listener req/s" "$(awk -v a="$M" -v b="$O" 'BEGIN {printf "%.2f", a / b}')"
+printf '   %-34s %12s %12s\n' "bare Express req/s (no MCP), mount/bare" "$B" "$(awk -v a="$M" -v b="$B" 'BEGIN {printf "%.2f", a / b}')"
 printf '   %-34s %12s %12s %8s\n' "stdio sequential calls/s" "$SEQ_O" "$SEQ_T" "$SEQ_RATIO"
 printf '   %-34s %12s %12s %8s\n' "stdio pipelined calls/s (window $WINDOW)" "$PIPE_O" "$PIPE_T" "$PIPE_RATIO"
-echo "   targets: HTTP >= 10x, stdio >= 3x"
+echo "   targets: HTTP >= 10x, Express mount >= 5x, stdio >= 3x"

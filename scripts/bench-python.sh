@@ -5,7 +5,11 @@
 # and the ratios:
 #   * Streamable HTTP, modern (2026-07-28) tools/call, wrk with CONNECTIONS connections
 #     (scripts/bench/echo.lua, the request scripts/bench-http.sh uses); the SDK runs stateless
-#     with JSON responses under one uvicorn worker;
+#     with JSON responses under one uvicorn worker; mcpcore is measured twice: its built-in
+#     listener, and its ASGI app (`server.asgi_app()`) mounted in Starlette under one uvicorn
+#     worker, compared with the SDK's own Starlette app under uvicorn (the embedding case), and
+#     beside the floor of that host: a fixed answer from a bare ASGI function mounted the same
+#     way (bench/python/asgi_floor.py), what uvicorn and Starlette alone cost;
 #   * stdio, sequential calls (one after another) and pipelined, driven by the Rust stdio-bench
 #     driver (bench/, the one scripts/bench-stdio.sh uses), legacy handshake.
 # Both servers are bench/python/echo_{mcpcore,sdk}.py: the same Python function. The stdio run
@@ -78,9 +82,9 @@ cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 URL=""
-start() { # start SCRIPT → sets URL (the server prints it on stderr)
+start() { # start SCRIPT [MODE] → sets URL (the server prints it on stderr)
   local log; log=$(mktemp)
-  "${PIN_SERVER[@]}" "$PY" "$1" http "$ECHO" >/dev/null 2>"$log" </dev/null &
+  "${PIN_SERVER[@]}" "$PY" "$1" "${2:-http}" "$ECHO" >/dev/null 2>"$log" </dev/null &
   PIDS+=($!)
   for _ in $(seq 200); do
     if grep -q "http://" "$log"; then URL=$(grep -o 'http://[^ ]*' "$log" | head -1); return; fi
@@ -101,15 +105,23 @@ wrk_run() { # wrk_run URL DURATION → "rps p99_us"
 }
 
 start bench/python/echo_mcpcore.py; OURS_URL=$URL
+start bench/python/echo_mcpcore.py asgi; MOUNT_URL=$URL
 start bench/python/echo_sdk.py; SDK_URL=$URL
+start bench/python/asgi_floor.py; FLOOR_URL=$URL
 wrk_run "$OURS_URL" 3s >/dev/null # warm-up
+wrk_run "$MOUNT_URL" 3s >/dev/null
+wrk_run "$FLOOR_URL" 3s >/dev/null
 wrk_run "$SDK_URL" 3s >/dev/null
 read -r OURS OURS_P99 < <(wrk_run "$OURS_URL" "$DURATION")
+read -r MOUNT MOUNT_P99 < <(wrk_run "$MOUNT_URL" "$DURATION")
 read -r SDK SDK_P99 < <(wrk_run "$SDK_URL" "$DURATION")
+read -r HOST HOST_P99 < <(wrk_run "$FLOOR_URL" "$DURATION")
 cleanup
 PIDS=()
 ms() { "$PY" -c "print(f'{$1/1000:.2f}')"; }
 HTTP_RATIO=$("$PY" -c "print(f'{$OURS/max($SDK,1):.1f}')")
+MOUNT_RATIO=$("$PY" -c "print(f'{$MOUNT/max($SDK,1):.1f}')")
+HOST_RATIO=$("$PY" -c "print(f'{$HOST/max($SDK,1):.1f}')")
 
 echo "== stdio (stdio-bench on cpu $LOAD_CPU, servers on cpu $SERVER_CPU)"
 STDIO=$(timeout 1200 "${PIN_LOAD[@]}" "$DRIVER" --rounds "$ROUNDS" --warmup "$WARMUP" \
@@ -135,6 +147,12 @@ echo "  Streamable HTTP, ${CONNECTIONS} connections, ${DURATION}:"
 echo "    mcpcore:  ${OURS} req/s  p99 $(ms "$OURS_P99") ms"
 echo "    mcp SDK:  ${SDK} req/s  p99 $(ms "$SDK_P99") ms"
 echo "    ratio:    ${HTTP_RATIO}x (target >= 10x)"
+echo "  Embedded, ASGI under uvicorn (one worker), ${CONNECTIONS} connections, ${DURATION}:"
+echo "    mcpcore asgi_app() mounted in Starlette:  ${MOUNT} req/s  p99 $(ms "$MOUNT_P99") ms"
+echo "    mcp SDK streamable_http_app():            ${SDK} req/s  p99 $(ms "$SDK_P99") ms"
+echo "    mcpcore built-in listener (for scale):    ${OURS} req/s  p99 $(ms "$OURS_P99") ms"
+echo "    host floor (bare ASGI answer, no MCP):    ${HOST} req/s  p99 $(ms "$HOST_P99") ms"
+echo "    ratio mount/official:  ${MOUNT_RATIO}x (target >= 5x)   floor/official: ${HOST_RATIO}x"
 echo "  stdio, medians of ${ROUNDS} rounds:"
 echo "    sequential:  mcpcore ${SEQ_OURS}/s  mcp SDK ${SEQ_SDK}/s  ratio ${SEQ_RATIO} (target >= 10x)" \
   "  [Rust demo-server, no Python: ${SEQ_FLOOR}/s]"

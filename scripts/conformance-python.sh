@@ -3,7 +3,9 @@
 # scripts/conformance.sh does) against the Python binding's fixture,
 # examples/python/conformance_server.py, which mirrors the Rust fixture tool by tool (its task
 # tools in examples/python/conformance_tasks.py); it must score what the Rust fixture scores,
-# against the same baseline (conformance/expected-failures.yaml).
+# against the same baseline (conformance/expected-failures.yaml). The same legs run a second time
+# against the fixture served as an ASGI app under uvicorn (`--asgi`: `server.asgi_app()`, the
+# mount's adapter on core's HttpService::exchange), which must score the same.
 #   MCPCORE_PY_VENV   the venv with the binding installed (scripts/test-python.sh builds it; same
 #                     default: next to CARGO_TARGET_DIR)
 set -euo pipefail
@@ -24,4 +26,9 @@ baseline="$root/conformance/expected-failures.yaml"
 echo "== conformance: Python fixture, server legs (2025-11-25, 2026-07-28)"
 bash "$runner" server \
   --server-cmd "$python $root/examples/python/conformance_server.py --port {port}" \
+  --spec-version 2025-11-25,2026-07-28 --include-unscored --expected-failures "$baseline"
+
+echo "== conformance: Python fixture as an ASGI app under uvicorn, server legs (2025-11-25, 2026-07-28)"
+bash "$runner" server \
+  --server-cmd "$python $root/examples/python/conformance_server.py --asgi --port {port}" \
   --spec-version 2025-11-25,2026-07-28 --include-unscored --expected-failures "$baseline"

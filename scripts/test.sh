@@ -45,6 +45,12 @@ if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; the
   echo "== installing valgrind and gcc (apt-get)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind gcc g++ >/dev/null
 fi
+# The C embedding example mounts the endpoint in libmicrohttpd (ffi/tests/c_embed_suite.rs); a
+# missing library fails its build.
+if [ ! -f /usr/include/microhttpd.h ]; then
+  echo "== installing libmicrohttpd-dev (apt-get)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libmicrohttpd-dev >/dev/null
+fi
 # The C library's install tests link consumers through pkg-config and CMake's find_package
 # (ffi/tests/c_suite.rs, cmake_package.rs); a missing tool fails them.
 if ! command -v cmake >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
@@ -96,7 +102,8 @@ echo "== python binding (pip install ./bindings/python, pytest)"
 py_venv="${MCPCORE_PY_VENV:-$(dirname "$CARGO_TARGET_DIR")/py-venv}"
 MCPCORE_PY_VENV="$py_venv" bash scripts/test-python.sh
 # The conformance suite's server legs against the Python fixture (examples/python), in the venv
-# just built: it must score what the Rust fixture scores.
+# just built, and against it served as an ASGI app under uvicorn: each must score what the Rust
+# fixture scores.
 echo "== conformance suite: Python fixture"
 MCPCORE_PY_VENV="$py_venv" bash scripts/conformance-python.sh
 
@@ -128,8 +135,9 @@ echo "== node binding (npm install, npm test)"
   echo "== node binding on Node $("$node22" --version)"
   timeout 900 "$node22" --test
   # The official conformance suite's server legs against the Node fixture
-  # (examples/node/conformance-server.mjs): the binding must score what core's fixture scores.
-  NODE="$(command -v node)" timeout 1500 bash ../../scripts/conformance-node.sh
+  # (examples/node/conformance-server.mjs, built-in listener and mounted in Express): the binding
+  # must score what core's fixture scores.
+  NODE="$(command -v node)" timeout 3000 bash ../../scripts/conformance-node.sh
 )
 
 # Parity: one server definition written in Rust, C, Python and Node (examples/parity) answers the

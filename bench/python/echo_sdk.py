@@ -31,7 +31,9 @@ else:
 
 async def serve_http() -> None:
     app = mcp.streamable_http_app(stateless_http=True, json_response=True)
-    sock = socket.socket()
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so, and without it
+    # a response written in two parts waits for the client's delayed ACK (~40 ms).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", access_log=False, workers=1)
