@@ -254,7 +254,7 @@ pub extern "C" fn mcp_http_endpoint_new(
         handle::require_out(endpoint_out, "endpoint_out")?;
         // SAFETY: options_json is NULL or valid for options_len bytes (contract).
         let opts = unsafe {
-            crate::transport::http_options(HttpOptions::default(), options_json, options_len)
+            crate::transport::http_options(HttpOptions::mounted(), options_json, options_len)
         }?;
         let st = s.inner.clone();
         let svc = {

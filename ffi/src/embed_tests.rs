@@ -147,6 +147,18 @@ fn start(
     &'static Seen,
     mpsc::Receiver<mcp_status_t>,
 ) {
+    start_at(ep, "/mcp")
+}
+
+/// [`start`] at another request target.
+fn start_at(
+    ep: *const mcp_http_endpoint_t,
+    target: &str,
+) -> (
+    *mut mcp_http_exchange_t,
+    &'static Seen,
+    mpsc::Receiver<mcp_status_t>,
+) {
     let s: &'static Seen = Box::leak(Box::default());
     let (tx, rx) = mpsc::channel();
     *s.end.lock().unwrap() = Some(tx);
@@ -157,8 +169,8 @@ fn start(
         ep,
         c"POST".as_ptr(),
         4,
-        c"/mcp".as_ptr(),
-        4,
+        target.as_ptr().cast::<c_char>(),
+        target.len(),
         h.as_ptr(),
         h.len(),
         &CBS,
@@ -285,6 +297,35 @@ fn an_exchange_is_answered_through_its_callbacks_and_refuses_feeding_after_the_e
     assert_eq!(seen.ends.load(Ordering::SeqCst), 1);
     mcp_http_endpoint_free(ep);
     done(rt, s);
+}
+
+/// A bad JSON body at `target` through an endpoint made with `options`: the status answered.
+fn status_at(options: Option<&str>, target: &str) -> Option<u16> {
+    let (rt, s) = server("{}");
+    let (st, ep, m) = endpoint(s, options);
+    assert_eq!(st, mcp_status_t::Ok, "{m}");
+    let (x, seen, rx) = start_at(ep, target);
+    assert_eq!(
+        mcp_http_exchange_feed(x, c"{bad".as_ptr(), 4, ptr::null_mut()),
+        mcp_status_t::Ok
+    );
+    assert_eq!(mcp_http_exchange_end(x, ptr::null_mut()), mcp_status_t::Ok);
+    assert_eq!(rx.recv_timeout(WAIT), Ok(mcp_status_t::Ok));
+    let status = *seen.status.lock().unwrap();
+    mcp_http_exchange_free(x);
+    mcp_http_endpoint_free(ep);
+    done(rt, s);
+    status
+}
+
+/// With `path` unset the endpoint answers whatever path the host routes to it (here core parses
+/// the body and answers 400/-32700, not 404); with `path` set, other paths are 404.
+#[test]
+fn the_host_routes_unless_a_path_is_set() {
+    assert_eq!(status_at(None, "/api/tools?x=1"), Some(400));
+    assert_eq!(status_at(None, "/mcp"), Some(400));
+    assert_eq!(status_at(Some(r#"{"path": "/mcp"}"#), "/other"), Some(404));
+    assert_eq!(status_at(Some(r#"{"path": "/mcp"}"#), "/mcp"), Some(400));
 }
 
 /// Past the server's body cap the feed says LIMIT_EXCEEDED and the answer is 413; a cancelled

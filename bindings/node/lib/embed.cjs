@@ -53,8 +53,9 @@ function setHeaders(res, flat) {
 
 /** Feed `req`'s body to `x` (or `body`, when a parser consumed it already); resolves once core
  * has all it will read: the body ended, crossed the cap (`push` false: core answers 413) or was
- * aborted (400). `onSlow()`: a chunk came and the rest is still on the wire (a slow or large
- * upload): core should start reading now, under its own body deadline (408). */
+ * aborted (400). `onSlow()`: the body is not complete by the end of this turn of the event loop
+ * (bytes already received end it before the check phase), so the rest — or all of it — is still
+ * on the network: core should start reading now, under its own body deadline (408). */
 function feedNode(req, x, body, onSlow) {
   if (body !== undefined) {
     x.push(body);
@@ -62,6 +63,7 @@ function feedNode(req, x, body, onSlow) {
     return undefined;
   }
   return new Promise((resolve) => {
+    let finished = false;
     const done = () => {
       finished = true;
       req.off('data', onData);
@@ -70,16 +72,8 @@ function feedNode(req, x, body, onSlow) {
       resolve();
     };
     // False: core needs no more. Stop handing it bytes (the rest is read and dropped).
-    let checked = false;
-    let finished = false;
     const onData = (chunk) => {
-      if (!x.push(chunk)) return done();
-      // Bytes already received end the body within this turn of the event loop (its 'end'
-      // comes before the check phase); not ended by then, the rest is still on the network.
-      if (!checked) {
-        checked = true;
-        setImmediate(() => finished || onSlow());
-      }
+      if (!x.push(chunk)) done();
     };
     const onEnd = () => {
       x.end();
@@ -92,6 +86,7 @@ function feedNode(req, x, body, onSlow) {
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('aborted', onAborted);
+    setImmediate(() => finished || onSlow());
   });
 }
 
@@ -207,8 +202,11 @@ function fetchHandler(mount) {
       if (signal.aborted) close();
       else signal.addEventListener('abort', close, { once: true });
     }
-    await feedFetch(request, x);
-    const h = await answer(x);
+    // As feedNode: a body not complete by the end of this turn of the event loop is still on
+    // the network, and core reads the rest under its own body deadline (408).
+    const fed = feedFetch(request, x);
+    const slow = new Promise((resolve) => setImmediate(() => resolve(true)));
+    const h = await ((await Promise.race([fed, slow])) === true ? x.head() : answer(x));
     const headers = new Headers();
     for (let i = 0; i + 1 < h.headers.length; i += 2) headers.append(h.headers[i], h.headers[i + 1]);
     // 0: the request was aborted before core answered (nobody reads this Response).

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use crate::client::{self, NativeClient, NotificationFn};
 use crate::handler::ClientInvokeFn;
 use crate::reply;
-use crate::server::{patched, NativeServer};
+use crate::server::{patched_from, NativeServer};
 use crate::stdio::Feeding;
 
 /// An exchange's answer in the making: the exchange back (an event stream continues from it),
@@ -245,14 +245,10 @@ impl NativeServer {
             Ok(s) => s,
             Err(e) => return Either::B(e),
         };
-        let routed = options.as_ref().is_some_and(|o| o.get("path").is_some());
-        let mut opts: HttpOptions = match patched(options.as_ref()) {
+        let opts = match patched_from(HttpOptions::mounted(), options.as_ref()) {
             Ok(o) => o,
             Err(e) => return Either::B(reply::err(ErrorKind::InvalidArgument, e)),
         };
-        if !routed {
-            opts.path = None;
-        }
         match server.http_service(opts) {
             Ok(svc) => Either::A(NativeHttpMount { svc }),
             Err(e) => Either::B(reply::err(ErrorKind::InvalidArgument, e)),

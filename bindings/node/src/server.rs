@@ -63,7 +63,12 @@ pub fn check_input_required(
 
 /// Options of core's JSON shape (`mcpcore::options`) applied over the defaults.
 pub fn patched<T: JsonOptions + Default>(patch: Option<&Value>) -> Result<T, String> {
-    let mut o = T::default();
+    patched_from(T::default(), patch)
+}
+
+/// `base` with the caller's JSON patch applied.
+pub fn patched_from<T: JsonOptions>(base: T, patch: Option<&Value>) -> Result<T, String> {
+    let mut o = base;
     if let Some(p) = patch.filter(|p| !p.is_null()) {
         apply_json(&mut o, p).map_err(|e| e.to_string())?;
     }

@@ -175,33 +175,35 @@ test('express.json(): a parsed body is re-serialized for core (its stale Content
   assert.equal(JSON.parse(r.body).result.content[0].text, 'padded');
 });
 
-test('a body that stalls on the wire gets core\'s 408 through the mount, as from the built-in listener', { timeout: 30_000 }, async (t) => {
-  const s = makeServer();
-  const options = { bodyReadTimeoutMs: 200 };
-  const h = await s.listenHttp({ port: 0, options });
-  t.after(() => h.close());
-  const handler = s.nodeHandler({ options });
-  const srv = http.createServer((req, res) => handler(req, res));
-  srv.listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  t.after(() => {
-    srv.closeAllConnections();
-    srv.close();
-  });
-  const stalled = (url) =>
-    new Promise((resolve, reject) => {
-      const { headers, body } = modernCall('tools/list');
-      const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode, body: text }));
-      });
-      req.on('error', reject);
-      // Half the body, then nothing: core's body deadline must answer.
-      req.write(body.slice(0, 10));
-      req.flushHeaders();
+/** POST a `tools/list` to `url` whose body stalls after `sent` bytes (of a declared length). */
+function stalled(url, sent) {
+  return new Promise((resolve, reject) => {
+    const { headers, body } = modernCall('tools/list');
+    const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, body: text }));
     });
-  const builtIn = await stalled(h.url);
-  assert.equal(builtIn.status, 408);
-  assert.deepEqual(await stalled(`http://127.0.0.1:${srv.address().port}/mcp`), builtIn);
-});
+    req.on('error', reject);
+    if (sent > 0) req.write(body.slice(0, sent));
+    req.flushHeaders();
+  });
+}
+
+// The mounts that read the raw stream (a framework body parser that waits for the whole body
+// first decides for itself what a stalled body gets).
+for (const name of ['node', 'express', 'fastify', 'hono']) {
+  test(`${name}: a body that stalls on the wire (after some bytes, or before any) gets core's 408, as from the built-in listener`, { timeout: 30_000 }, async (t) => {
+    const options = { bodyReadTimeoutMs: 200 };
+    const s = makeServer();
+    const h = await s.listenHttp({ port: 0, options });
+    t.after(() => h.close());
+    const app = await APPS[name](s, { handler: { options } });
+    t.after(() => app.close());
+    for (const sent of [10, 0]) {
+      const builtIn = await stalled(h.url, sent);
+      assert.equal(builtIn.status, 408, `built-in, ${sent} bytes sent`);
+      assert.deepEqual(await stalled(app.url, sent), builtIn, `${sent} bytes sent`);
+    }
+  });
+}

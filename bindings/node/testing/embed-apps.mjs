@@ -30,9 +30,10 @@ async function listening(server) {
   return served(server);
 }
 
-/** `node:http` with the handler at `/mcp`. */
-export async function nodeApp(mcp) {
-  const handler = mcp.nodeHandler();
+/** `node:http` with the handler at `/mcp`. Every app maker takes `{handler}`: the options of
+ * its `nodeHandler`/`fetchHandler`. */
+export async function nodeApp(mcp, { handler: options } = {}) {
+  const handler = mcp.nodeHandler(options);
   return listening(
     http.createServer((req, res) => {
       if (req.url === '/health') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
@@ -44,10 +45,10 @@ export async function nodeApp(mcp) {
 
 /** Express with `/health` and `/mcp`; `json`: `express.json()` runs first (the mount then
  * re-serializes the parsed body). */
-export async function expressApp(mcp, { json = false } = {}) {
+export async function expressApp(mcp, { json = false, handler: options } = {}) {
   const app = express();
   app.get('/health', (_req, res) => res.json({ ok: true }));
-  const handler = mcp.nodeHandler();
+  const handler = mcp.nodeHandler(options);
   // How many bodies express.json() had parsed (consumed) before the mount saw the request.
   const stats = { parsed: 0 };
   if (json) app.use(express.json());
@@ -60,10 +61,10 @@ export async function expressApp(mcp, { json = false } = {}) {
 
 /** Fastify with `/health` and `/mcp`: the route hands the raw stream to the mount (no content
  * parser reads it first) after `reply.hijack()`. */
-export async function fastifyApp(mcp) {
+export async function fastifyApp(mcp, { handler: options } = {}) {
   const app = Fastify();
   app.get('/health', async () => ({ ok: true }));
-  const handler = mcp.nodeHandler();
+  const handler = mcp.nodeHandler(options);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
@@ -79,10 +80,10 @@ export async function fastifyApp(mcp) {
 
 /** Fastify with its own content parsers: the route hands the mount Fastify's parsed
  * `request.body` (re-serialized for core). */
-export async function fastifyParsedApp(mcp) {
+export async function fastifyParsedApp(mcp, { handler: options } = {}) {
   const app = Fastify();
   app.get('/health', async () => ({ ok: true }));
-  const handler = mcp.nodeHandler();
+  const handler = mcp.nodeHandler(options);
   app.all('/mcp', (request, reply) => {
     reply.hijack();
     return handler(request.raw, reply.raw, request.body);
@@ -93,17 +94,17 @@ export async function fastifyParsedApp(mcp) {
 }
 
 /** Hono with `/health` and `/mcp` (the fetch handler), served by @hono/node-server. */
-export async function honoApp(mcp) {
+export async function honoApp(mcp, { handler: options } = {}) {
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true }));
-  const handler = mcp.fetchHandler();
+  const handler = mcp.fetchHandler(options);
   app.all('/mcp', (c) => handler(c.req.raw));
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
   await once(server, 'listening');
   return served(server);
 }
 
-export const APPS = { node: nodeApp, express: expressApp, 'express+json': (m) => expressApp(m, { json: true }), fastify: fastifyApp, 'fastify+parsed': fastifyParsedApp, hono: honoApp };
+export const APPS = { node: nodeApp, express: expressApp, 'express+json': (m, o) => expressApp(m, { ...o, json: true }), fastify: fastifyApp, 'fastify+parsed': fastifyParsedApp, hono: honoApp };
 
 export const MODERN = '2026-07-28';
 

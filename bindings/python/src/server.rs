@@ -249,9 +249,7 @@ impl NativeServer {
     /// `serve_http`'s, but with no `path` given every path the host routes here is served.
     #[pyo3(signature = (options=None))]
     fn http_service(&self, options: Option<&Bound<'_, PyAny>>) -> PyResult<NativeHttpService> {
-        let mut opts = HttpOptions::default();
-        // A mount answers whatever path the host routed to it (the host owns routing).
-        opts.path = None;
+        let mut opts = HttpOptions::mounted();
         if let Some(patch) = convert::from_py_opt(options)? {
             mcpcore::options::apply_json(&mut opts, &patch)
                 .map_err(|e| PyValueError::new_err(format!("options: {e}")))?;

@@ -305,6 +305,18 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
+    /// The defaults for an endpoint mounted in the host's own web server
+    /// ([`crate::Server::http_service`] behind axum, ASGI, `node:http`, a C server): `path`
+    /// unset, so the endpoint answers whatever path the host routes to it (the host owns
+    /// routing); everything else as [`HttpOptions::default`]. Every door's mount starts here.
+    #[must_use]
+    pub fn mounted() -> Self {
+        Self {
+            path: None,
+            ..Self::default()
+        }
+    }
+
     /// Terminate TLS with this rustls configuration (mutual TLS, custom resolvers, …).
     #[must_use]
     pub fn with_tls_config(mut self, config: std::sync::Arc<rustls::ServerConfig>) -> Self {
