@@ -27,7 +27,7 @@ start=$(date +%s)
 # mcp: the official Python SDK, pinned, the client of tests/test_sdk_interop.py (the test fails
 # when it is missing).
 "$venv/bin/python" -m pip install -q --disable-pip-version-check pytest pytest-asyncio mypy ruff pydantic \
-  mcp==2.3.0 pyjwt cryptography fastapi uvicorn hypercorn prometheus_client opentelemetry-sdk \
+  mcp==2.3.0 httpx2 pyjwt cryptography fastapi uvicorn hypercorn prometheus_client opentelemetry-sdk \
   opentelemetry-proto
 # The dev profile shares the artifacts of `cargo test` (a release build would compile every
 # crate again with LTO). --force-reinstall: the version does not change between commits.

@@ -251,6 +251,12 @@ export declare class NativeHttpMount {
    * then push the body.
    */
   exchange(method: string, target: string, headers: Array<string>): NativeExchange
+  /**
+   * Core's graceful shutdown of the endpoint: new requests are refused (503), listen streams
+   * get their result, legacy sessions' streams close, work in flight gets the shutdown
+   * deadline to finish.
+   */
+  shutdown(): Promise<void>
 }
 
 /**

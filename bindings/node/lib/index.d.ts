@@ -460,7 +460,9 @@ export declare class Server {
   /** The server's metrics as a Prometheus text exposition (the `metrics` option turns
    * recording on). */
   metrics(): string;
-  /** Close every HTTP listener this server started. */
+  /** Close every HTTP listener this server started and shut every mounted endpoint
+   * (`nodeHandler`/`fetchHandler`) down gracefully: listen streams get their result, legacy
+   * sessions end, later requests through a mount are answered 503. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

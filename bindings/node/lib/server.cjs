@@ -243,6 +243,8 @@ class HttpHandle {
 class Server {
   #native;
   #listeners = new Set();
+  /** The mounted endpoints (`nodeHandler`/`fetchHandler`), shut down by `close()`. */
+  #mounts = new Set();
   /** How a `Registered` changes its entries (see lib/registered.cjs). */
   #ops = {
     apply: (c) => this.#apply(c, true),
@@ -417,7 +419,9 @@ class Server {
     if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
       throw new TypeError(`${where}({options}): options must be an object (core's HttpOptions JSON shape)`);
     }
-    return unwrapObject(this.#native.httpMount(options ?? null));
+    const mount = unwrapObject(this.#native.httpMount(options ?? null));
+    this.#mounts.add(mount);
+    return mount;
   }
 
   /** The endpoint as a `node:http` handler, `(req, res, parsedBody?) => Promise<void>`, to mount
@@ -442,11 +446,15 @@ class Server {
     return this.#native;
   }
 
-  /** Close every HTTP listener this server started (`HttpHandle.close()` on each). */
+  /** Close every HTTP listener this server started (`HttpHandle.close()` on each) and shut
+   * down every mounted endpoint (`nodeHandler`/`fetchHandler`) gracefully: listen streams get
+   * their result, legacy sessions end, later requests through a mount are answered 503. */
   async close() {
     const hs = [...this.#listeners];
+    const ms = [...this.#mounts];
     this.#listeners.clear();
-    await Promise.all(hs.map((h) => h.close()));
+    this.#mounts.clear();
+    await Promise.all([...hs.map((h) => h.close()), ...ms.map((m) => m.shutdown())]);
   }
 
   /** Tell connected clients the tool list changed (legacy sessions get the notification,

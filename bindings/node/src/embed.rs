@@ -100,6 +100,15 @@ impl NativeHttpMount {
             closing: CancellationToken::new(),
         }
     }
+
+    /// Core's graceful shutdown of the endpoint: new requests are refused (503), listen streams
+    /// get their result, legacy sessions' streams close, work in flight gets the shutdown
+    /// deadline to finish.
+    #[napi]
+    pub async fn shutdown(&self) -> napi::Result<()> {
+        self.svc.shutdown().await;
+        Ok(())
+    }
 }
 
 impl NativeExchange {

@@ -207,3 +207,29 @@ for (const name of ['node', 'express', 'fastify', 'hono']) {
     }
   });
 }
+
+test('server.close() shuts a mounted endpoint down: an open listen stream gets its result, later requests 503', { timeout: 30_000 }, async (t) => {
+  const s = makeServer();
+  const app = await APPS.node(s);
+  t.after(() => app.close());
+  const { headers, body } = modernCall('subscriptions/listen', { notifications: { toolsListChanged: true } });
+  const r = await fetch(app.url, { method: 'POST', headers, body });
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /^text\/event-stream/);
+  const reader = r.body.getReader();
+  let text = '';
+  const ended = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text;
+      text += Buffer.from(value).toString();
+    }
+  })();
+  const open = await Promise.race([ended.then(() => 'ended'), new Promise((res) => setTimeout(() => res('open'), 200))]);
+  assert.equal(open, 'open', 'the listen stream stays open while the server serves');
+  await s.close();
+  const events = (await ended).split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+  assert.ok(events.length > 0 && events.at(-1).id === 1 && 'result' in events.at(-1), text);
+  const after = await probe(app.url, modernCall('tools/list'));
+  assert.equal(after.status, 503);
+});

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { importSdk, PINS } from '../testing/ts-sdk.mjs';
 import { makeInteropServer } from '../testing/interop-server.mjs';
-import { expressApp, honoApp } from '../testing/embed-apps.mjs';
+import { expressApp, fastifyApp, honoApp } from '../testing/embed-apps.mjs';
 
 const script = fileURLToPath(new URL('../testing/interop-server.mjs', import.meta.url));
 const MODERN = '2026-07-28';
@@ -58,7 +58,8 @@ async function connect(t, { line, transport, mode }) {
     tr = new sdk.Http(new URL(h.url));
   } else {
     // The endpoint mounted in a host app (`/mcp` beside the app's own `/health`).
-    const app = await (transport === 'express' ? expressApp : honoApp)(makeInteropServer());
+    const mount = { express: expressApp, fastify: fastifyApp, hono: honoApp }[transport];
+    const app = await mount(makeInteropServer());
     t.after(() => app.close());
     tr = new sdk.Http(new URL(app.url));
   }
@@ -126,7 +127,7 @@ const cases = [
   { line: 'v2', mode: 'legacy', era: 'legacy' },
   { line: 'v1', mode: 'legacy', era: 'legacy' },
 ];
-for (const transport of ['stdio', 'http', 'express', 'hono']) {
+for (const transport of ['stdio', 'http', 'express', 'fastify', 'hono']) {
   for (const c of cases) {
     const pkg = c.line === 'v2' ? '@modelcontextprotocol/client' : '@modelcontextprotocol/sdk';
     test(`${pkg} ${PINS[pkg]} (${c.mode} → ${c.era}) over ${transport}`, { timeout: 360_000 }, async (t) => {

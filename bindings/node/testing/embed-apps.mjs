@@ -62,7 +62,8 @@ export async function expressApp(mcp, { json = false, handler: options } = {}) {
 /** Fastify with `/health` and `/mcp`: the route hands the raw stream to the mount (no content
  * parser reads it first) after `reply.hijack()`. */
 export async function fastifyApp(mcp, { handler: options } = {}) {
-  const app = Fastify();
+  // close() ends open streams too (a client's legacy GET stream), as the other apps' closers do.
+  const app = Fastify({ forceCloseConnections: true });
   app.get('/health', async () => ({ ok: true }));
   const handler = mcp.nodeHandler(options);
   await app.register(async (scope) => {
@@ -81,7 +82,8 @@ export async function fastifyApp(mcp, { handler: options } = {}) {
 /** Fastify with its own content parsers: the route hands the mount Fastify's parsed
  * `request.body` (re-serialized for core). */
 export async function fastifyParsedApp(mcp, { handler: options } = {}) {
-  const app = Fastify();
+  // close() ends open streams too (a client's legacy GET stream), as the other apps' closers do.
+  const app = Fastify({ forceCloseConnections: true });
   app.get('/health', async () => ({ ok: true }));
   const handler = mcp.nodeHandler(options);
   app.all('/mcp', (request, reply) => {

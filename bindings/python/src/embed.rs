@@ -49,6 +49,17 @@ impl NativeHttpService {
             gone: CancellationToken::new(),
         }
     }
+
+    /// Core's graceful shutdown of the endpoint (an awaitable): new requests are refused (503),
+    /// listen streams get their result, legacy sessions' streams close, in-flight work gets
+    /// the `shutdownDeadlineMs` to finish.
+    fn shutdown<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let svc = self.svc.clone();
+        bridge::awaitable(py, async move {
+            svc.shutdown().await;
+            Ok(())
+        })
+    }
 }
 
 /// One exchange in flight: push the body, await `head()`, then `next_chunk()` until `None`;

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 import pytest
@@ -86,14 +87,18 @@ def _bad_inputs() -> List[Any]:
     ]
 
 
+HOSTS = {"uvicorn": uvicorn_serving, "hypercorn": hypercorn_serving}
+
+
+@pytest.mark.parametrize("host", HOSTS)
 @pytest.mark.parametrize("what,headers,body,status", _bad_inputs())
 async def test_bad_input_through_the_mount_is_answered_as_the_listener_answers(
-    what, headers, body, status
+    host, what, headers, body, status
 ):
     server = make_server(options={"limits": {"maxMessageBytes": 2048}})
     handle = await server.serve_http("127.0.0.1", 0)
     try:
-        async with uvicorn_serving(fastapi_app(server)) as base:
+        async with HOSTS[host](fastapi_app(server)) as base:
             mounted = await post(f"{base}/mcp/", headers, body)
             own = await post(handle.url, headers, body)
     finally:
@@ -104,10 +109,50 @@ async def test_bad_input_through_the_mount_is_answered_as_the_listener_answers(
         assert json.loads(mounted[2])["error"]["code"] == -32700
 
 
-async def test_a_disconnect_through_the_mount_cancels_a_modern_handler():
+async def _stalled(url: str) -> Tuple[int, bytes]:
+    """POST a ``tools/list`` whose body stops after 10 of its bytes: the status and body."""
+    u = urlsplit(url)
+    body = modern_body("tools/list")
+    head = [f"POST {u.path} HTTP/1.1", f"Host: {u.netloc}", f"Content-Length: {len(body)}"]
+    head += [f"{k}: {v}" for k, v in modern_headers("tools/list").items()]
+    reader, writer = await asyncio.open_connection(u.hostname, u.port)
+    try:
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body[:10])
+        await writer.drain()
+        status_line = await asyncio.wait_for(reader.readline(), 10)
+        rest = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        length = int(
+            next(
+                ln.split(b":")[1]
+                for ln in rest.split(b"\r\n")
+                if ln.lower().startswith(b"content-length:")
+            )
+        )
+        return int(status_line.split()[1]), await asyncio.wait_for(reader.readexactly(length), 10)
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("host", HOSTS)
+async def test_a_body_that_stalls_gets_the_listeners_408_through_the_mount(host):
+    """Core's body deadline (bodyReadTimeoutMs) runs through the mount as in its own listener."""
+    options = {"bodyReadTimeoutMs": 200}
+    server = make_server()
+    handle = await server.serve_http("127.0.0.1", 0, options=options)
+    try:
+        own = await _stalled(handle.url)
+        assert own[0] == 408, own
+        async with HOSTS[host](fastapi_app(server, options)) as base:
+            assert await _stalled(f"{base}/mcp/") == own
+    finally:
+        await handle.close()
+
+
+@pytest.mark.parametrize("host", HOSTS)
+async def test_a_disconnect_through_the_mount_cancels_a_modern_handler(host):
     hang = Hang()
     server = make_server(hang=hang)
-    async with uvicorn_serving(fastapi_app(server)) as base:
+    async with HOSTS[host](fastapi_app(server)) as base:
         async with httpx.AsyncClient() as http:
             call = asyncio.ensure_future(
                 http.post(
@@ -161,6 +206,87 @@ async def test_lifespan_events_are_answered_and_not_needed():
             f"{base}/anything", modern_headers("tools/list"), modern_body("tools/list")
         )
         assert status == 200 and "echo" in body
+
+
+class _Exchange:
+    """One request handed to an ASGI app by hand: the body, then nothing until ``leave()``;
+    what the app sends is kept in ``sent``."""
+
+    def __init__(self, app: Any, target: str, headers: Dict[str, str], body: bytes) -> None:
+        self.sent: List[Dict[str, Any]] = []
+        self.started = asyncio.Event()
+        self.ended = asyncio.Event()
+        self._gone = asyncio.Event()
+        self._inbox: List[Dict[str, Any]] = [{"type": "http.request", "body": body}]
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "path": target,
+            "raw_path": target.encode(),
+            "query_string": b"",
+            "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+            + [(b"host", b"127.0.0.1")],
+        }
+        self.task = asyncio.ensure_future(app(scope, self._receive, self._send))
+
+    async def _receive(self) -> Dict[str, Any]:
+        if self._inbox:
+            return self._inbox.pop(0)
+        await self._gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def _send(self, m: Any) -> None:
+        self.sent.append(dict(m))
+        if m["type"] == "http.response.start":
+            self.started.set()
+        elif not m.get("more_body", False):
+            self.ended.set()
+
+    def leave(self) -> None:
+        self._gone.set()
+
+
+async def test_a_lifespan_shutdown_shuts_the_engine_down_gracefully():
+    """The host's lifespan shutdown ends an open ``subscriptions/listen`` stream with its result
+    (SUB-01: the stream ends when the server stops); the next request starts the engine anew."""
+    app = make_server().asgi_app()
+    life: asyncio.Queue[Dict[str, Any]] = asyncio.Queue()
+    told: List[str] = []
+
+    async def life_send(m: Any) -> None:
+        told.append(m["type"])
+
+    lifespan = asyncio.ensure_future(app({"type": "lifespan"}, life.get, life_send))
+    life.put_nowait({"type": "lifespan.startup"})
+    listen = _Exchange(
+        app,
+        "/mcp",
+        modern_headers("subscriptions/listen"),
+        modern_body("subscriptions/listen", {"notifications": {"toolsListChanged": True}}),
+    )
+    try:
+        await asyncio.wait_for(listen.started.wait(), 10)
+        await asyncio.sleep(0.2)
+        assert not listen.ended.is_set(), (
+            f"the listen stream stays open while serving: {listen.sent}"
+        )
+        life.put_nowait({"type": "lifespan.shutdown"})
+        await asyncio.wait_for(lifespan, 10)
+        assert told == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+        # Core has sent the stream its result; the host writes it out.
+        await asyncio.wait_for(listen.ended.wait(), 10)
+        events = b"".join(m.get("body", b"") for m in listen.sent[1:]).decode()
+        final = [json.loads(line[5:]) for line in events.splitlines() if line.startswith("data:")]
+        assert final and final[-1]["id"] == 1 and "result" in final[-1], events
+    finally:
+        listen.leave()
+        await asyncio.wait_for(listen.task, 10)
+    again = _Exchange(app, "/mcp", modern_headers("tools/list"), modern_body("tools/list"))
+    await asyncio.wait_for(again.task, 10)
+    assert again.sent[0]["status"] == 200
+    again.leave()
 
 
 async def _line(reader: asyncio.StreamReader) -> Dict[str, Any]:

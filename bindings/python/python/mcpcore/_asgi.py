@@ -44,14 +44,16 @@ def _target(scope: Scope) -> str:
     return f"{path}?{bytes(query).decode('latin-1')}" if query else path
 
 
-async def _lifespan(receive: Receive, send: Send) -> None:
-    """Answer the host's lifespan events; the engine needs none (it starts on first request)."""
+async def _lifespan(app: "AsgiApp", receive: Receive, send: Send) -> None:
+    """Answer the host's lifespan events. The engine needs no startup (it starts on the first
+    request); a shutdown shuts it down gracefully (:meth:`AsgiApp.aclose`)."""
     while True:
         message = await receive()
         kind = message.get("type")
         if kind == "lifespan.startup":
             await send({"type": "lifespan.startup.complete"})
         elif kind == "lifespan.shutdown":
+            await app.aclose()
             await send({"type": "lifespan.shutdown.complete"})
             return
 
@@ -84,6 +86,7 @@ class AsgiApp:
     answers whatever path the host routes to it, needs no lifespan wiring (it answers lifespan
     events if the host sends them), and starts the engine on the first request, on the event
     loop serving it (a request from another loop, as a fresh test client's, starts it anew).
+    A host's lifespan shutdown, or :meth:`aclose`, shuts it down gracefully.
     """
 
     def __init__(self, server: "Server", options: Optional[Dict[str, Any]] = None) -> None:
@@ -110,10 +113,22 @@ class AsgiApp:
         self._built = (loop, native, service)
         return service
 
+    async def aclose(self) -> None:
+        """Shut the engine down gracefully: requests in flight get the ``shutdownDeadlineMs``
+        option to finish, ``subscriptions/listen`` streams get their result, legacy sessions
+        end. A host that runs lifespan events does this on its shutdown; a later request starts
+        the engine anew."""
+        built, self._built = self._built, None
+        if built is None:
+            return
+        with contextlib.suppress(ValueError):
+            self._server._serving.remove(built[1])
+        await built[2].shutdown()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope.get("type")
         if kind == "lifespan":
-            await _lifespan(receive, send)
+            await _lifespan(self, receive, send)
             return
         if kind != "http":
             raise RuntimeError(f"mcpcore's ASGI app serves HTTP, not {kind!r}")

@@ -255,6 +255,7 @@ class NativeHttpService:
     def exchange(
         self, method: str, target: str, headers: List[Tuple[bytes, bytes]]
     ) -> NativeExchange: ...
+    def shutdown(self) -> Awaitable[None]: ...
 
 @final
 class NativeExchange:
