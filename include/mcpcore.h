@@ -478,6 +478,20 @@ typedef struct {
 typedef mcp_log_level mcp_log_level_t;
 
 /**
+ * A log callback: one of mcpcore's own log events (core's, from every server and client of
+ * the process). `level` is `MCP_LOG_LEVEL_ERROR`, `_WARNING`, `_INFO` or `_DEBUG` (core's
+ * trace events too); `target` (`mcpcore::transport::http`, …) and `message` (the message,
+ * then the event's fields as `key=value`) are UTF-8, NUL-terminated, of the given lengths,
+ * valid until the callback returns. No event ever carries a token, a secret or a tool
+ * argument.
+ *
+ * Called on the thread that logs — any runtime thread, possibly concurrently — so it must be
+ * quick and must not block (hand the record to the host's logger or a queue). It must not
+ * unwind or `longjmp`.
+ */
+typedef void (*mcp_log_fn)(void *user_data, mcp_log_level_t level, const char *target, size_t target_len, const char *message, size_t message_len);
+
+/**
  * The connect-mode type (`MCP_CONNECT_MODE_*` values of `mcp_connect_mode`).
  */
 typedef mcp_connect_mode mcp_connect_mode_t;
@@ -3256,6 +3270,29 @@ mcp_status_t mcp_telemetry_configure(const char *options_json, size_t options_le
  * deadline passed.
  */
 bool mcp_telemetry_flush(uint64_t timeout_ms);
+
+/**
+ * Route mcpcore's own log events at `level` or more severe to `callback` (replacing any earlier
+ * route); a NULL `callback` stops the route.
+ *
+ * @param level           "off", "error", "warn", "info", "debug" or "trace", `level_len`
+ *                        bytes.
+ * @param callback        the log callback, or NULL to stop routing.
+ * @param user_data       passed to every call.
+ * @param free_user_data  optional; called once with `user_data` when the route is replaced or
+ *                        stopped (after its last call), or at once when this call fails.
+ * @param error_out       optional detailed error.
+ *
+ * **Ownership**: `user_data` passes to the engine in every case (see `free_user_data`).
+ *
+ * **Thread safety**: any thread. The first call installs the process's `tracing` subscriber,
+ * shared with `mcp_telemetry_configure`.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`level`), `MCP_STATUS_INVALID_UTF8`,
+ * `MCP_STATUS_INVALID_ARGUMENT` (an unknown level, or a `tracing` subscriber not mcpcore's
+ * already owning the process).
+ */
+mcp_status_t mcp_log_route(const char *level, size_t level_len, mcp_log_fn callback, void *user_data, mcp_free_fn free_user_data, mcp_error_t **error_out);
 
 /**
  * Listen for Streamable HTTP on `addr` (e.g. `"127.0.0.1:0"`), serving both protocol eras on

@@ -427,6 +427,12 @@ export interface NativeExchangeHead {
 }
 
 /**
+ * Route core's log events at `level` (`off`, `error`, `warn`, `info`, `debug`, `trace`) or
+ * more severe to `handler` (replacing any earlier one); no handler stops the route.
+ */
+export declare function routeLogs(handler: ((level: string, target: string, message: string) => void) | null, level: string): void
+
+/**
  * The UI resource URI a listed tool links to (`_meta.ui.resourceUri`; core's
  * `tool_ui_resource_uri`), or `null`.
  */

@@ -1,15 +1,18 @@
-//! Telemetry from C: a server's metrics as Prometheus text and the process-wide install of
-//! core's OTLP export — marshalling only; the spans, metrics and export are core's
+//! Telemetry from C: a server's metrics as Prometheus text, the process-wide install of core's
+//! OTLP export, and the route of core's log events to a C callback — marshalling only; the spans, metrics and export are core's
 //! (`mcpcore::telemetry`). A handler's trace context is `mcp_request_trace_context_json`.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
 
 use crate::error::{mcp_error_t, FfiError};
 use crate::guard::status_guard;
 use crate::handle;
+use crate::responder::mcp_log_level_t;
 use crate::server::mcp_server_t;
 use crate::status::mcp_status_t;
-use crate::string::json_object_arg;
+use crate::string::{json_object_arg, str_arg};
+use crate::trampoline::{mcp_free_fn, UserData};
 
 /// The server's metrics as a Prometheus text exposition (format 0.0.4): request durations by
 /// the OpenTelemetry MCP conventions, requests by method, target and outcome, in-flight
@@ -93,5 +96,112 @@ pub extern "C" fn mcp_telemetry_configure(
 pub extern "C" fn mcp_telemetry_flush(timeout_ms: u64) -> bool {
     crate::guard::ffi_guard(false, || {
         mcpcore::telemetry::flush(std::time::Duration::from_millis(timeout_ms))
+    })
+}
+
+/// A log callback: one of mcpcore's own log events (core's, from every server and client of
+/// the process). `level` is `MCP_LOG_LEVEL_ERROR`, `_WARNING`, `_INFO` or `_DEBUG` (core's
+/// trace events too); `target` (`mcpcore::transport::http`, …) and `message` (the message,
+/// then the event's fields as `key=value`) are UTF-8, NUL-terminated, of the given lengths,
+/// valid until the callback returns. No event ever carries a token, a secret or a tool
+/// argument.
+///
+/// Called on the thread that logs — any runtime thread, possibly concurrently — so it must be
+/// quick and must not block (hand the record to the host's logger or a queue). It must not
+/// unwind or `longjmp`.
+pub type mcp_log_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        level: mcp_log_level_t,
+        target: *const c_char,
+        target_len: usize,
+        message: *const c_char,
+        message_len: usize,
+    ),
+>;
+
+struct CLog {
+    func: unsafe extern "C" fn(
+        *mut c_void,
+        mcp_log_level_t,
+        *const c_char,
+        usize,
+        *const c_char,
+        usize,
+    ),
+    data: UserData,
+}
+
+impl CLog {
+    fn call(&self, r: &mcpcore::telemetry::LogRecord<'_>) {
+        use tracing::Level;
+        let level = match r.level {
+            Level::ERROR => mcp_log_level_t::Error,
+            Level::WARN => mcp_log_level_t::Warning,
+            Level::INFO => mcp_log_level_t::Info,
+            _ => mcp_log_level_t::Debug,
+        };
+        // NUL-terminated copies (a field may hold any text, NULs included: cut there).
+        let z = |s: &str| {
+            let mut v: Vec<u8> = s.bytes().take_while(|b| *b != 0).collect();
+            let len = v.len();
+            v.push(0);
+            (v, len)
+        };
+        let ((target, tl), (message, ml)) = (z(r.target), z(r.message));
+        // SAFETY: a C callback registered with this user data; both strings are
+        // NUL-terminated and live until it returns.
+        unsafe {
+            (self.func)(
+                self.data.ptr(),
+                level,
+                target.as_ptr().cast(),
+                tl,
+                message.as_ptr().cast(),
+                ml,
+            );
+        }
+    }
+}
+
+/// Route mcpcore's own log events at `level` or more severe to `callback` (replacing any earlier
+/// route); a NULL `callback` stops the route.
+///
+/// @param level           "off", "error", "warn", "info", "debug" or "trace", `level_len`
+///                        bytes.
+/// @param callback        the log callback, or NULL to stop routing.
+/// @param user_data       passed to every call.
+/// @param free_user_data  optional; called once with `user_data` when the route is replaced or
+///                        stopped (after its last call), or at once when this call fails.
+/// @param error_out       optional detailed error.
+///
+/// **Ownership**: `user_data` passes to the engine in every case (see `free_user_data`).
+///
+/// **Thread safety**: any thread. The first call installs the process's `tracing` subscriber,
+/// shared with `mcp_telemetry_configure`.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT` (`level`), `MCP_STATUS_INVALID_UTF8`,
+/// `MCP_STATUS_INVALID_ARGUMENT` (an unknown level, or a `tracing` subscriber not mcpcore's
+/// already owning the process).
+#[no_mangle]
+pub extern "C" fn mcp_log_route(
+    level: *const c_char,
+    level_len: usize,
+    callback: mcp_log_fn,
+    user_data: *mut c_void,
+    free_user_data: mcp_free_fn,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    let data = UserData::new(user_data, free_user_data);
+    status_guard(error_out, move || {
+        // SAFETY: level is NULL or valid for level_len bytes (contract).
+        let name = unsafe { str_arg(level, level_len, "level") }?;
+        let filter = mcpcore::telemetry::parse_level_filter(name).map_err(FfiError::invalid)?;
+        let sink = callback.map(|func| {
+            let c = Arc::new(CLog { func, data });
+            let sink: mcpcore::telemetry::LogSink = Arc::new(move |r| c.call(r));
+            sink
+        });
+        mcpcore::telemetry::route_logs(sink, filter).map_err(FfiError::invalid)
     })
 }

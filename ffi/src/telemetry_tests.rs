@@ -192,3 +192,132 @@ fn telemetry_entry_points_refuse_bad_arguments() {
     mcp_server_free(s);
     mcp_runtime_free(rt);
 }
+
+/// What the C log callback received: `(level, target, message)`.
+static LOGGED: std::sync::Mutex<Vec<(i32, String, String)>> = std::sync::Mutex::new(Vec::new());
+static LOG_FREED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+unsafe extern "C" fn on_log(
+    _ud: *mut std::ffi::c_void,
+    level: crate::responder::mcp_log_level_t,
+    target: *const c_char,
+    target_len: usize,
+    message: *const c_char,
+    message_len: usize,
+) {
+    // SAFETY: NUL-terminated UTF-8 of the given lengths, valid during the call.
+    let (t, m) = unsafe {
+        assert_eq!(*target.add(target_len), 0);
+        assert_eq!(*message.add(message_len), 0);
+        (
+            std::slice::from_raw_parts(target.cast::<u8>(), target_len),
+            std::slice::from_raw_parts(message.cast::<u8>(), message_len),
+        )
+    };
+    LOGGED.lock().unwrap().push((
+        level as i32,
+        String::from_utf8_lossy(t).into_owned(),
+        String::from_utf8_lossy(m).into_owned(),
+    ));
+}
+
+unsafe extern "C" fn free_log(_ud: *mut std::ffi::c_void) {
+    LOG_FREED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+const NOTE: &str = "notifications/mcpcore-ffi-note";
+
+/// Records of the unhandled notification `NOTE` so far.
+fn notes() -> Vec<(i32, String, String)> {
+    LOGGED
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, _, m)| m.contains(&format!("method={NOTE}")))
+        .cloned()
+        .collect()
+}
+
+/// A notification nobody handles (core logs it at DEBUG), then a ping to know it was handled.
+fn note_then_ping(s: *const crate::server::mcp_server_t) {
+    let note = format!(r#"{{"jsonrpc":"2.0","method":"{NOTE}"}}"#);
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let out = Out::default();
+    let (tx, rx) = mpsc::channel();
+    *out.lines.lock().unwrap() = Some(tx);
+    let ud = ptr::from_ref(&out).cast_mut().cast();
+    let mut c = ptr::null_mut();
+    let st = mcp_connection_open(s, Some(on_output), ud, None, &mut c, ptr::null_mut());
+    assert_eq!(st, mcp_status_t::Ok);
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    for l in [&init.to_string(), initialized, &note, ping] {
+        let line = format!("{l}\n");
+        let st = mcp_connection_feed(c, line.as_ptr().cast(), line.len(), ptr::null_mut());
+        assert_eq!(st, mcp_status_t::Ok);
+    }
+    for _ in 0..2 {
+        rx.recv_timeout(Duration::from_secs(20)).expect("an answer");
+    }
+    assert_eq!(mcp_connection_close(c, ptr::null_mut()), mcp_status_t::Ok);
+    mcp_connection_free(c);
+}
+
+/// Core's log events reach a C callback at the level routed (NUL-terminated target and
+/// message, level as `mcp_log_level_t`); a NULL callback stops the route and releases the
+/// user data; a bad level is refused and still releases it.
+#[test]
+fn log_events_reach_the_c_callback_at_the_level_routed() {
+    use std::sync::atomic::Ordering;
+    let route = |level: &str, cb: crate::telemetry::mcp_log_fn| {
+        mcp_log_route(
+            level.as_ptr().cast(),
+            level.len(),
+            cb,
+            ptr::null_mut(),
+            Some(free_log),
+            ptr::null_mut(),
+        )
+    };
+    let (rt, s) = server("{}");
+    assert_eq!(route("info", Some(on_log)), mcp_status_t::Ok);
+    note_then_ping(s);
+    assert_eq!(route("debug", Some(on_log)), mcp_status_t::Ok);
+    assert_eq!(
+        LOG_FREED.load(Ordering::SeqCst),
+        1,
+        "the replaced route's user data"
+    );
+    note_then_ping(s);
+    let got = notes();
+    assert_eq!(
+        got.len(),
+        1,
+        "only the DEBUG route passed the record: {got:?}"
+    );
+    assert_eq!(got[0].0, crate::responder::mcp_log_level_t::Debug as i32);
+    assert!(got[0].1.starts_with("mcpcore::server"), "{got:?}");
+    assert!(got[0].2.starts_with("ignoring notification"), "{got:?}");
+    assert_eq!(route("trace", None), mcp_status_t::Ok);
+    assert_eq!(
+        LOG_FREED.load(Ordering::SeqCst),
+        3,
+        "stopped: both user data released"
+    );
+    note_then_ping(s);
+    assert_eq!(notes().len(), 1, "no route, no record");
+    assert_eq!(route("loud", Some(on_log)), mcp_status_t::InvalidArgument);
+    assert_eq!(
+        LOG_FREED.load(Ordering::SeqCst),
+        4,
+        "a refused call releases user data"
+    );
+    assert_eq!(
+        mcp_log_route(ptr::null(), 0, None, ptr::null_mut(), None, ptr::null_mut()),
+        mcp_status_t::NullArgument
+    );
+    mcp_server_free(s);
+    mcp_runtime_free(rt);
+}

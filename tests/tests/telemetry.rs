@@ -84,6 +84,7 @@ struct Rec {
     name: String,
     fields: HashMap<String, String>,
     parent: Option<u64>,
+    closed: bool,
 }
 
 #[derive(Clone, Default)]
@@ -133,6 +134,11 @@ where
             values.record(&mut Fields(&mut rec.fields));
         }
     }
+    fn on_close(&self, id: Id, _ctx: Context<'_, S>) {
+        if let Some(rec) = self.0.lock().expect("lock").get_mut(&id.into_u64()) {
+            rec.closed = true;
+        }
+    }
 }
 
 impl Capture {
@@ -160,6 +166,37 @@ async fn spans_follow_the_conventions() {
     a_call_is_one_trace_from_client_span_to_server_span(cap).await;
     cap.0.lock().expect("lock").clear();
     errors_set_error_type_and_status(cap).await;
+    cap.0.lock().expect("lock").clear();
+    a_listen_stream_is_one_span_as_long_as_the_stream(cap).await;
+}
+
+/// `subscriptions/listen` over HTTP: one server span, under the HTTP request's span, open while
+/// the stream is and closed when it ends (here: the server shuts down, SUB-05).
+async fn a_listen_stream_is_one_span_as_long_as_the_stream(cap: &Capture) {
+    let l = listen(server(false), HttpOptions::default()).await;
+    let c = connect(&l, ConnectMode::Modern).await;
+    let _sub = c
+        .listen(json!({"toolsListChanged": true}))
+        .await
+        .expect("listen");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let spans = cap.find("mcp.server.request", "subscriptions/listen");
+    assert_eq!(spans.len(), 1, "one span for the stream");
+    let (_, s) = &spans[0];
+    assert!(!s.closed, "open while the stream is");
+    assert_eq!(
+        s.fields.get("mcp.method.name").map(String::as_str),
+        Some("subscriptions/listen")
+    );
+    let parent = s.parent.expect("a local parent");
+    assert_eq!(
+        cap.0.lock().expect("lock")[&parent].name,
+        "http.server.request"
+    );
+    l.shutdown().await;
+    let (_, s) = &cap.find("mcp.server.request", "subscriptions/listen")[0];
+    assert!(s.closed, "closed when the stream ended");
+    c.close().await;
 }
 
 async fn a_call_is_one_trace_from_client_span_to_server_span(cap: &Capture) {

@@ -118,8 +118,9 @@ class Context {
   }
 
   /** The W3C trace context of the server span handling this request, `{ traceparent,
-   * tracestate? }`: in the caller's trace when the request carried one. Hand it to
-   * OpenTelemetry's propagator to nest your own spans under the server's:
+   * tracestate? }`: in the caller's trace when the request carried one. When the host uses
+   * OpenTelemetry (an SDK registered its context manager), the handler already runs in this
+   * context, so its own spans nest under the server's; elsewhere hand it to a propagator:
    * `propagation.extract(context.active(), ctx.traceContext)`. */
   get traceContext() {
     return this.#native.traceContext ?? null;

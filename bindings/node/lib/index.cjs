@@ -12,6 +12,41 @@ function configureTelemetry(options) {
   native.configureTelemetry(options ?? undefined);
 }
 
+/** The handler `onLog` routes to now (its remover only removes that one). */
+let currentLog = null;
+
+/** Route mcpcore's own log events (core's, from every server and client of this process) at
+ * `level` or more severe to `handler({ level, target, message })` on this thread; replaces an
+ * earlier handler; returns a function that removes it. See index.d.ts. */
+function onLog(handler, opts) {
+  if (handler !== null && typeof handler !== 'function') {
+    throw new TypeError('onLog(handler, {level}): handler must be a function or null');
+  }
+  const level = opts?.level ?? 'info';
+  if (typeof level !== 'string') throw new TypeError('onLog(handler, {level}): level must be a string');
+  let warned = false;
+  const route =
+    handler === null
+      ? null
+      : (lvl, target, message) => {
+          try {
+            handler({ level: lvl, target, message });
+          } catch (e) {
+            // Thrown on a native callback it would end the process: reported once instead.
+            if (!warned) process.emitWarning(`mcpcore: the onLog handler threw: ${e}`);
+            warned = true;
+          }
+        };
+  native.routeLogs(route, level);
+  currentLog = route;
+  return () => {
+    if (currentLog === route && route !== null) {
+      native.routeLogs(null, 'off');
+      currentLog = null;
+    }
+  };
+}
+
 /** Export every finished span and the metrics now. */
 function flushTelemetry(timeoutMs) {
   return native.flushTelemetry(timeoutMs ?? undefined);
@@ -38,4 +73,5 @@ module.exports = {
   McpcoreError,
   configureTelemetry,
   flushTelemetry,
+  onLog,
 };

@@ -657,5 +657,20 @@ export declare class Client {
 /** Install core's telemetry for this process (once): `{ otlp: {...} }` exports spans and
  * metrics over OTLP/HTTP to the collector the `OTEL_*` environment names. */
 export declare function configureTelemetry(options?: { otlp?: JsonObject; level?: 'error' | 'warn' | 'info' | 'debug' | 'trace' }): void;
+/** A log event of mcpcore's own (core's), as `onLog` hands it over. */
+export interface LogRecord {
+  level: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Where it comes from: `mcpcore::transport::http`, `mcpcore::server`, … */
+  target: string;
+  /** The message, then the event's fields as `key=value`. Never a token, secret or argument. */
+  message: string;
+}
+/** Route mcpcore's log events (from every server and client of this process) at `level`
+ * (default `"info"`) or more severe to `handler`, called on the JavaScript thread; replaces an
+ * earlier handler (`null` removes it). Returns a function that removes this handler. */
+export declare function onLog(
+  handler: ((record: LogRecord) => void) | null,
+  options?: { level?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace' },
+): () => void;
 /** Export every finished span and the metrics now; false when nothing exports. */
 export declare function flushTelemetry(timeoutMs?: number): Promise<boolean>;

@@ -22,5 +22,6 @@ export const {
   McpcoreError,
   configureTelemetry,
   flushTelemetry,
+  onLog,
 } = m;
 export default m;

@@ -46,6 +46,28 @@ function isThenable(v) {
  * never reject. A returned `InputRequired` (`ctx.inputRequired(...)`) is core's
  * `input_required` outcome; `validator` (a tool's Standard Schema) checks the arguments first
  * and hands `fn` its parsed value. */
+/** The OpenTelemetry API's global registry (version 1), where an SDK registers its context
+ * manager: present when the host uses OpenTelemetry. */
+const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+/** `@opentelemetry/api` once looked up (null: not installed). */
+let otelApi;
+
+/** Run `f` in the server span's context when the host uses OpenTelemetry (a context manager is
+ * registered), so the handler's own spans nest under the server's; else just run it. */
+function inServerSpan(ctx, f) {
+  if (globalThis[OTEL_GLOBAL]?.context === undefined) return f();
+  if (otelApi === undefined) {
+    try {
+      otelApi = require('@opentelemetry/api');
+    } catch {
+      otelApi = null;
+    }
+  }
+  if (otelApi === null) return f();
+  const parent = otelApi.propagation.extract(otelApi.context.active(), ctx.traceContext ?? {});
+  return otelApi.context.with(parent, f);
+}
+
 function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
   const settle = (v) => {
@@ -54,7 +76,7 @@ function wrap(fn, shape, validator = null) {
     return shape === gateReply ? gateReply() : plain(v);
   };
   const run = (args, ctx, nativeCtx) => {
-    const v = fn(args, ctx);
+    const v = inServerSpan(ctx, () => fn(args, ctx));
     if (!isThenable(v)) return settle(v);
     return Promise.resolve(v)
       .then((r) => settle(r))

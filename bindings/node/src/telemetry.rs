@@ -3,6 +3,7 @@
 //! (`mcpcore::telemetry`).
 
 use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -28,4 +29,39 @@ pub async fn flush_telemetry(timeout_ms: Option<u32>) -> bool {
     tokio::task::spawn_blocking(move || mcpcore::telemetry::flush(t))
         .await
         .unwrap_or(false)
+}
+
+/// The JavaScript log handler, called on the JavaScript thread with `(level, target, message)`;
+/// weak, so it never keeps the process alive.
+pub type LogFn = ThreadsafeFunction<
+    FnArgs<(String, String, String)>,
+    (),
+    FnArgs<(String, String, String)>,
+    Status,
+    false,
+    true,
+>;
+
+/// Route core's log events at `level` (`off`, `error`, `warn`, `info`, `debug`, `trace`) or
+/// more severe to `handler` (replacing any earlier one); no handler stops the route.
+#[cfg_attr(test, allow(dead_code))]
+#[napi(
+    ts_args_type = "handler: ((level: string, target: string, message: string) => void) | null, level: string"
+)]
+pub fn route_logs(handler: Option<LogFn>, level: String) -> Result<()> {
+    let filter = mcpcore::telemetry::parse_level_filter(&level)
+        .map_err(|e| Error::new(Status::InvalidArg, e))?;
+    let sink = handler.map(|f| {
+        let sink: mcpcore::telemetry::LogSink =
+            std::sync::Arc::new(move |r: &mcpcore::telemetry::LogRecord<'_>| {
+                let args = (
+                    r.level.as_str().to_ascii_lowercase(),
+                    r.target.to_owned(),
+                    r.message.to_owned(),
+                );
+                f.call(FnArgs::from(args), ThreadsafeFunctionCallMode::NonBlocking);
+            });
+        sink
+    });
+    mcpcore::telemetry::route_logs(sink, filter).map_err(|e| Error::new(Status::GenericFailure, e))
 }

@@ -25,6 +25,8 @@ import {
   configureTelemetry,
   flushTelemetry,
   image,
+  onLog,
+  type LogRecord,
 } from 'mcpcore';
 
 export async function serve(): Promise<HttpHandle> {
@@ -196,6 +198,12 @@ export async function telemetry(): Promise<boolean> {
     return tp ?? '';
   });
   const text: string = server.metrics();
+  const records: LogRecord[] = [];
+  const remove: () => void = onLog((r) => records.push(r), { level: 'debug' });
+  // @ts-expect-error level is one of the tracing levels or "off"
+  onLog(() => {}, { level: 'loud' });
+  onLog(null);
+  remove();
   return text.length > 0 && (await flushTelemetry(1000));
 }
 

@@ -1,13 +1,14 @@
 // Telemetry through the Node door: server.metrics() and the listener's metricsPath after a
 // scripted workload (real HTTP on 127.0.0.1), ctx.traceContext continuing the caller's W3C
 // trace, and — in a child process, since core's telemetry installs once per process —
-// configureTelemetry/flushTelemetry delivering spans to an OTLP/HTTP receiver.
+// configureTelemetry/flushTelemetry delivering spans to an OTLP/HTTP receiver; core's log events
+// through onLog at the level asked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { Client, Server } from '../lib/index.js';
+import { Client, Server, onLog } from '../lib/index.js';
 
 const OBJ = { type: 'object' };
 const TP = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -76,4 +77,52 @@ test('configureTelemetry exports spans over OTLP/HTTP (child process)', async ()
   const [code] = await once(child, 'exit');
   assert.equal(code, 0, out);
   assert.match(out, /^ok/m);
+});
+
+const NOTE = 'notifications/mcpcore-test-note';
+
+/** POST a 2026-07-28 notification nobody handles: core logs it at DEBUG. */
+async function note(url) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': NOTE,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', method: NOTE, params: { _meta: {} } }),
+  });
+  assert.equal(r.status, 202);
+}
+
+test('onLog: core\'s log events at the level asked, on this thread; the remover stops them', async (t) => {
+  const s = server(false);
+  const h = await s.listenHttp({ port: 0 });
+  t.after(() => h.close());
+  const seen = [];
+  const notes = () => seen.filter((r) => r.message.includes(`method=${NOTE}`));
+  const until = async (n) => {
+    for (let i = 0; i < 200 && notes().length < n; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(notes().length >= n, JSON.stringify(seen));
+  };
+  let remove = onLog((r) => seen.push(r), { level: 'info' });
+  await note(h.url); // DEBUG: not at "info"
+  remove = onLog((r) => seen.push(r), { level: 'debug' });
+  await note(h.url);
+  await until(1);
+  const [rec] = notes();
+  assert.equal(rec.level, 'debug');
+  assert.match(rec.target, /^mcpcore::transport::http/);
+  assert.match(rec.message, /^ignoring a modern notification/);
+  remove();
+  await note(h.url);
+  onLog((r) => seen.push(r), { level: 'trace' });
+  await note(h.url);
+  await until(2);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(notes().length, 2, 'a record came after the remover ran, or at "info"');
+  assert.throws(() => onLog((r) => r, { level: 'verbose' }), /level must be/);
+  assert.throws(() => onLog(42), TypeError);
+  onLog(null);
 });

@@ -1,7 +1,7 @@
 """Run by test_telemetry.py in a process of its own (core's telemetry installs once per process):
 an OTLP/HTTP receiver on 127.0.0.1 decodes what core exports with the official
-``opentelemetry-proto`` definitions; a Python tool starts its own OpenTelemetry SDK span under
-the server span (``ctx.trace_context`` through the W3C propagator). Checks: client and server
+``opentelemetry-proto`` definitions; Python tools (a ``def`` and an ``async def``) start their own
+OpenTelemetry SDK spans, with no propagation code, and they nest under the server spans. Checks: client and server
 spans of ``tools/call nested`` in one trace, the server span's attributes, the handler's span a
 child of the exported server span, and the metrics export. Prints ``ok``."""
 
@@ -18,7 +18,6 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 import mcpcore
 from mcpcore import Client, Context, Server
@@ -67,17 +66,26 @@ async def main() -> None:
 
     server = Server("otlp-py", "1.0", options={"metrics": True})
 
+    # No propagation code in the handlers: with OpenTelemetry imported, a handler runs in the
+    # server span's context, so the spans it starts nest under it.
     @server.tool()
     def nested(ctx: Context) -> str:
-        """Start an OpenTelemetry span under the server's."""
-        parent = TraceContextTextMapPropagator().extract(ctx.trace_context)
-        with tracer.start_as_current_span("handler-work", context=parent):
+        """Start an OpenTelemetry span under the server's (a plain def, on a worker thread)."""
+        with tracer.start_as_current_span("handler-work"):
             pass
+        return ctx.trace_context["traceparent"]
+
+    @server.tool()
+    async def nested_async(ctx: Context) -> str:
+        """The same from an async def, on the serving loop."""
+        with tracer.start_as_current_span("handler-work-async"):
+            await asyncio.sleep(0)
         return ctx.trace_context["traceparent"]
 
     async with server.serve_http() as h:
         async with Client.connect_http(h.url, mode="modern") as c:
             seen = (await c.call_tool("nested", {}))["content"][0]["text"]
+            seen_async = (await c.call_tool("nested_async", {}))["content"][0]["text"]
         assert await asyncio.to_thread(mcpcore.flush_telemetry, 10.0)
         metrics_text = server.metrics()
 
@@ -109,10 +117,16 @@ async def main() -> None:
     assert http_span.name == "POST" and http_span.parent_span_id == cli.span_id
     # The handler's context is the exported server span's, and its own span nests under it.
     assert seen == f"00-{srv.trace_id.hex()}-{srv.span_id.hex()}-01", (seen, srv)
-    (work,) = sdk.get_finished_spans()
-    assert work.parent is not None
-    assert work.parent.span_id == int.from_bytes(srv.span_id, "big")
-    assert work.context.trace_id == int.from_bytes(srv.trace_id, "big")
+    work = {w.name: w for w in sdk.get_finished_spans()}
+    assert set(work) == {"handler-work", "handler-work-async"}, work
+    srv_async = next(
+        s for s in spans if s.name == "tools/call nested_async" and s.kind == s.SPAN_KIND_SERVER
+    )
+    assert seen_async == f"00-{srv_async.trace_id.hex()}-{srv_async.span_id.hex()}-01"
+    for w, parent in ((work["handler-work"], srv), (work["handler-work-async"], srv_async)):
+        assert w.parent is not None, w
+        assert w.parent.span_id == int.from_bytes(parent.span_id, "big"), (w, parent)
+        assert w.context.trace_id == int.from_bytes(parent.trace_id, "big")
 
     points = [
         (m.name, dp)

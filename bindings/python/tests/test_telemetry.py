@@ -3,19 +3,25 @@ listener's ``metricsPath``) parsed by ``prometheus_client``'s parser after a scr
 workload; ``ctx.trace_context`` continuing the caller's W3C trace; and, in a process of its
 own (``otlp_scenario.py``: telemetry is installed once per process), spans exported over OTLP
 decoded with the official ``opentelemetry-proto`` definitions, a Python handler's own
-OpenTelemetry span nesting under the server's span."""
+OpenTelemetry span nesting under the server's span; core's log events on the ``mcpcore``
+logger at the level ``set_log_level`` sets."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 import os
 import subprocess
 import sys
 import urllib.request
-from typing import Dict, Optional
+from typing import Dict, List, Optional
+
+import pytest
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from mcpcore import Client, Context, Server
+from mcpcore import Client, Context, Server, set_log_level
 
 TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
@@ -120,3 +126,73 @@ def test_spans_export_over_otlp_and_a_handlers_span_nests_under_the_servers():
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ok" in done.stdout
+
+
+NOTE = "notifications/mcpcore-test-note"
+
+
+def _note(url: str) -> None:
+    """POST a 2026-07-28 notification nobody handles: core logs it at DEBUG."""
+    body = json.dumps({"jsonrpc": "2.0", "method": NOTE, "params": {"_meta": {}}}).encode()
+    req = urllib.request.Request(url, data=body, method="POST")
+    for k, v in {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": NOTE,
+    }.items():
+        req.add_header(k, v)
+    assert urllib.request.urlopen(req).status == 202
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=1)
+        self.records: List[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def notes(self) -> List[logging.LogRecord]:
+        return [r for r in self.records if f"method={NOTE}" in r.getMessage()]
+
+
+async def _wait_notes(h: _Records, n: int) -> None:
+    for _ in range(200):
+        if len(h.notes()) >= n:
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"no DEBUG record of the notification: {h.records}")
+
+
+async def test_core_log_events_reach_the_mcpcore_logger_at_the_level_set():
+    """Core's events arrive on logger ``mcpcore`` (children named after core's modules) at the
+    level ``set_log_level`` asks; warnings by default; "off" stops them."""
+    handler = _Records()
+    root = logging.getLogger("mcpcore")
+    root.addHandler(handler)
+    old = root.level
+    root.setLevel(1)
+    try:
+        async with make_server(metrics=False).serve_http() as handle:
+            _note(handle.url)  # the default route is "warn": no DEBUG record
+            set_log_level("debug")
+            _note(handle.url)
+            await _wait_notes(handler, 1)
+            rec = handler.notes()[0]
+            assert rec.levelno == logging.DEBUG
+            assert rec.name.startswith("mcpcore.transport.http"), rec.name
+            assert rec.getMessage().startswith("ignoring a modern notification")
+            set_log_level("off")
+            _note(handle.url)
+            set_log_level("trace")
+            _note(handle.url)
+            await _wait_notes(handler, 2)
+            await asyncio.sleep(0.2)
+            assert len(handler.notes()) == 2, "a record came while the route was off"
+        with pytest.raises(ValueError, match="level must be"):
+            set_log_level("verbose")
+    finally:
+        set_log_level("warn")
+        root.removeHandler(handler)
+        root.setLevel(old)

@@ -36,6 +36,17 @@ fn flag(caps: &Value, cap: &str, f: &str) -> bool {
 }
 
 impl Server {
+    /// The span of a `subscriptions/listen` stream served over `transport` (it lasts as long as
+    /// the stream; `Span::none()` when no subscriber wants it).
+    pub(crate) fn listen_span(
+        id: &Id,
+        params: Option<&Map<String, Value>>,
+        transport: &'static str,
+    ) -> tracing::Span {
+        crate::telemetry::span::server_request("subscriptions/listen", id, params, transport, None)
+            .map_or_else(tracing::Span::none, |(s, _)| s)
+    }
+
     /// Open a `subscriptions/listen` subscription: the envelope is validated like any modern
     /// request's (§0.7 step 4: -32602 / -32022), then the filter is read and reduced to what this
     /// server honours (SUB-01, SUB-06).

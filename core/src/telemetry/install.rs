@@ -1,11 +1,17 @@
-//! One call that sets up telemetry for a process: the bindings and the C ABI call it with the
-//! options JSON (`{"otlp": {…}, "level": "info"}`); a Rust program with a subscriber of its own
-//! adds [`super::OtlpLayer`] to it instead.
+//! The process's telemetry for the foreign doors: one `tracing` subscriber, installed on first
+//! use, that exports spans over OTLP once [`install`] configured it (the bindings and the C ABI
+//! call it with the options JSON, `{"otlp": {…}, "level": "info"}`) and hands log events to the
+//! route [`super::route_logs`] sets. A Rust program with a subscriber of its own adds
+//! [`super::OtlpLayer`] to it instead.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
-use tracing_subscriber::layer::SubscriberExt;
+use tracing::level_filters::LevelFilter;
+use tracing::span;
+use tracing::subscriber::Interest;
+use tracing_subscriber::layer::{Context, SubscriberExt};
 
+use super::log::Route;
 use super::otlp::{ExportHandle, OtlpLayer, OtlpOptions};
 
 /// Process-wide telemetry settings (JSON: camelCase; see [`crate::options`]).
@@ -44,30 +50,134 @@ fn parse_level(l: &str) -> Result<tracing::Level, crate::options::OptionsError> 
     })
 }
 
-static EXPORT: OnceLock<Option<Arc<ExportHandle>>> = OnceLock::new();
+/// The process's one telemetry layer: OTLP export (configured once, by [`install`]) and the
+/// log route (set and changed by [`super::route_logs`]).
+pub(crate) struct Process {
+    otlp: OnceLock<(OtlpLayer, LevelFilter, Arc<ExportHandle>)>,
+    route: RwLock<Option<Route>>,
+}
 
-/// Install the process's `tracing` subscriber with mcpcore's telemetry (once per process).
+static PROCESS: OnceLock<Result<Arc<Process>, String>> = OnceLock::new();
+
+/// The process layer, installed as the global `tracing` subscriber on first use.
+pub(crate) fn process() -> Result<&'static Process, String> {
+    PROCESS
+        .get_or_init(|| {
+            let p = Arc::new(Process {
+                otlp: OnceLock::new(),
+                route: RwLock::new(None),
+            });
+            let subscriber = tracing_subscriber::registry().with(ProcessLayer(p.clone()));
+            tracing::subscriber::set_global_default(subscriber).map_err(|_| {
+                "a tracing subscriber is already installed in this process".to_owned()
+            })?;
+            Ok(p)
+        })
+        .as_ref()
+        .map(|p| &**p)
+        .map_err(Clone::clone)
+}
+
+impl Process {
+    pub(crate) fn set_route(&self, route: Option<Route>) {
+        *self.route.write().unwrap_or_else(PoisonError::into_inner) = route;
+        // Callsites cached `never`/`always` under the old route.
+        tracing::callsite::rebuild_interest_cache();
+    }
+
+    fn route(&self) -> Option<Route> {
+        self.route
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// mcpcore's spans while spans are exported (at their level); its events while a log
+    /// route takes them (at its level). Nothing else: a callsite nobody wants costs nothing.
+    fn wants(&self, m: &tracing::Metadata<'_>) -> bool {
+        if !m.target().starts_with("mcpcore") {
+            return false;
+        }
+        if m.is_span() {
+            self.otlp
+                .get()
+                .is_some_and(|(_, level, _)| m.level() <= level)
+        } else {
+            self.route().is_some_and(|r| m.level() <= &r.level)
+        }
+    }
+}
+
+struct ProcessLayer(Arc<Process>);
+
+impl<S> tracing_subscriber::Layer<S> for ProcessLayer
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn register_callsite(&self, m: &'static tracing::Metadata<'static>) -> Interest {
+        if self.0.wants(m) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
+    }
+    fn enabled(&self, m: &tracing::Metadata<'_>, _: Context<'_, S>) -> bool {
+        self.0.wants(m)
+    }
+    fn on_new_span(&self, a: &span::Attributes<'_>, id: &span::Id, ctx: Context<'_, S>) {
+        if let Some((l, _, _)) = self.0.otlp.get() {
+            l.on_new_span(a, id, ctx);
+        }
+    }
+    fn on_record(&self, id: &span::Id, r: &span::Record<'_>, ctx: Context<'_, S>) {
+        if let Some((l, _, _)) = self.0.otlp.get() {
+            l.on_record(id, r, ctx);
+        }
+    }
+    fn on_close(&self, id: span::Id, ctx: Context<'_, S>) {
+        if let Some((l, _, _)) = self.0.otlp.get() {
+            l.on_close(id, ctx);
+        }
+    }
+    fn on_event(&self, e: &tracing::Event<'_>, _: Context<'_, S>) {
+        if e.metadata().is_event() {
+            if let Some(r) = self.0.route() {
+                super::log::deliver(&r, e);
+            }
+        }
+    }
+}
+
+static CONFIGURED: OnceLock<()> = OnceLock::new();
+
+/// Configure the process's telemetry (once per process): export mcpcore's spans, at `level`,
+/// and the metrics of servers with `metrics` on, over OTLP when `otlp` is set.
 ///
 /// # Errors
-/// A bad option (the message names it), or a subscriber already installed (by an earlier
-/// call or by the program).
+/// A bad option (the message names it), a second call, or a `tracing` subscriber not
+/// installed by mcpcore already owning the process.
 pub fn install(opts: &TelemetryOptions) -> Result<(), String> {
     let level = parse_level(&opts.level).map_err(|e| e.to_string())?;
+    // Built first: a refused option leaves the process unconfigured.
     let layer = opts.otlp.as_ref().map(OtlpLayer::new).transpose()?;
-    let handle = layer.as_ref().map(OtlpLayer::handle);
-    let filter = tracing_subscriber::filter::Targets::new().with_target("mcpcore", level);
-    let subscriber = tracing_subscriber::registry().with(layer).with(filter);
-    tracing::subscriber::set_global_default(subscriber)
-        .map_err(|_| "a tracing subscriber is already installed in this process".to_owned())?;
-    let _ = EXPORT.set(handle);
+    let p = process()?;
+    CONFIGURED
+        .set(())
+        .map_err(|()| "telemetry is already configured in this process".to_owned())?;
+    if let Some(layer) = layer {
+        let handle = layer.handle();
+        let _ = p.otlp.set((layer, LevelFilter::from_level(level), handle));
+        tracing::callsite::rebuild_interest_cache();
+    }
     Ok(())
 }
 
 /// Export every finished span now; waits at most `timeout`. `false` when nothing is exported
 /// (no [`install`] with `otlp`) or the deadline passed.
 pub fn flush(timeout: Duration) -> bool {
-    EXPORT
+    PROCESS
         .get()
-        .and_then(Option::as_ref)
-        .is_some_and(|h| h.flush(timeout))
+        .and_then(|p| p.as_ref().ok())
+        .and_then(|p| p.otlp.get())
+        .is_some_and(|(_, _, h)| h.flush(timeout))
 }

@@ -16,9 +16,13 @@ mod trace;
 
 #[cfg(feature = "otlp")]
 mod install;
+#[cfg(feature = "otlp")]
+mod log;
 
 #[cfg(feature = "otlp")]
 pub use install::{flush, install, TelemetryOptions};
+#[cfg(feature = "otlp")]
+pub use log::{parse_level_filter, route_logs, LogRecord, LogSink};
 #[cfg(feature = "otlp")]
 pub use otlp::{ExportHandle, OtlpLayer, OtlpOptions};
 

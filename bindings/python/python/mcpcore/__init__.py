@@ -21,11 +21,18 @@ from .results import Audio, Image, InputRequiredResult, Media, Sent, ToolResult
 from .registration import Registration
 from .server import APP_MIME_TYPE, AsgiApp, Context, HttpHandle, Server
 from .tasks import Task
-from .telemetry import configure_telemetry, flush_telemetry
+from .telemetry import configure_telemetry, flush_telemetry, set_log_level
 
 # Before the interpreter finalizes, stop the runtime's threads from entering it (a thread that
 # enters a finalizing interpreter is killed by CPython, which crashes the process).
 _atexit.register(_native.shutdown)
+
+# Core's warnings and errors reach `logging` (logger "mcpcore") from the start; a process whose
+# tracing is owned by something else keeps working without them.
+try:
+    set_log_level("warn")
+except ValueError:  # pragma: no cover - another tracing subscriber owns the process
+    pass
 
 __all__ = [
     "Server",
@@ -55,4 +62,5 @@ __all__ = [
     "sync",
     "configure_telemetry",
     "flush_telemetry",
+    "set_log_level",
 ]

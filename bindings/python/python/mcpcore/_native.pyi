@@ -18,6 +18,7 @@ __all__ = [
     "metrics_text",
     "configure_telemetry",
     "flush_telemetry",
+    "route_logs",
     "APP_MIME_TYPE",
     "__version__",
 ]
@@ -31,6 +32,7 @@ def check_input_required(
 def metrics_text(servers: List[NativeServer]) -> str: ...
 def configure_telemetry(options: Optional[Dict[str, Any]] = None) -> None: ...
 def flush_telemetry(timeout: float = 5.0) -> bool: ...
+def route_logs(emit: Optional[Callable[[int, str, str], None]], level: str = "warn") -> None: ...
 def shutdown(timeout: float = 2.0) -> None:
     """``atexit``: stop runtime threads from entering the interpreter; wait for those inside."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native
@@ -81,8 +82,10 @@ class Context:
         """The W3C trace context of the server span handling this request,
         ``{"traceparent": ..., "tracestate": ...}`` (``tracestate`` when the caller sent one):
         in the caller's trace when the request carried one (``_meta.traceparent``, or over HTTP
-        the ``traceparent`` header). Hand it to OpenTelemetry to nest your own spans under the
-        server's: ``TraceContextTextMapPropagator().extract(ctx.trace_context)``."""
+        the ``traceparent`` header). When the process uses OpenTelemetry (its API is imported),
+        a handler runs with this context as the current OpenTelemetry context, so its own spans
+        nest under the server's without further code; elsewhere hand it to a propagator:
+        ``TraceContextTextMapPropagator().extract(ctx.trace_context)``."""
         tc: Dict[str, str] = self._native.trace_context
         return tc
 
@@ -209,3 +212,21 @@ class Context:
         answer: Dict[str, Any] = await self.request_client("roots/list", {})
         roots: List[Dict[str, Any]] = answer.get("roots", [])
         return roots
+
+
+def otel_attach(ctx: Context) -> Any:
+    """When the process uses OpenTelemetry (``opentelemetry.context`` is imported), make the
+    server span's context current for the handler about to run (its own spans then nest under
+    the server's); the token for :func:`otel_detach`, or ``None``."""
+    otel = sys.modules.get("opentelemetry.context")
+    if otel is None:
+        return None
+    from opentelemetry import propagate
+
+    return otel.attach(propagate.extract(ctx.trace_context))
+
+
+def otel_detach(token: Any) -> None:
+    """Undo :func:`otel_attach`."""
+    if token is not None:
+        sys.modules["opentelemetry.context"].detach(token)

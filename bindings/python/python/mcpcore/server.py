@@ -25,7 +25,7 @@ from ._schema import (
     param_types,
 )
 from ._schema import output_schema as derived_output
-from .context import Context
+from .context import Context, otel_attach, otel_detach
 from .registration import Dynamic, Registration
 from .errors import InputRequired, McpError, ToolError
 from .results import (
@@ -173,6 +173,7 @@ class _Entry:
     ) -> None:
         """Run an ``async def`` function (on the serving loop); report exactly once."""
         ctx = Context(native_ctx)
+        token = otel_attach(ctx)
         try:
             value = await self.fn(**self._kwargs(ctx, params))
             if isinstance(value, InputRequiredResult):
@@ -185,6 +186,8 @@ class _Entry:
             self._fail(responder, e)
         else:
             self._ok(responder, value)
+        finally:
+            otel_detach(token)
 
     def start_sync(
         self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
@@ -196,6 +199,7 @@ class _Entry:
         self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
     ) -> None:
         ctx = Context(native_ctx)
+        token = otel_attach(ctx)
         try:
             value = self.fn(**self._kwargs(ctx, params))
             if isinstance(value, InputRequiredResult):
@@ -205,6 +209,8 @@ class _Entry:
             self._fail(responder, e)
         else:
             self._ok(responder, value)
+        finally:
+            otel_detach(token)
 
     def _fail(self, responder: _native.Responder, e: BaseException) -> None:
         if isinstance(e, _InvalidArguments) and self.kind == "tool":

@@ -1,10 +1,27 @@
 """Process-wide telemetry: core's spans (by the OpenTelemetry MCP semantic conventions) and the
-metrics of servers with ``metrics`` on, exported over OTLP/HTTP (protobuf). Core records and
-exports everything; these functions only pass it the options."""
+metrics of servers with ``metrics`` on, exported over OTLP/HTTP (protobuf), and core's own log
+events in Python's :mod:`logging` (logger ``mcpcore`` and its children, named after core's
+modules: ``mcpcore.transport.http``, …). Core records and exports everything; these functions
+only pass it the options."""
 
+import logging
 from typing import Any, Dict, Optional
 
 from . import _native
+
+
+def _emit(levelno: int, target: str, message: str) -> None:
+    """Log one of core's events through :mod:`logging` (on core's log thread)."""
+    logging.getLogger(target.replace("::", ".")).log(levelno, message)
+
+
+def set_log_level(level: str) -> None:
+    """How much of core's own logging reaches :mod:`logging`: ``"off"``, ``"error"``,
+    ``"warn"`` (the default from import), ``"info"``, ``"debug"`` or ``"trace"`` (logged at
+    level 5). Records arrive on logger ``mcpcore`` and its children, whose own levels and
+    handlers then apply as usual. No level ever carries a token, a secret or a tool argument.
+    Raises ``ValueError`` for another name."""
+    _native.route_logs(None if level == "off" else _emit, level)
 
 
 def configure_telemetry(options: Optional[Dict[str, Any]] = None) -> None:

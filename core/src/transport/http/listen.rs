@@ -109,9 +109,15 @@ pub(crate) async fn open(
             &crate::backplane::unavailable(),
         ));
     }
+    // One span for the whole stream (it ends when the stream does), under the HTTP span.
+    let span = crate::Server::listen_span(&id, params, "tcp");
     let listen = match shared.server.open_listen(id.clone(), params) {
         Ok(l) => l,
-        Err(e) => return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e),
+        Err(e) => {
+            let code = e.code;
+            crate::telemetry::span::finish(&span, Some(&code.to_string()), Some(code));
+            return body::rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
+        }
     };
     let (tx, rx) = mpsc::channel(LISTEN_QUEUE);
     let _ = tx.try_send(sse::event(None, &listen.acknowledgement()));
@@ -131,17 +137,17 @@ pub(crate) async fn open(
             &ErrorObject::new(codes::INTERNAL_ERROR, "Too many listen streams"),
         );
     }
-    spawn_stream(shared, sub);
+    spawn_stream(shared, sub, span);
     body::sse(rx)
 }
 
 /// Keep the stream alive until the client closes it, or send the result on shutdown (SUB-05);
 /// then free its slot.
-fn spawn_stream(shared: &Arc<Shared>, sub: Arc<Sub>) {
+fn spawn_stream(shared: &Arc<Shared>, sub: Arc<Sub>, span: tracing::Span) {
     let hub: Weak<Hub> = Arc::downgrade(&shared.listens);
     let keepalive = shared.opts.keepalive;
     let stopping = shared.stopping.clone();
-    shared.tracker.spawn(async move {
+    let stream = async move {
         let tx = &sub.tx;
         loop {
             let tick = async {
@@ -173,5 +179,8 @@ fn spawn_stream(shared: &Arc<Shared>, sub: Arc<Sub>) {
         if let Some(h) = hub.upgrade() {
             h.remove(&sub);
         }
-    });
+    };
+    shared
+        .tracker
+        .spawn(tracing::Instrument::instrument(stream, span));
 }
