@@ -3235,6 +3235,24 @@ void mcp_string_free(char *s);
 mcp_status_t mcp_server_metrics_text(const mcp_server_t *server, char **text_out, mcp_error_t **error_out);
 
 /**
+ * The client's metrics as a Prometheus text exposition (format 0.0.4): the OpenTelemetry MCP
+ * conventions' `mcp.client.operation.duration` by method, target and `error_type`, the
+ * requests sent, in-flight requests, and `mcp.client.session.duration` once closed. Recorded
+ * only when the client option `metrics` is true.
+ *
+ * @param client     the client.
+ * @param text_out   receives the text, owned by the caller.
+ * @param error_out  optional detailed error.
+ *
+ * **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+ *
+ * **Thread safety**: any thread, including inside callbacks.
+ *
+ * **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+ */
+mcp_status_t mcp_client_metrics_text(const mcp_client_t *client, char **text_out, mcp_error_t **error_out);
+
+/**
  * Install core's telemetry for this process (once): export mcpcore's spans, and the metrics
  * of servers with `metrics` on, over OTLP/HTTP (protobuf).
  *

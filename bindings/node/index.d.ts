@@ -16,6 +16,8 @@ export declare class NativeClient {
    * with `stderr: "capture"`, else null.
    */
   capturedStderr(): string | null
+  /** This client's metrics as Prometheus text (core's; recorded with `{ metrics: true }`). */
+  metrics(): string
   /** `"legacy"` or `"modern"` (null before negotiation). */
   get era(): string | null
   /**

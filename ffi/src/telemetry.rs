@@ -5,6 +5,7 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
+use crate::client::mcp_client_t;
 use crate::error::{mcp_error_t, FfiError};
 use crate::guard::status_guard;
 use crate::handle;
@@ -37,14 +38,51 @@ pub extern "C" fn mcp_server_metrics_text(
     status_guard(error_out, || {
         // SAFETY: server is NULL or live (contract).
         let s = unsafe { handle::borrow(server, "server") }?;
-        handle::require_out(text_out, "text_out")?;
-        // The exposition is ASCII names, numbers and escaped label values: no NUL byte.
-        let text = std::ffi::CString::new(s.inner.server.metrics_text())
-            .map_err(|_| FfiError::new(mcp_status_t::Protocol, "metrics text contains NUL"))?;
-        // SAFETY: text_out is non-NULL (checked) and writable.
-        unsafe { text_out.write(text.into_raw()) };
-        Ok(())
+        // SAFETY: forwarded contract.
+        unsafe { write_text(text_out, s.inner.server.metrics_text()) }
     })
+}
+
+/// The client's metrics as a Prometheus text exposition (format 0.0.4): the OpenTelemetry MCP
+/// conventions' `mcp.client.operation.duration` by method, target and `error_type`, the
+/// requests sent, in-flight requests, and `mcp.client.session.duration` once closed. Recorded
+/// only when the client option `metrics` is true.
+///
+/// @param client     the client.
+/// @param text_out   receives the text, owned by the caller.
+/// @param error_out  optional detailed error.
+///
+/// **Ownership**: borrows `client`; free the string with `mcp_string_free`.
+///
+/// **Thread safety**: any thread, including inside callbacks.
+///
+/// **Errors**: `MCP_STATUS_NULL_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn mcp_client_metrics_text(
+    client: *const mcp_client_t,
+    text_out: *mut *mut c_char,
+    error_out: *mut *mut mcp_error_t,
+) -> mcp_status_t {
+    status_guard(error_out, || {
+        // SAFETY: client is NULL or live (contract).
+        let c = unsafe { handle::borrow(client, "client") }?;
+        // SAFETY: forwarded contract.
+        unsafe { write_text(text_out, c.client.metrics_text()) }
+    })
+}
+
+/// Hand `text` to the caller through `out`.
+///
+/// # Safety
+/// `out` is NULL or writable.
+unsafe fn write_text(out: *mut *mut c_char, text: String) -> Result<(), FfiError> {
+    handle::require_out(out, "text_out")?;
+    // The exposition is ASCII names, numbers and escaped label values: no NUL byte.
+    let text = std::ffi::CString::new(text)
+        .map_err(|_| FfiError::new(mcp_status_t::Protocol, "metrics text contains NUL"))?;
+    // SAFETY: out is non-NULL (checked) and writable (contract).
+    unsafe { out.write(text.into_raw()) };
+    Ok(())
 }
 
 /// Install core's telemetry for this process (once): export mcpcore's spans, and the metrics

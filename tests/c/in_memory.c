@@ -1,7 +1,7 @@
 /*
  * The in-memory C client: mcp_client_connect_in_memory on a C server of the same process, in
- * legacy, modern and auto mode (a unit test of a server needs no process and no socket), plus
- * its refusals. Prints one line per mode and `in_memory: ok`.
+ * legacy, modern and auto mode (a unit test of a server needs no process and no socket), the
+ * client's metrics text, plus its refusals. Prints one line per mode and `in_memory: ok`.
  */
 #include "mcpcore.h"
 
@@ -41,6 +41,8 @@ static void round_trip(mcp_runtime_t *rt, mcp_server_t *server, int32_t mode, co
   mcp_client_builder_t *b = NULL;
   CHECK(mcp_client_builder_new("c-test", 6, "1", 1, &b, NULL) == MCP_STATUS_OK);
   CHECK(mcp_client_builder_mode(b, mode, NULL) == MCP_STATUS_OK);
+  const char *opts = "{\"metrics\":true}";
+  CHECK(mcp_client_builder_options_json(b, opts, strlen(opts), NULL) == MCP_STATUS_OK);
   mcp_client_t *c = NULL;
   mcp_status_t s = mcp_client_connect_in_memory(rt, b, server, &c, &err);
   if (s != MCP_STATUS_OK) {
@@ -61,6 +63,15 @@ static void round_trip(mcp_runtime_t *rt, mcp_server_t *server, int32_t mode, co
   const char *text = result ? strstr(result, expected) : NULL;
   printf("%s: %s modern=%d %s\n", label, version ? version : "?", mcp_client_is_modern(c) ? 1 : 0,
          text ? expected : "(no answer)");
+  /* The client's own metrics (the conventions' mcp.client.operation.duration, requests sent). */
+  char *metrics = NULL;
+  CHECK(mcp_client_metrics_text(c, &metrics, NULL) == MCP_STATUS_OK);
+  CHECK(metrics != NULL &&
+        strstr(metrics, "mcpcore_client_requests_total{mcp_method_name=\"tools/call\",gen_ai_tool_name=\"echo\"} 1") != NULL);
+  CHECK(metrics != NULL && strstr(metrics, "mcp_client_operation_duration_seconds_count") != NULL);
+  mcp_string_free(metrics);
+  CHECK(mcp_client_metrics_text(NULL, &metrics, NULL) == MCP_STATUS_NULL_ARGUMENT);
+  CHECK(mcp_client_metrics_text(c, NULL, NULL) == MCP_STATUS_NULL_ARGUMENT);
   mcp_string_free(result);
   mcp_string_free(version);
   mcp_error_free(err);

@@ -437,3 +437,88 @@ async fn the_metrics_path_counts_a_scripted_workload() {
     );
     c.close().await;
 }
+
+/// The client side of the conventions: `mcp.client.operation.duration` and the requests sent by
+/// method, target and outcome, in-flight, and `mcp.client.session.duration` once the client
+/// closed — over HTTP ("tcp") and in process ("pipe"); nothing without `metrics`.
+#[tokio::test]
+async fn a_client_records_what_it_sent() {
+    let l = listen(server(false), HttpOptions::default()).await;
+    let url = format!("http://{}/mcp", l.local_addr());
+    let mut o = mcpcore::client::ClientOptions::default();
+    o.metrics = true;
+    let http = Client::builder()
+        .options(o.clone())
+        .mode(ConnectMode::Modern)
+        .connect_http(&url, HttpClientOptions::default())
+        .await
+        .expect("connect");
+    let piped = Client::builder()
+        .options(o)
+        .connect_in_memory(&server(false))
+        .await
+        .expect("connect");
+    for c in [&http, &piped] {
+        for _ in 0..2 {
+            c.call_tool("echo", json!({"text": "x"}))
+                .await
+                .expect("echo");
+        }
+        let _ = c.call_tool("absent", json!({})).await;
+        c.call_tool("fails", json!({})).await.expect("a tool error");
+    }
+    let dur = "mcp_client_operation_duration_seconds_count";
+    let req = "mcpcore_client_requests_total";
+    let echo = [
+        ("mcp_method_name", "tools/call"),
+        ("gen_ai_tool_name", "echo"),
+    ];
+    let absent = [
+        ("mcp_method_name", "tools/call"),
+        ("gen_ai_tool_name", "absent"),
+        ("error_type", "-32602"),
+    ];
+    let fails = [
+        ("mcp_method_name", "tools/call"),
+        ("gen_ai_tool_name", "fails"),
+        ("error_type", "tool_error"),
+    ];
+    let mut closed = Vec::new();
+    for (c, transport) in [(http, "tcp"), (piped, "pipe")] {
+        let text = c.metrics_text();
+        assert_eq!(series(&text, dur, &echo), Some(2.0), "{text}");
+        assert_eq!(series(&text, req, &echo), Some(2.0), "{text}");
+        assert_eq!(series(&text, req, &absent), Some(1.0), "{text}");
+        assert_eq!(series(&text, req, &fails), Some(1.0), "{text}");
+        assert_eq!(
+            series(&text, "mcpcore_client_requests_in_flight", &[]),
+            Some(0.0)
+        );
+        assert!(
+            !text.contains("mcpcore_server_"),
+            "client names only: {text}"
+        );
+        c.close().await;
+        let text = c.metrics_text();
+        let sess = "mcp_client_session_duration_seconds_count";
+        assert_eq!(
+            series(&text, sess, &[("network_transport", transport)]),
+            Some(1.0),
+            "{text}"
+        );
+        closed.push(c);
+    }
+    let quiet = Client::connect_in_memory(&server(false))
+        .await
+        .expect("connect");
+    quiet
+        .call_tool("echo", json!({"text": "x"}))
+        .await
+        .expect("echo");
+    assert_eq!(
+        series(&quiet.metrics_text(), req, &echo),
+        None,
+        "off records nothing"
+    );
+    quiet.close().await;
+}

@@ -72,7 +72,11 @@ async fn spans_reach_an_otlp_receiver_as_one_trace() {
     c.close().await;
     // Kept alive: a server's metrics are exported while it lives.
     let mem_server = server();
-    let mem = Client::connect_in_memory(&mem_server)
+    let mut with_metrics = mcpcore::client::ClientOptions::default();
+    with_metrics.metrics = true;
+    let mem = Client::builder()
+        .options(with_metrics)
+        .connect_in_memory(&mem_server)
         .await
         .expect("connect");
     mem.call_tool("echo", json!({"via": "pipe"}))
@@ -121,18 +125,36 @@ async fn spans_reach_an_otlp_receiver_as_one_trace() {
         assert_ne!(s.trace_id, "0".repeat(32));
     }
 
-    // Metrics, exported on the flush (long before their interval): one echo per server.
+    // Metrics, exported on the flush (long before their interval): the two servers' echoes as
+    // one series (a point's identity is its name and attributes: never reported twice), and
+    // the client's own (the in-process client records; the HTTP one does not).
     let points = rx.metric_points();
-    let echo: Vec<u64> = points
+    let echo = |metric: &str| -> Vec<u64> {
+        points
+            .iter()
+            .filter(|(n, a, _)| {
+                n == metric
+                    && a.get("gen_ai.tool.name").map(String::as_str) == Some("echo")
+                    && a.get("mcp.method.name").map(String::as_str) == Some("tools/call")
+            })
+            .map(|(_, _, count)| *count)
+            .collect()
+    };
+    assert_eq!(
+        echo("mcp.server.operation.duration"),
+        vec![2],
+        "{points:#?}"
+    );
+    assert_eq!(
+        echo("mcp.client.operation.duration"),
+        vec![1],
+        "{points:#?}"
+    );
+    assert!(points
         .iter()
-        .filter(|(n, a, _)| {
-            n == "mcp.server.operation.duration"
-                && a.get("gen_ai.tool.name").map(String::as_str) == Some("echo")
-                && a.get("mcp.method.name").map(String::as_str) == Some("tools/call")
-        })
-        .map(|(_, _, count)| *count)
-        .collect();
-    assert_eq!(echo, vec![1, 1], "{points:#?}");
+        .any(|(n, a, c)| n == "mcp.client.session.duration"
+            && a.get("network.transport").map(String::as_str) == Some("pipe")
+            && *c == 1));
     assert!(points.iter().any(|(n, a, _)| n == "mcpcore.server.refused"
         && a.get("reason").map(String::as_str) == Some("busy")));
     assert!(points

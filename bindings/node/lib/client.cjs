@@ -306,6 +306,14 @@ class Client {
     return this.#native.era;
   }
 
+  /** This client's metrics as a Prometheus text exposition (the conventions'
+   * `mcp.client.operation.duration` by method, target and `error_type`, requests sent,
+   * in-flight, `mcp.client.session.duration` once closed); recorded when connected with
+   * `options: { metrics: true }`. */
+  metrics() {
+    return this.#native.metrics();
+  }
+
   get protocolVersion() {
     return this.#native.protocolVersion;
   }

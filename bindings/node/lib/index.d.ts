@@ -601,6 +601,10 @@ export declare class Client {
   readonly era: 'legacy' | 'modern' | null;
   /** The stdio server's captured standard error (last 64 KiB) with `stderr: 'capture'`, else null. */
   capturedStderr(): string | null;
+  /** This client's metrics as Prometheus text (the conventions' `mcp.client.operation.duration`,
+   * requests sent, in-flight, `mcp.client.session.duration` once closed); recorded when
+   * connected with `options: { metrics: true }`. */
+  metrics(): string;
   readonly protocolVersion: string | null;
   readonly instructions: string | null;
   readonly serverInfo: JsonObject | null;

@@ -266,6 +266,12 @@ impl NativeClient {
         self.client.captured_stderr()
     }
 
+    /// This client's metrics as Prometheus text (core's; recorded with `{ metrics: true }`).
+    #[napi]
+    pub fn metrics(&self) -> String {
+        self.client.metrics_text()
+    }
+
     /// `"legacy"` or `"modern"` (null before negotiation).
     #[napi(getter)]
     pub fn era(&self) -> Option<String> {

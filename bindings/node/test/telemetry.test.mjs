@@ -126,3 +126,21 @@ test('onLog: core\'s log events at the level asked, on this thread; the remover 
   assert.throws(() => onLog(42), TypeError);
   onLog(null);
 });
+
+test('client.metrics(): the requests sent by method, target and outcome; nothing without the option', async () => {
+  const s = server(false);
+  const c = await Client.connectInMemory(s, { options: { metrics: true } });
+  await c.callTool('echo', { text: 'x' });
+  await c.callTool('echo', { text: 'y' });
+  await assert.rejects(c.callTool('missing', {}));
+  const text = c.metrics();
+  const echo = 'mcpcore_client_requests_total{mcp_method_name="tools/call",gen_ai_tool_name="echo"}';
+  assert.equal(sample(text, echo), 2, text);
+  assert.equal(sample(text, 'mcpcore_client_requests_total{mcp_method_name="tools/call",gen_ai_tool_name="missing",error_type="-32602"}'), 1, text);
+  await c.close();
+  assert.equal(sample(c.metrics(), 'mcp_client_session_duration_seconds_count{network_transport="pipe"}'), 1);
+  const quiet = await Client.connectInMemory(s);
+  await quiet.callTool('echo', { text: 'x' });
+  assert.equal(sample(quiet.metrics(), echo), undefined);
+  await quiet.close();
+});

@@ -300,6 +300,11 @@ impl NativeClient {
         self.client.captured_stderr()
     }
 
+    /// This client's metrics as Prometheus text (core's; recorded with `{"metrics": true}`).
+    fn metrics_text(&self) -> String {
+        self.client.metrics_text()
+    }
+
     /// `"legacy"` or `"modern"` (`None` before negotiation).
     #[getter]
     fn era(&self) -> Option<&'static str> {

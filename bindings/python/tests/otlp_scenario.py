@@ -1,13 +1,15 @@
 """Run by test_telemetry.py in a process of its own (core's telemetry installs once per process):
 an OTLP/HTTP receiver on 127.0.0.1 decodes what core exports with the official
 ``opentelemetry-proto`` definitions; Python tools (a ``def`` and an ``async def``) start their own
-OpenTelemetry SDK spans, with no propagation code, and they nest under the server spans. Checks: client and server
+OpenTelemetry SDK spans, with no propagation code, and they nest under the server spans; and a
+call over stdio to a child process that exports on its own joins the client's trace. Checks: client and server
 spans of ``tools/call nested`` in one trace, the server span's attributes, the handler's span a
 child of the exported server span, and the metrics export. Prints ``ok``."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List
@@ -44,6 +46,68 @@ def attrs(span: Any) -> Dict[str, Any]:
         v = kv.value
         out[kv.key] = v.string_value if v.HasField("string_value") else v.int_value
     return out
+
+
+STDIO_SERVER = """
+import sys
+import mcpcore
+from mcpcore import Server
+
+mcpcore.configure_telemetry(
+    {"otlp": {"endpoint": sys.argv[1], "serviceName": "py-stdio-server", "intervalMs": 50}}
+)
+server = Server("otlp-stdio", "1.0")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    \"\"\"Echo the text.\"\"\"
+    return text
+
+
+server.run_stdio()
+assert mcpcore.flush_telemetry(10.0)
+"""
+
+
+def decoded_spans() -> List[Any]:
+    """Every span received so far, with its service name: ``(service, span)``."""
+    out = []
+    for body in BODIES["/v1/traces"]:
+        for rs in trace_service_pb2.ExportTraceServiceRequest.FromString(body).resource_spans:
+            service = next(
+                kv.value.string_value for kv in rs.resource.attributes if kv.key == "service.name"
+            )
+            out += [(service, s) for ss in rs.scope_spans for s in ss.spans]
+    return out
+
+
+async def stdio_leg(endpoint: str) -> None:
+    """A call over stdio to a server process exporting on its own: the client span (this
+    process) and the server span (the child) are one trace, the server span the child."""
+    for mode, text in (("legacy", "legacy over stdio"), ("modern", "modern over stdio")):
+        argv = [sys.executable, "-c", STDIO_SERVER, endpoint]
+        async with Client.connect_stdio(argv, mode=mode) as c:
+            assert (await c.call_tool("echo", {"text": text}))["content"][0]["text"] == text
+        assert await asyncio.to_thread(mcpcore.flush_telemetry, 10.0)
+        spans = decoded_spans()
+        srv = [
+            s
+            for svc, s in spans
+            if svc == "py-stdio-server"
+            and s.name == "tools/call echo"
+            and s.kind == s.SPAN_KIND_SERVER
+            and attrs(s).get("jsonrpc.request.id") is not None
+        ]
+        cli = {
+            s.span_id: s for svc, s in spans if svc == "py-otlp" and s.kind == s.SPAN_KIND_CLIENT
+        }
+        linked = [s for s in srv if s.parent_span_id in cli]
+        assert linked, (mode, spans)
+        s = linked[-1]
+        assert attrs(s)["network.transport"] == "pipe", attrs(s)
+        assert s.trace_id == cli[s.parent_span_id].trace_id
+        BODIES["/v1/traces"].clear()
 
 
 async def main() -> None:
@@ -127,6 +191,8 @@ async def main() -> None:
         assert w.parent is not None, w
         assert w.parent.span_id == int.from_bytes(parent.span_id, "big"), (w, parent)
         assert w.context.trace_id == int.from_bytes(parent.trace_id, "big")
+
+    await stdio_leg(endpoint)
 
     points = [
         (m.name, dp)

@@ -196,3 +196,32 @@ async def test_core_log_events_reach_the_mcpcore_logger_at_the_level_set():
         set_log_level("warn")
         root.removeHandler(handler)
         root.setLevel(old)
+
+
+async def test_a_client_records_what_it_sent():
+    """``client.metrics()``: the conventions' client operation histogram and the requests sent
+    by method, target and outcome, with ``options={"metrics": True}``; nothing without."""
+    server = make_server(metrics=False)
+    async with Client.connect_in_memory(server, options={"metrics": True}) as c:
+        for _ in range(2):
+            await c.call_tool("echo", {"text": "x"})
+        with pytest.raises(Exception):
+            await c.call_tool("missing", {})
+        text = c.metrics()
+    echo = {"mcp_method_name": "tools/call", "gen_ai_tool_name": "echo"}
+    assert sample(text, "mcpcore_client_requests_total", echo) == 2.0, text
+    assert sample(text, "mcp_client_operation_duration_seconds_count", echo) == 2.0, text
+    missing = {
+        "mcp_method_name": "tools/call",
+        "gen_ai_tool_name": "missing",
+        "error_type": "-32602",
+    }
+    assert sample(text, "mcpcore_client_requests_total", missing) == 1.0, text
+    sess = c.metrics()
+    assert (
+        sample(sess, "mcp_client_session_duration_seconds_count", {"network_transport": "pipe"})
+        == 1.0
+    )
+    async with Client.connect_in_memory(server) as quiet:
+        await quiet.call_tool("echo", {"text": "x"})
+        assert sample(quiet.metrics(), "mcpcore_client_requests_total", echo) is None

@@ -87,6 +87,8 @@ use transport::{ClientTransport, Inbound, WireState};
 
 /// Inbound queue between a transport and the peer (messages; backpressure beyond it).
 const INBOUND_QUEUE: usize = 1024;
+/// Most metric series a client keeps (methods × targets × outcomes); past it, `_other`.
+const CLIENT_MAX_SERIES: usize = 1000;
 
 /// Builds a [`Client`]: options, handlers for server→client requests, notification callbacks.
 #[derive(Default)]
@@ -223,7 +225,8 @@ impl ClientBuilder {
         rx: mpsc::Receiver<Inbound>,
     ) -> Result<Client, ClientError> {
         let cache = self.options.cache.then(cache::Cache::default);
-        let peer = Peer::new(t, self.callbacks, cache);
+        let metrics = crate::telemetry::Metrics::client(self.options.metrics, CLIENT_MAX_SERIES);
+        let peer = Peer::new(t, self.callbacks, cache, metrics);
         peer.start(rx);
         let client = Client {
             inner: Arc::new(Inner {
@@ -282,6 +285,14 @@ impl Client {
     }
 
     // ---- era-independent readers (REQUIREMENTS 0.8; seed: readers absorb the era) ----
+
+    /// This client's metrics as a Prometheus text exposition (format 0.0.4):
+    /// `mcp_client_operation_duration_seconds` by method, target and `error_type`,
+    /// `mcpcore_client_requests_total`, `mcp_client_session_duration_seconds` (once closed),
+    /// `mcpcore_client_requests_in_flight`. Recorded only with [`ClientOptions::metrics`].
+    pub fn metrics_text(&self) -> String {
+        self.inner.peer.metrics.render()
+    }
 
     /// What the connection negotiated.
     pub fn negotiated(&self) -> Option<Negotiated> {

@@ -81,6 +81,10 @@ pub struct ClientOptions {
     /// Advertise MCP Apps (`extensions["io.modelcontextprotocol/ui"]` with the
     /// `text/html;profile=mcp-app` MIME type, EXT-03) in both eras; default off.
     pub apps: bool,
+    /// Record `mcp.client.operation.duration`, `mcp.client.session.duration` and the requests
+    /// sent ([`super::Client::metrics_text`], and OTLP when exported); default off, when it
+    /// costs one branch per request.
+    pub metrics: bool,
 }
 
 impl Default for ClientOptions {
@@ -102,6 +106,7 @@ impl Default for ClientOptions {
             validate_structured_content: true,
             elicitation_modes: vec!["form".into(), "url".into()],
             apps: false,
+            metrics: false,
         }
     }
 }

@@ -25,6 +25,21 @@ use crate::protocol::envelope::KEY_SUBSCRIPTION_ID;
 
 type PendingTx = oneshot::Sender<Result<Value, ClientError>>;
 
+/// `error.type` of a request's outcome (the JSON-RPC code, a tool error, else the failure's
+/// kind: `timeout`, …) and its JSON-RPC code.
+fn outcome(r: &Result<Value, ClientError>) -> (Option<String>, Option<i64>) {
+    match r {
+        Ok(v) => (crate::telemetry::span::result_error(v), None),
+        Err(e) => (
+            Some(
+                e.rpc_code()
+                    .map_or_else(|| e.kind().to_string(), |c| c.to_string()),
+            ),
+            e.rpc_code(),
+        ),
+    }
+}
+
 /// Run a user callback; a panic in it is logged and never takes the connection down.
 fn guard(what: &str, f: impl FnOnce()) {
     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
@@ -58,6 +73,9 @@ pub(crate) struct Peer {
     closed: Mutex<Option<String>>,
     closed_token: CancellationToken,
     pub wire: Mutex<WireState>,
+    /// `mcp.client.operation.duration` and the rest (`ClientOptions::metrics`).
+    pub metrics: Arc<crate::telemetry::Metrics>,
+    opened: std::time::Instant,
 }
 
 impl Peer {
@@ -65,7 +83,10 @@ impl Peer {
         transport: Arc<dyn ClientTransport>,
         callbacks: Callbacks,
         cache: Option<Cache>,
+        metrics: crate::telemetry::Metrics,
     ) -> Arc<Self> {
+        let metrics = Arc::new(metrics);
+        crate::telemetry::register_metrics(&metrics);
         Arc::new(Self {
             transport,
             callbacks,
@@ -78,6 +99,8 @@ impl Peer {
             closed: Mutex::new(None),
             closed_token: CancellationToken::new(),
             wire: Mutex::new(WireState::default()),
+            metrics,
+            opened: std::time::Instant::now(),
         })
     }
 
@@ -119,11 +142,21 @@ impl Peer {
     }
 
     pub fn mark_closed(&self, reason: &str) {
-        {
+        let first = {
             let mut c = lock(&self.closed);
-            if c.is_none() {
+            let first = c.is_none();
+            if first {
                 *c = Some(reason.to_owned());
             }
+            first
+        };
+        if first {
+            let transport = if self.transport.is_http() {
+                "tcp"
+            } else {
+                "pipe"
+            };
+            self.metrics.session_ended(transport, self.opened.elapsed());
         }
         self.closed_token.cancel();
         let pending: Vec<PendingTx> = lock(&self.pending).drain().map(|(_, tx)| tx).collect();
@@ -173,6 +206,11 @@ impl Peer {
             lock(&self.progress).insert(key.clone(), f);
             key
         });
+        let measured = self.metrics.on().then(|| {
+            let target = crate::telemetry::span::target(method, Some(&params));
+            (target.map(str::to_owned), std::time::Instant::now())
+        });
+        let _in_flight = self.metrics.start();
         let traced = crate::telemetry::span::client_request(method, &id, &params);
         if let Some((_, tc)) = &traced {
             // The server's span becomes a child of this client span (trace context in
@@ -197,22 +235,18 @@ impl Peer {
             Some((span, _)) => {
                 let waited = self.wait(&id, out, rx, &spec);
                 let r = tracing::Instrument::instrument(waited, span.clone()).await;
-                // `error.type`: the JSON-RPC code, else the failure's kind (`timeout`, …).
-                let (error, code) = match &r {
-                    Ok(v) => (crate::telemetry::span::result_error(v), None),
-                    Err(e) => (
-                        Some(
-                            e.rpc_code()
-                                .map_or_else(|| e.kind().to_string(), |c| c.to_string()),
-                        ),
-                        e.rpc_code(),
-                    ),
-                };
+                let (error, code) = outcome(&r);
                 crate::telemetry::span::finish(span, error.as_deref(), code);
                 r
             }
             None => self.wait(&id, out, rx, &spec).await,
         };
+        if let Some((target, started)) = measured {
+            let (error, _) = outcome(&result);
+            let took = started.elapsed();
+            self.metrics
+                .operation(method, target.as_deref(), error.as_deref(), took);
+        }
         if let Some(k) = progress_key {
             lock(&self.progress).remove(&k);
         }

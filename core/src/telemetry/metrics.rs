@@ -106,8 +106,26 @@ pub(crate) trait GaugeSource: Send + Sync {
     fn gauges(&self) -> (usize, usize, usize);
 }
 
-/// One server's metrics (every door reads the same registry).
+/// Whose operations a registry records: a server's (handled) or a client's (sent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Server,
+    Client,
+}
+
+impl Side {
+    /// The word the conventions' names use (`mcp.server.…`, `mcp.client.…`).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Side::Server => "server",
+            Side::Client => "client",
+        }
+    }
+}
+
+/// One server's or client's metrics (every door reads the same registry).
 pub(crate) struct Metrics {
+    side: Side,
     on: bool,
     max_series: usize,
     ops: Mutex<HashMap<OpKey, Hist>>,
@@ -154,7 +172,17 @@ impl Drop for InFlight<'_> {
 
 impl Metrics {
     pub(crate) fn new(on: bool, max_series: usize) -> Self {
+        Self::of(Side::Server, on, max_series)
+    }
+
+    /// A client's registry (`mcp.client.operation.duration`, `mcp.client.session.duration`).
+    pub(crate) fn client(on: bool, max_series: usize) -> Self {
+        Self::of(Side::Client, on, max_series)
+    }
+
+    fn of(side: Side, on: bool, max_series: usize) -> Self {
         Self {
+            side,
             on,
             max_series,
             ops: Mutex::default(),
@@ -257,6 +285,7 @@ impl Metrics {
             gauges = (gauges.0 + a, gauges.1 + b, gauges.2 + c);
         }
         Snapshot {
+            side: self.side,
             ops,
             sessions,
             in_flight: self.in_flight.load(Ordering::Relaxed).max(0),
@@ -277,6 +306,7 @@ pub(crate) fn merge(snaps: Vec<Snapshot>) -> Snapshot {
     let mut it = snaps.into_iter();
     let Some(mut acc) = it.next() else {
         return Snapshot {
+            side: Side::Server,
             ops: Vec::new(),
             sessions: Vec::new(),
             in_flight: 0,
@@ -314,74 +344,77 @@ pub(crate) fn merge(snaps: Vec<Snapshot>) -> Snapshot {
 
 /// The Prometheus text exposition (format 0.0.4) of a snapshot.
 pub(crate) fn render(snap: &Snapshot) -> String {
-    {
-        let mut out = String::with_capacity(2048);
-        let op = "mcp_server_operation_duration_seconds";
-        header(
-            &mut out,
-            op,
-            "histogram",
-            "Duration of MCP requests handled by the server.",
-        );
-        for (k, h) in &snap.ops {
-            histogram(&mut out, op, &op_labels(k), h);
-        }
-        let req = "mcpcore_server_requests_total";
-        header(
-            &mut out,
-            req,
-            "counter",
-            "MCP requests handled, by method, target and outcome.",
-        );
-        for (k, h) in &snap.ops {
-            let _ = writeln!(out, "{req}{{{}}} {}", op_labels(k), h.count);
-        }
-        let sess = "mcp_server_session_duration_seconds";
-        header(
-            &mut out,
-            sess,
-            "histogram",
-            "Lifetime of MCP sessions (stdio connections, legacy HTTP sessions).",
-        );
-        for (t, h) in &snap.sessions {
-            histogram(&mut out, sess, &format!("network_transport=\"{t}\""), h);
-        }
-        let flight = "mcpcore_server_requests_in_flight";
-        header(&mut out, flight, "gauge", "Requests being handled.");
-        let _ = writeln!(out, "{flight} {}", snap.in_flight);
-        let refused = "mcpcore_server_refused_total";
-        header(
-            &mut out,
-            refused,
-            "counter",
-            "Work the engine refused, by reason.",
-        );
-        for (name, n) in &snap.refused {
-            let _ = writeln!(out, "{refused}{{reason=\"{name}\"}} {n}");
-        }
-        let (sessions, listens, conns) = snap.gauges;
-        for (name, help, v) in [
-            (
-                "mcpcore_legacy_sessions",
-                "Live legacy HTTP sessions.",
-                sessions,
-            ),
-            (
-                "mcpcore_listen_streams",
-                "Open subscriptions/listen streams.",
-                listens,
-            ),
-            ("mcpcore_http_connections", "Open HTTP connections.", conns),
-        ] {
-            header(&mut out, name, "gauge", help);
-            let _ = writeln!(out, "{name} {v}");
-        }
-        out
+    let mut out = String::with_capacity(2048);
+    let side = snap.side.name();
+    let verb = match snap.side {
+        Side::Server => "handled by the server",
+        Side::Client => "sent by the client",
+    };
+    let op = format!("mcp_{side}_operation_duration_seconds");
+    header(
+        &mut out,
+        &op,
+        "histogram",
+        &format!("Duration of MCP requests {verb}."),
+    );
+    for (k, h) in &snap.ops {
+        histogram(&mut out, &op, &op_labels(k), h);
+    }
+    let req = format!("mcpcore_{side}_requests_total");
+    let help = format!("MCP requests {verb}, by method, target and outcome.");
+    header(&mut out, &req, "counter", &help);
+    for (k, h) in &snap.ops {
+        let _ = writeln!(out, "{req}{{{}}} {}", op_labels(k), h.count);
+    }
+    let sess = format!("mcp_{side}_session_duration_seconds");
+    let help = "Lifetime of MCP sessions (stdio connections, HTTP sessions).";
+    header(&mut out, &sess, "histogram", help);
+    for (t, h) in &snap.sessions {
+        histogram(&mut out, &sess, &format!("network_transport=\"{t}\""), h);
+    }
+    let flight = format!("mcpcore_{side}_requests_in_flight");
+    header(&mut out, &flight, "gauge", "Requests not answered yet.");
+    let _ = writeln!(out, "{flight} {}", snap.in_flight);
+    if snap.side == Side::Server {
+        render_server_only(&mut out, snap);
+    }
+    out
+}
+
+/// Refusals and the HTTP endpoints' gauges: a server's alone.
+fn render_server_only(out: &mut String, snap: &Snapshot) {
+    let refused = "mcpcore_server_refused_total";
+    header(
+        out,
+        refused,
+        "counter",
+        "Work the engine refused, by reason.",
+    );
+    for (name, n) in &snap.refused {
+        let _ = writeln!(out, "{refused}{{reason=\"{name}\"}} {n}");
+    }
+    let (sessions, listens, conns) = snap.gauges;
+    for (name, help, v) in [
+        (
+            "mcpcore_legacy_sessions",
+            "Live legacy HTTP sessions.",
+            sessions,
+        ),
+        (
+            "mcpcore_listen_streams",
+            "Open subscriptions/listen streams.",
+            listens,
+        ),
+        ("mcpcore_http_connections", "Open HTTP connections.", conns),
+    ] {
+        header(out, name, "gauge", help);
+        let _ = writeln!(out, "{name} {v}");
     }
 }
 
-/// Everything one server's metrics hold at one moment.
+/// Everything one server's (or client's) metrics hold at one moment.
 pub(crate) struct Snapshot {
+    pub side: Side,
     pub ops: Vec<(OpKey, Hist)>,
     pub sessions: Vec<(&'static str, Hist)>,
     pub in_flight: i64,

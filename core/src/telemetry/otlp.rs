@@ -442,14 +442,10 @@ fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>) {
         }
         if ack.is_some() || gone || last_metrics.elapsed() >= cfg.metrics_interval {
             last_metrics = std::time::Instant::now();
-            let servers = super::metrics::registered();
-            if !servers.is_empty() {
-                let body = super::proto_metrics::export_request(
-                    &cfg.resource,
-                    &servers,
-                    start_ns,
-                    now_ns(),
-                );
+            let snaps = super::metrics::registered();
+            if !snaps.is_empty() {
+                let body =
+                    super::proto_metrics::export_request(&cfg.resource, snaps, start_ns, now_ns());
                 rt.block_on(post(cfg, &metrics_uri, body));
             }
         }
@@ -472,7 +468,7 @@ async fn post(cfg: &Resolved, uri: &http::Uri, body: Vec<u8>) {
     let pool = match Pool::new(uri, &opts) {
         Ok(p) => p,
         Err(e) => {
-            tracing::warn!(target: "otlp_export", "OTLP exporter: {e}");
+            tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP exporter: {e}");
             return;
         }
     };
@@ -487,10 +483,10 @@ async fn post(cfg: &Resolved, uri: &http::Uri, body: Vec<u8>) {
     match tokio::time::timeout(cfg.timeout, pool.send(req, Hold::Short)).await {
         Ok(Ok(r)) if r.status().is_success() => {}
         Ok(Ok(r)) => {
-            tracing::warn!(target: "otlp_export", status = r.status().as_u16(), "OTLP export refused")
+            tracing::warn!(target: "mcpcore::telemetry::otlp", status = r.status().as_u16(), "OTLP export refused")
         }
-        Ok(Err(e)) => tracing::warn!(target: "otlp_export", "OTLP export failed: {e}"),
-        Err(_) => tracing::warn!(target: "otlp_export", "OTLP export timed out"),
+        Ok(Err(e)) => tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP export failed: {e}"),
+        Err(_) => tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP export timed out"),
     }
     pool.close();
 }

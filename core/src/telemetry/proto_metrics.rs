@@ -1,9 +1,10 @@
 //! OTLP metrics (opentelemetry-proto `metrics/v1`, `collector/metrics/v1`), encoded by hand
-//! like the spans: `mcp.server.operation.duration` and `mcp.server.session.duration` as
-//! cumulative histograms with the conventions' bounds, requests and refusals as cumulative
-//! sums, in-flight requests and the HTTP endpoints' gauges as gauges.
+//! like the spans: `mcp.{server,client}.operation.duration` and
+//! `mcp.{server,client}.session.duration` as cumulative histograms with the conventions' bounds,
+//! requests and refusals as cumulative sums, in-flight requests and the HTTP endpoints' gauges
+//! as gauges.
 
-use super::metrics::{Hist, Snapshot, BUCKETS};
+use super::metrics::{merge, Hist, Side, Snapshot, BUCKETS};
 use super::proto::{bytes, fixed64, key_value, message, tag, varint, Val};
 
 /// `AggregationTemporality.CUMULATIVE`.
@@ -83,14 +84,15 @@ fn op_attrs(k: &super::metrics::OpKey) -> Vec<(&str, Val)> {
     a
 }
 
-fn server_metrics(sm: &mut Vec<u8>, snap: &Snapshot, start: u64, now: u64) {
+fn side_metrics(sm: &mut Vec<u8>, snap: &Snapshot, start: u64, now: u64) {
     let pt = |attrs| Point { attrs, start, now };
-    metric(sm, "mcp.server.operation.duration", "s", 9, |d| {
+    let side = snap.side.name();
+    metric(sm, &format!("mcp.{side}.operation.duration"), "s", 9, |d| {
         for (k, h) in &snap.ops {
             hist_point(d, &pt(op_attrs(k)), h);
         }
     });
-    metric(sm, "mcp.server.session.duration", "s", 9, |d| {
+    metric(sm, &format!("mcp.{side}.session.duration"), "s", 9, |d| {
         for (t, h) in &snap.sessions {
             hist_point(
                 d,
@@ -99,15 +101,28 @@ fn server_metrics(sm: &mut Vec<u8>, snap: &Snapshot, start: u64, now: u64) {
             );
         }
     });
-    metric(sm, "mcpcore.server.requests", "{request}", 7, |d| {
-        for (k, h) in &snap.ops {
-            number_point(
-                d,
-                &pt(op_attrs(k)),
-                i64::try_from(h.count).unwrap_or(i64::MAX),
-            );
-        }
+    metric(
+        sm,
+        &format!("mcpcore.{side}.requests"),
+        "{request}",
+        7,
+        |d| {
+            for (k, h) in &snap.ops {
+                number_point(
+                    d,
+                    &pt(op_attrs(k)),
+                    i64::try_from(h.count).unwrap_or(i64::MAX),
+                );
+            }
+        },
+    );
+    let flight = format!("mcpcore.{side}.requests_in_flight");
+    metric(sm, &flight, "{request}", 5, |d| {
+        number_point(d, &pt(Vec::new()), snap.in_flight);
     });
+    if snap.side != Side::Server {
+        return;
+    }
     metric(sm, "mcpcore.server.refused", "{request}", 7, |d| {
         for (r, n) in &snap.refused {
             let v = i64::try_from(*n).unwrap_or(i64::MAX);
@@ -117,11 +132,6 @@ fn server_metrics(sm: &mut Vec<u8>, snap: &Snapshot, start: u64, now: u64) {
     let as_i = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     let (sessions, listens, conns) = snap.gauges;
     for (name, unit, v) in [
-        (
-            "mcpcore.server.requests_in_flight",
-            "{request}",
-            snap.in_flight,
-        ),
         ("mcpcore.legacy_sessions", "{session}", as_i(sessions)),
         ("mcpcore.listen_streams", "{stream}", as_i(listens)),
         ("mcpcore.http_connections", "{connection}", as_i(conns)),
@@ -130,14 +140,19 @@ fn server_metrics(sm: &mut Vec<u8>, snap: &Snapshot, start: u64, now: u64) {
     }
 }
 
-/// `ExportMetricsServiceRequest { resource_metrics 1 }`, one `ResourceMetrics { resource 1;
-/// scope_metrics 2 }` holding one `ScopeMetrics { scope 1; metrics 2 }` per server.
+/// `ExportMetricsServiceRequest { resource_metrics 1 }`: one `ResourceMetrics { resource 1;
+/// scope_metrics 2 }` with one `ScopeMetrics { scope 1; metrics 2 }` for the process's servers
+/// and one for its clients, each the sum of every live registry of its side — a point's
+/// identity is its name and attributes, so two servers (the bindings build one per transport)
+/// must not report the same series twice.
 pub(crate) fn export_request(
     resource: &[(String, Val)],
-    servers: &[Snapshot],
+    snaps: Vec<Snapshot>,
     start: u64,
     now: u64,
 ) -> Vec<u8> {
+    let (servers, clients): (Vec<Snapshot>, Vec<Snapshot>) =
+        snaps.into_iter().partition(|s| s.side == Side::Server);
     let mut out = Vec::with_capacity(1024);
     message(&mut out, 1, |rm| {
         message(rm, 1, |r| {
@@ -145,13 +160,17 @@ pub(crate) fn export_request(
                 key_value(r, 1, k, v);
             }
         });
-        for snap in servers {
+        for group in [servers, clients] {
+            if group.is_empty() {
+                continue;
+            }
+            let snap = merge(group);
             message(rm, 2, |sm| {
                 message(sm, 1, |scope| {
                     bytes(scope, 1, b"mcpcore");
                     bytes(scope, 2, env!("CARGO_PKG_VERSION").as_bytes());
                 });
-                server_metrics(sm, snap, start, now);
+                side_metrics(sm, &snap, start, now);
             });
         }
     });

@@ -382,6 +382,13 @@ class Client:
         """``"legacy"`` or ``"modern"``."""
         return self._native.era
 
+    def metrics(self) -> str:
+        """This client's metrics as a Prometheus text exposition: the OpenTelemetry MCP
+        conventions' ``mcp.client.operation.duration`` (by method, target and ``error_type``),
+        the requests sent, in-flight requests and ``mcp.client.session.duration`` once closed.
+        Recorded when connected with ``options={"metrics": True}``."""
+        return self._native.metrics_text()
+
     def captured_stderr(self) -> Optional[str]:
         """What the server process wrote on stderr when spawned with ``stderr="capture"`` (the
         last 64 KiB, oldest first); ``None`` otherwise (another mode, or HTTP). The capture

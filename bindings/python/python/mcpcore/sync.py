@@ -164,6 +164,10 @@ class Client:
         """The server's captured stderr (``stderr="capture"``), else ``None``."""
         return self._inner.captured_stderr()
 
+    def metrics(self) -> str:
+        """This client's metrics as Prometheus text (see :meth:`mcpcore.Client.metrics`)."""
+        return self._inner.metrics()
+
     @property
     def server_info(self) -> Optional[Dict[str, Any]]:
         """The server's ``serverInfo``."""
