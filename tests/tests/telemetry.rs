@@ -225,6 +225,8 @@ async fn a_call_is_one_trace_from_client_span_to_server_span(cap: &Capture) {
             assert!(f(r, "error.type").is_empty(), "{r:?}");
         }
         assert_eq!(f(srv, "network.transport"), "tcp");
+        assert_eq!(f(client, "network.transport"), "tcp");
+        assert_eq!(f(client, "mcp.protocol.version"), version, "{mode:?}");
         assert_eq!(f(srv, "mcp.protocol.version"), version, "{mode:?}");
         assert_eq!(f(srv, "trace_id"), f(client, "trace_id"), "one trace");
         let parent = srv.parent.expect("a local parent");
@@ -241,6 +243,17 @@ async fn a_call_is_one_trace_from_client_span_to_server_span(cap: &Capture) {
                 !f(srv, "mcp.session.id").is_empty(),
                 "legacy span names its session"
             );
+            // A notification the client sends is a span too.
+            c.notify("notifications/roots/list_changed", None)
+                .await
+                .expect("notify");
+            let sent = cap.find(
+                "mcp.client.notification",
+                "notifications/roots/list_changed",
+            );
+            assert_eq!(sent.len(), 1, "the client's notification span");
+            assert_eq!(f(&sent[0].1, "otel.kind"), "client");
+            assert_eq!(f(&sent[0].1, "network.transport"), "tcp");
         }
         c.close().await;
     }

@@ -151,12 +151,8 @@ impl Peer {
             first
         };
         if first {
-            let transport = if self.transport.is_http() {
-                "tcp"
-            } else {
-                "pipe"
-            };
-            self.metrics.session_ended(transport, self.opened.elapsed());
+            self.metrics
+                .session_ended(self.transport_label(), self.opened.elapsed());
         }
         self.closed_token.cancel();
         let pending: Vec<PendingTx> = lock(&self.pending).drain().map(|(_, tx)| tx).collect();
@@ -172,12 +168,21 @@ impl Peer {
         if let Some(r) = self.closed_reason() {
             return Err(ClientError::Closed(r));
         }
-        self.transport
-            .send(OutMsg::Notification {
-                method: method.to_owned(),
-                params,
-            })
-            .await
+        let span = crate::telemetry::span::client_notification(method, self.transport_label());
+        let sent = self.transport.send(OutMsg::Notification {
+            method: method.to_owned(),
+            params,
+        });
+        tracing::Instrument::instrument(sent, span).await
+    }
+
+    /// `network.transport` of this connection: `tcp` for HTTP, `pipe` for stdio and in-process.
+    fn transport_label(&self) -> &'static str {
+        if self.transport.is_http() {
+            "tcp"
+        } else {
+            "pipe"
+        }
     }
 
     /// Send a request and wait for its outcome.
@@ -212,7 +217,11 @@ impl Peer {
         });
         let _in_flight = self.metrics.start();
         let traced = crate::telemetry::span::client_request(method, &id, &params);
-        if let Some((_, tc)) = &traced {
+        if let Some((span, tc)) = &traced {
+            span.record("network.transport", self.transport_label());
+            if let Some(v) = lock(&self.wire).protocol_version.as_deref() {
+                span.record("mcp.protocol.version", v);
+            }
             // The server's span becomes a child of this client span (trace context in
             // `params._meta`, as the conventions carry it).
             let meta = params

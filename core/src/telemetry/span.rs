@@ -139,6 +139,18 @@ pub(crate) fn server_notification(method: &str, transport: &'static str) -> Span
     )
 }
 
+/// The span of one notification the client sends.
+pub(crate) fn client_notification(method: &str, transport: &'static str) -> Span {
+    tracing::info_span!(
+        target: "mcpcore::client",
+        "mcp.client.notification",
+        otel.name = method,
+        otel.kind = "client",
+        mcp.method.name = method,
+        network.transport = transport,
+    )
+}
+
 /// The span of one request the client sends (`otel.kind = "client"`), when a subscriber wants
 /// it, and the context to inject into its `_meta` so the server's span joins it. `parent`: the
 /// caller's own context (a `traceparent` it put in `_meta`). With no subscriber nothing is made
