@@ -100,6 +100,63 @@ impl OpKey {
     }
 }
 
+/// The operation series, found by the request's own strings (hashed as borrowed `&str`s, so a
+/// known series is found without building an owned key).
+#[derive(Default)]
+struct Series {
+    by_hash: HashMap<u64, Vec<(OpKey, Hist)>>,
+    len: usize,
+}
+
+fn series_hash(method: &str, target: Option<&str>, error: Option<&str>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (method, target, error).hash(&mut h);
+    h.finish()
+}
+
+impl Series {
+    fn find(
+        &mut self,
+        method: &str,
+        target: Option<&str>,
+        error: Option<&str>,
+    ) -> Option<&mut Hist> {
+        self.by_hash
+            .get_mut(&series_hash(method, target, error))?
+            .iter_mut()
+            .find(|(k, _)| {
+                k.method == method && k.target.as_deref() == target && k.error.as_deref() == error
+            })
+            .map(|(_, h)| h)
+    }
+
+    /// The series of `key`, made empty when new.
+    fn entry(&mut self, key: OpKey) -> &mut Hist {
+        let bucket = self
+            .by_hash
+            .entry(series_hash(
+                &key.method,
+                key.target.as_deref(),
+                key.error.as_deref(),
+            ))
+            .or_default();
+        let at = match bucket.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                bucket.push((key, Hist::default()));
+                self.len += 1;
+                bucket.len() - 1
+            }
+        };
+        &mut bucket[at].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(OpKey, Hist)> {
+        self.by_hash.values().flatten()
+    }
+}
+
 /// The gauges an HTTP endpoint reports when the metrics are rendered.
 pub(crate) trait GaugeSource: Send + Sync {
     /// (live legacy sessions, open listen streams, open connections).
@@ -128,7 +185,7 @@ pub(crate) struct Metrics {
     side: Side,
     on: bool,
     max_series: usize,
-    ops: Mutex<HashMap<OpKey, Hist>>,
+    ops: Mutex<Series>,
     sessions: Mutex<HashMap<&'static str, Hist>>,
     in_flight: AtomicI64,
     refused: [AtomicU64; REFUSALS.len()],
@@ -218,21 +275,25 @@ impl Metrics {
         if !self.on {
             return;
         }
+        let secs = took.as_secs_f64();
+        let mut ops = lock(&self.ops);
+        // A known series: no allocation on the request's path.
+        if let Some(h) = ops.find(method, target, error) {
+            h.observe(secs);
+            return;
+        }
         let mut key = OpKey {
             method: method.to_owned(),
             target: target.map(str::to_owned),
             error: error.map(str::to_owned),
         };
-        let mut ops = lock(&self.ops);
-        if !ops.contains_key(&key) && ops.len() >= self.max_series {
+        if ops.len >= self.max_series {
             key.target = Some("_other".into());
-            key.method = if ops.keys().any(|k| k.method == key.method) {
-                key.method
-            } else {
-                "_other".into()
-            };
+            if !ops.iter().any(|(k, _)| k.method == key.method) {
+                key.method = "_other".into();
+            }
         }
-        ops.entry(key).or_default().observe(took.as_secs_f64());
+        ops.entry(key).observe(secs);
     }
 
     /// A session (`stdio` connection or legacy HTTP session) ended after `lived`.
@@ -483,7 +544,7 @@ mod tests {
         let text = m.render();
         assert!(text.contains("gen_ai_tool_name=\"_other\""), "{text}");
         assert!(!text.contains("t49"), "{text}");
-        assert_eq!(lock(&m.ops).len(), 3);
+        assert_eq!(lock(&m.ops).len, 3);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! naming another protocol is refused).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -180,8 +180,9 @@ impl OtlpOptions {
     }
 }
 
+/// What wakes the exporter: a full batch waiting, or a flush to acknowledge.
 enum Msg {
-    Span(Box<SpanData>),
+    Batch,
     Flush(SyncSender<()>),
 }
 
@@ -192,8 +193,15 @@ pub struct OtlpLayer {
 }
 
 /// The exporter's queue, shared by the layer and whoever flushes it.
+///
+/// Finished spans wait in a vector under a mutex: a request's thread pushes and goes on, and
+/// only a full batch wakes the exporter thread (a channel message per span would switch to it
+/// once per span, which on a busy core costs more than the span itself).
 pub struct ExportHandle {
     tx: SyncSender<Msg>,
+    queue: std::sync::Mutex<Vec<SpanData>>,
+    max_queue: usize,
+    max_batch: usize,
     dropped: AtomicU64,
 }
 
@@ -201,7 +209,40 @@ impl ExportHandle {
     /// Send every finished span now and wait (at most `timeout`) for the export to end.
     pub fn flush(&self, timeout: Duration) -> bool {
         let (tx, rx) = sync_channel(1);
-        self.tx.send(Msg::Flush(tx)).is_ok() && rx.recv_timeout(timeout).is_ok()
+        // Never blocks: a full wake-up channel means the exporter is already awake.
+        match self.tx.try_send(Msg::Flush(tx)) {
+            Ok(()) => rx.recv_timeout(timeout).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<SpanData>> {
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Queue a finished span (dropped, and counted, when the queue is full).
+    fn push(&self, span: SpanData) {
+        let waiting = {
+            let mut q = self.queue();
+            if q.len() >= self.max_queue {
+                drop(q);
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            q.push(span);
+            q.len()
+        };
+        if waiting == self.max_batch {
+            let _ = self.tx.try_send(Msg::Batch);
+        }
+    }
+
+    /// Everything waiting, oldest first.
+    fn take(&self) -> Vec<SpanData> {
+        // A full batch's room stays: the queue never grows by doubling (and copying) again.
+        std::mem::replace(&mut *self.queue(), Vec::with_capacity(self.max_batch))
     }
 
     /// Spans dropped because the queue was full.
@@ -216,7 +257,7 @@ struct Open {
     kind: u64,
     status: u64,
     start_ns: u64,
-    fields: Vec<(String, Val)>,
+    fields: Vec<(&'static str, Val)>,
     ids: Option<([u8; 16], [u8; 8])>,
     remote_parent: Option<[u8; 8]>,
     state: Option<String>,
@@ -230,17 +271,12 @@ fn now_ns() -> u64 {
 
 fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
     let mut out = [0u8; N];
-    if s.len() != N * 2 {
-        return None;
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(s.get(i * 2..i * 2 + 2)?, 16).ok()?;
-    }
+    super::trace::hex_into(s, &mut out)?;
     Some(out)
 }
 
 impl Open {
-    fn set(&mut self, key: &str, v: Val) {
+    fn set(&mut self, key: &'static str, v: Val) {
         match (key, &v) {
             ("otel.name", Val::Str(s)) => self.name = s.clone(),
             ("otel.kind", Val::Str(s)) => {
@@ -265,10 +301,10 @@ impl Open {
             ("parent_span_id", Val::Str(s)) => self.remote_parent = unhex::<8>(s),
             ("tracestate", Val::Str(s)) => self.state = Some(s.clone()),
             _ => {
-                if let Some(slot) = self.fields.iter_mut().find(|(k, _)| k == key) {
+                if let Some(slot) = self.fields.iter_mut().find(|(k, _)| *k == key) {
                     slot.1 = v;
                 } else {
-                    self.fields.push((key.to_owned(), v));
+                    self.fields.push((key, v));
                 }
             }
         }
@@ -306,17 +342,21 @@ impl OtlpLayer {
     /// A malformed endpoint, an unsupported protocol, a zero bound, or no thread.
     pub fn new(opts: &OtlpOptions) -> Result<Self, String> {
         let cfg = opts.resolve()?;
-        let (tx, rx) = sync_channel(cfg.max_queue);
+        let (tx, rx) = sync_channel(16);
+        let handle = std::sync::Arc::new(ExportHandle {
+            tx,
+            queue: std::sync::Mutex::new(Vec::with_capacity(cfg.max_batch)),
+            max_queue: cfg.max_queue,
+            max_batch: cfg.max_batch,
+            dropped: AtomicU64::new(0),
+        });
+        // Weak: the exporter ends when the handle (and with it the channel's sender) is gone.
+        let queue = std::sync::Arc::downgrade(&handle);
         std::thread::Builder::new()
             .name("mcpcore-otlp".into())
-            .spawn(move || export_loop(&cfg, &rx))
+            .spawn(move || export_loop(&cfg, &rx, &queue))
             .map_err(|e| format!("cannot start the OTLP exporter thread: {e}"))?;
-        Ok(Self {
-            handle: std::sync::Arc::new(ExportHandle {
-                tx,
-                dropped: AtomicU64::new(0),
-            }),
-        })
+        Ok(Self { handle })
     }
 
     /// The exporter's handle (flush, dropped count), usable after the layer is installed.
@@ -339,7 +379,7 @@ where
             kind: 1,
             status: 0,
             start_ns: now_ns(),
-            fields: Vec::new(),
+            fields: Vec::with_capacity(12),
             ids: None,
             remote_parent: None,
             state: None,
@@ -396,13 +436,11 @@ where
             attributes: open.fields,
             status: open.status,
         };
-        if let Err(TrySendError::Full(_)) = self.handle.tx.try_send(Msg::Span(Box::new(data))) {
-            self.handle.dropped.fetch_add(1, Ordering::Relaxed);
-        }
+        self.handle.push(data);
     }
 }
 
-fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>) {
+fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>, queue: &std::sync::Weak<ExportHandle>) {
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -415,30 +453,19 @@ fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>) {
     ) else {
         return;
     };
-    let mut batch: Vec<SpanData> = Vec::new();
-    let mut last = std::time::Instant::now();
     let (start_ns, mut last_metrics) = (now_ns(), std::time::Instant::now());
     loop {
+        // Woken by a full batch or a flush; otherwise every interval, for a partial batch.
         let (ack, gone) = match rx.recv_timeout(cfg.interval.min(cfg.metrics_interval)) {
-            Ok(Msg::Span(s)) => {
-                batch.push(*s);
-                (None, false)
-            }
+            Ok(Msg::Batch) => (None, false),
             Ok(Msg::Flush(ack)) => (Some(ack), false),
             Err(RecvTimeoutError::Timeout) => (None, false),
             Err(RecvTimeoutError::Disconnected) => (None, true),
         };
-        // A full batch goes at once; a partial one when the interval has passed (also under
-        // steady traffic), on a flush, or when the layer is gone.
-        let due =
-            batch.len() >= cfg.max_batch || last.elapsed() >= cfg.interval || ack.is_some() || gone;
-        if due && !batch.is_empty() {
-            let body = export_request(&cfg.resource, &batch);
-            batch.clear();
+        let spans = queue.upgrade().map(|q| q.take()).unwrap_or_default();
+        for batch in spans.chunks(cfg.max_batch) {
+            let body = export_request(&cfg.resource, batch);
             rt.block_on(post(cfg, &uri, body));
-        }
-        if due {
-            last = std::time::Instant::now();
         }
         if ack.is_some() || gone || last_metrics.elapsed() >= cfg.metrics_interval {
             last_metrics = std::time::Instant::now();

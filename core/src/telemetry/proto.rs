@@ -24,7 +24,7 @@ pub(crate) struct SpanData {
     pub kind: u64,
     pub start_ns: u64,
     pub end_ns: u64,
-    pub attributes: Vec<(String, Val)>,
+    pub attributes: Vec<(&'static str, Val)>,
     /// Status code: 0 unset, 2 error.
     pub status: u64,
 }
@@ -160,7 +160,7 @@ mod tests {
             kind: 2,
             start_ns: 1,
             end_ns: 2,
-            attributes: vec![("k".into(), Val::Str("v".into()))],
+            attributes: vec![("k", Val::Str("v".into()))],
             status: 2,
         };
         let out = export_request(&[], &[s]);

@@ -26,7 +26,8 @@ pub struct TraceContext {
     pub state: Option<String>,
 }
 
-fn hex_into(s: &str, out: &mut [u8]) -> Option<()> {
+/// Parse lower-case hex of exactly `out`'s length.
+pub(crate) fn hex_into(s: &str, out: &mut [u8]) -> Option<()> {
     if s.len() != out.len() * 2 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
@@ -40,11 +41,13 @@ fn hex_into(s: &str, out: &mut [u8]) -> Option<()> {
     Some(())
 }
 
+/// Lower-case hex (a table, not `format!`: ids are written for every recorded span).
 fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(s, "{b:02x}");
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     s
 }
