@@ -85,10 +85,22 @@ struct Rec {
     fields: HashMap<String, String>,
     parent: Option<u64>,
     closed: bool,
+    /// The thread that opened it: each `#[tokio::test]` runs its own current-thread runtime,
+    /// so a test finds only its own spans although the subscriber sees every test's.
+    thread: Option<std::thread::ThreadId>,
 }
 
+/// Records by a sequence number of this capture (never reused), and the live span ids'
+/// sequence numbers: the registry reuses a closed span's id, and another test running in
+/// parallel must not overwrite a record this test still reads.
 #[derive(Clone, Default)]
-struct Capture(Arc<Mutex<HashMap<u64, Rec>>>);
+struct Capture(Arc<Mutex<HashMap<u64, Rec>>>, Arc<Mutex<Live>>);
+
+#[derive(Default)]
+struct Live {
+    seq: HashMap<u64, u64>,
+    next: u64,
+}
 
 /// The one subscriber of this test binary, global: a thread-local default races with the
 /// callsite interest cache when tests run in parallel.
@@ -120,35 +132,59 @@ where
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let mut rec = Rec {
             name: attrs.metadata().name().to_owned(),
+            thread: Some(std::thread::current().id()),
             ..Rec::default()
         };
         attrs.record(&mut Fields(&mut rec.fields));
-        rec.parent = ctx
+        let parent = ctx
             .span(id)
             .and_then(|s| s.parent())
             .map(|p| p.id().into_u64());
-        self.0.lock().expect("lock").insert(id.into_u64(), rec);
+        let seq = {
+            let mut live = self.1.lock().expect("lock");
+            live.next += 1;
+            let seq = live.next;
+            rec.parent = parent.and_then(|p| live.seq.get(&p).copied());
+            live.seq.insert(id.into_u64(), seq);
+            seq
+        };
+        self.0.lock().expect("lock").insert(seq, rec);
     }
     fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
-        if let Some(rec) = self.0.lock().expect("lock").get_mut(&id.into_u64()) {
+        let Some(seq) = self.seq(id) else { return };
+        if let Some(rec) = self.0.lock().expect("lock").get_mut(&seq) {
             values.record(&mut Fields(&mut rec.fields));
         }
     }
     fn on_close(&self, id: Id, _ctx: Context<'_, S>) {
-        if let Some(rec) = self.0.lock().expect("lock").get_mut(&id.into_u64()) {
+        let Some(seq) = self.1.lock().expect("lock").seq.remove(&id.into_u64()) else {
+            return;
+        };
+        if let Some(rec) = self.0.lock().expect("lock").get_mut(&seq) {
             rec.closed = true;
         }
     }
 }
 
 impl Capture {
+    fn seq(&self, id: &Id) -> Option<u64> {
+        self.1
+            .lock()
+            .expect("lock")
+            .seq
+            .get(&id.into_u64())
+            .copied()
+    }
+
     fn find(&self, name: &str, otel_name: &str) -> Vec<(u64, Rec)> {
         self.0
             .lock()
             .expect("lock")
             .iter()
             .filter(|(_, r)| {
-                r.name == name && r.fields.get("otel.name").map(String::as_str) == Some(otel_name)
+                r.name == name
+                    && r.fields.get("otel.name").map(String::as_str) == Some(otel_name)
+                    && r.thread == Some(std::thread::current().id())
             })
             .map(|(k, r)| (*k, r.clone()))
             .collect()
