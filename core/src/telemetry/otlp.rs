@@ -253,7 +253,7 @@ impl ExportHandle {
 
 /// What the layer keeps on each span while it is open.
 struct Open {
-    name: String,
+    name: std::borrow::Cow<'static, str>,
     kind: u64,
     status: u64,
     start_ns: u64,
@@ -261,6 +261,8 @@ struct Open {
     ids: Option<([u8; 16], [u8; 8])>,
     remote_parent: Option<[u8; 8]>,
     state: Option<String>,
+    /// The ids came as bytes ([`super::NEXT_IDS`]): the id fields are not read.
+    given: bool,
 }
 
 fn now_ns() -> u64 {
@@ -276,31 +278,34 @@ fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
 }
 
 impl Open {
-    fn set(&mut self, key: &'static str, v: Val) {
-        match (key, &v) {
-            ("otel.name", Val::Str(s)) => self.name = s.clone(),
-            ("otel.kind", Val::Str(s)) => {
-                self.kind = match s.as_str() {
+    /// A field given as text: the span's own fields (`otel.*`, ids) are read without keeping
+    /// a copy; any other is kept as an attribute.
+    fn set_str(&mut self, key: &'static str, s: &str) {
+        match key {
+            "otel.kind" => {
+                self.kind = match s {
                     "server" => 2,
                     "client" => 3,
                     _ => 1,
                 }
             }
-            ("otel.status_code", Val::Str(s)) => self.status = u64::from(s == "ERROR") * 2,
-            ("trace_id", Val::Str(s)) => {
-                if let Some(t) = unhex::<16>(s) {
-                    let span = self.ids.map_or([0; 8], |i| i.1);
-                    self.ids = Some((t, span));
-                }
+            "otel.status_code" => self.status = u64::from(s == "ERROR") * 2,
+            "trace_id" | "span_id" | "parent_span_id" => self.set_id(key, s),
+            _ => self.set(key, Val::Str(s.to_owned())),
+        }
+    }
+
+    fn set(&mut self, key: &'static str, v: Val) {
+        match (key, v) {
+            ("otel.name", Val::Str(s)) => self.name = std::borrow::Cow::Owned(s),
+            ("tracestate", Val::Str(s)) => self.state = Some(s),
+            (
+                "otel.kind" | "otel.status_code" | "trace_id" | "span_id" | "parent_span_id",
+                Val::Str(s),
+            ) => {
+                self.set_str(key, &s);
             }
-            ("span_id", Val::Str(s)) => {
-                if let (Some(sp), Some(ids)) = (unhex::<8>(s), self.ids.as_mut()) {
-                    ids.1 = sp;
-                }
-            }
-            ("parent_span_id", Val::Str(s)) => self.remote_parent = unhex::<8>(s),
-            ("tracestate", Val::Str(s)) => self.state = Some(s.clone()),
-            _ => {
+            (key, v) => {
                 if let Some(slot) = self.fields.iter_mut().find(|(k, _)| *k == key) {
                     slot.1 = v;
                 } else {
@@ -311,11 +316,51 @@ impl Open {
     }
 }
 
+impl Open {
+    /// A W3C id field (lower-case hex; anything else is ignored).
+    fn set_id(&mut self, key: &str, s: &str) {
+        if self.given {
+            return;
+        }
+        match key {
+            "trace_id" => {
+                if let Some(t) = unhex::<16>(s) {
+                    let span = self.ids.map_or([0; 8], |i| i.1);
+                    self.ids = Some((t, span));
+                }
+            }
+            "span_id" => {
+                if let (Some(sp), Some(ids)) = (unhex::<8>(s), self.ids.as_mut()) {
+                    ids.1 = sp;
+                }
+            }
+            _ => self.remote_parent = unhex::<8>(s),
+        }
+    }
+}
+
+/// Room for a trace id's 32 hex digits; longer text is refused.
+#[derive(Default)]
+struct IdText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl std::fmt::Write for IdText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        room.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 struct Visitor<'a>(&'a mut Open);
 
 impl Visit for Visitor<'_> {
     fn record_str(&mut self, f: &Field, v: &str) {
-        self.0.set(f.name(), Val::Str(v.to_owned()));
+        self.0.set_str(f.name(), v);
     }
     fn record_i64(&mut self, f: &Field, v: i64) {
         self.0.set(f.name(), Val::Int(v));
@@ -331,6 +376,19 @@ impl Visit for Visitor<'_> {
         self.0.set(f.name(), Val::F64(v));
     }
     fn record_debug(&mut self, f: &Field, v: &dyn std::fmt::Debug) {
+        // W3C ids arrive as `Display` values (`span::Hex`): parsed from a buffer on the stack.
+        if matches!(f.name(), "trace_id" | "span_id" | "parent_span_id") {
+            if self.0.given {
+                return;
+            }
+            let mut buf = IdText::default();
+            if std::fmt::Write::write_fmt(&mut buf, format_args!("{v:?}")).is_ok() {
+                if let Ok(text) = std::str::from_utf8(&buf.bytes[..buf.len]) {
+                    self.0.set_id(f.name(), text);
+                }
+            }
+            return;
+        }
         self.0.set(f.name(), Val::Str(format!("{v:?}")));
     }
 }
@@ -375,7 +433,7 @@ where
             return;
         }
         let mut open = Open {
-            name: meta.name().to_owned(),
+            name: std::borrow::Cow::Borrowed(meta.name()),
             kind: 1,
             status: 0,
             start_ns: now_ns(),
@@ -383,7 +441,13 @@ where
             ids: None,
             remote_parent: None,
             state: None,
+            given: false,
         };
+        if let Some(ids) = super::NEXT_IDS.take() {
+            open.ids = Some((ids.trace, ids.span));
+            open.remote_parent = ids.parent;
+            open.given = true;
+        }
         attrs.record(&mut Visitor(&mut open));
         if let Some(span) = ctx.span(id) {
             span.extensions_mut().insert(open);
@@ -453,6 +517,9 @@ fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>, queue: &std::sync::Weak<Expor
     ) else {
         return;
     };
+    // One pool each for the life of the exporter: a kept-alive connection per export rather
+    // than a new one (the response body is read to its end so the connection can be reused).
+    let (traces, metrics) = (Exporter::new(uri), Exporter::new(metrics_uri));
     let (start_ns, mut last_metrics) = (now_ns(), std::time::Instant::now());
     loop {
         // Woken by a full batch or a flush; otherwise every interval, for a partial batch.
@@ -465,7 +532,7 @@ fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>, queue: &std::sync::Weak<Expor
         let spans = queue.upgrade().map(|q| q.take()).unwrap_or_default();
         for batch in spans.chunks(cfg.max_batch) {
             let body = export_request(&cfg.resource, batch);
-            rt.block_on(post(cfg, &uri, body));
+            rt.block_on(traces.post(cfg, body));
         }
         if ack.is_some() || gone || last_metrics.elapsed() >= cfg.metrics_interval {
             last_metrics = std::time::Instant::now();
@@ -473,47 +540,86 @@ fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>, queue: &std::sync::Weak<Expor
             if !snaps.is_empty() {
                 let body =
                     super::proto_metrics::export_request(&cfg.resource, snaps, start_ns, now_ns());
-                rt.block_on(post(cfg, &metrics_uri, body));
+                rt.block_on(metrics.post(cfg, body));
             }
         }
         if let Some(ack) = ack {
             let _ = ack.send(());
         }
         if gone {
+            rt.block_on(async {
+                traces.close();
+                metrics.close();
+            });
             return;
         }
     }
 }
 
-async fn post(cfg: &Resolved, uri: &http::Uri, body: Vec<u8>) {
-    use crate::client::transport::pool::{Hold, Pool};
-    let opts = crate::client::HttpClientOptions {
-        listen_stream: false,
-        max_connections: 2,
-        ..Default::default()
-    };
-    let pool = match Pool::new(uri, &opts) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP exporter: {e}");
+/// Where one kind of export goes: its URL and the connections kept to it.
+struct Exporter {
+    uri: http::Uri,
+    pool: Result<std::sync::Arc<crate::client::transport::pool::Pool>, String>,
+}
+
+/// The most of a collector's answer read (an `Export*ServiceResponse`: a partial-success
+/// count and message).
+const MAX_ANSWER: usize = 64 * 1024;
+
+impl Exporter {
+    fn new(uri: http::Uri) -> Self {
+        let opts = crate::client::HttpClientOptions {
+            listen_stream: false,
+            max_connections: 2,
+            ..Default::default()
+        };
+        let pool =
+            crate::client::transport::pool::Pool::new(&uri, &opts).map_err(|e| e.to_string());
+        Self { uri, pool }
+    }
+
+    fn close(&self) {
+        if let Ok(p) = &self.pool {
+            p.close();
+        }
+    }
+
+    async fn post(&self, cfg: &Resolved, body: Vec<u8>) {
+        use crate::client::transport::pool::Hold;
+        use http_body_util::BodyExt;
+        let pool = match &self.pool {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP exporter: {e}");
+                return;
+            }
+        };
+        let mut req = http::Request::post(self.uri.clone())
+            .header(http::header::CONTENT_TYPE, "application/x-protobuf");
+        for (k, v) in &cfg.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let Ok(req) = req.body(http_body_util::Full::new(bytes::Bytes::from(body))) else {
             return;
+        };
+        let exchange = async {
+            let r = pool.send(req, Hold::Short).await?;
+            let status = r.status();
+            // Read to the end (bounded) so the connection goes back to the pool.
+            let _ = http_body_util::Limited::new(r.into_body(), MAX_ANSWER)
+                .collect()
+                .await;
+            Ok::<_, crate::client::ClientError>(status)
+        };
+        match tokio::time::timeout(cfg.timeout, exchange).await {
+            Ok(Ok(s)) if s.is_success() => {}
+            Ok(Ok(s)) => {
+                tracing::warn!(target: "mcpcore::telemetry::otlp", status = s.as_u16(), "OTLP export refused")
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP export failed: {e}")
+            }
+            Err(_) => tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP export timed out"),
         }
-    };
-    let mut req = http::Request::post(uri.clone())
-        .header(http::header::CONTENT_TYPE, "application/x-protobuf");
-    for (k, v) in &cfg.headers {
-        req = req.header(k.as_str(), v.as_str());
     }
-    let Ok(req) = req.body(http_body_util::Full::new(bytes::Bytes::from(body))) else {
-        return;
-    };
-    match tokio::time::timeout(cfg.timeout, pool.send(req, Hold::Short)).await {
-        Ok(Ok(r)) if r.status().is_success() => {}
-        Ok(Ok(r)) => {
-            tracing::warn!(target: "mcpcore::telemetry::otlp", status = r.status().as_u16(), "OTLP export refused")
-        }
-        Ok(Err(e)) => tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP export failed: {e}"),
-        Err(_) => tracing::warn!(target: "mcpcore::telemetry::otlp", "OTLP export timed out"),
-    }
-    pool.close();
 }

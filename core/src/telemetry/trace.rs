@@ -26,17 +26,23 @@ pub struct TraceContext {
     pub state: Option<String>,
 }
 
-/// Parse lower-case hex of exactly `out`'s length.
+/// Parse lower-case hex of exactly `out`'s length. Upper-case hex is invalid in version 00
+/// (W3C Trace Context §3.2.2). A nibble at a time, without `from_str_radix` on substrings:
+/// the exporter parses the ids of every recorded span.
 pub(crate) fn hex_into(s: &str, out: &mut [u8]) -> Option<()> {
-    if s.len() != out.len() * 2 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+    fn nibble(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        }
+    }
+    let s = s.as_bytes();
+    if s.len() != out.len() * 2 {
         return None;
     }
-    // Upper-case hex is invalid in version 00 (W3C Trace Context §3.2.2).
-    if s.bytes().any(|b| b.is_ascii_uppercase()) {
-        return None;
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(s.get(i * 2..i * 2 + 2)?, 16).ok()?;
+    for (o, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+        *o = (nibble(pair[0])? << 4) | nibble(pair[1])?;
     }
     Some(())
 }
