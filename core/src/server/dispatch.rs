@@ -527,17 +527,14 @@ impl Session {
         params: Option<&Map<String, Value>>,
         sink: &dyn Outbound,
     ) -> Option<(tracing::Span, crate::telemetry::TraceContext)> {
-        let traced = crate::telemetry::span::server_request(
+        crate::telemetry::span::server_request(
             method,
             id,
             params,
             self.network_transport(),
             sink.http_headers(),
-        )?;
-        if let Some(v) = self.negotiated_version() {
-            traced.0.record("mcp.protocol.version", v.as_str());
-        }
-        Some(traced)
+            &|| self.negotiated_version(),
+        )
     }
 }
 

@@ -43,8 +43,15 @@ impl Server {
         params: Option<&Map<String, Value>>,
         transport: &'static str,
     ) -> tracing::Span {
-        crate::telemetry::span::server_request("subscriptions/listen", id, params, transport, None)
-            .map_or_else(tracing::Span::none, |(s, _)| s)
+        crate::telemetry::span::server_request(
+            "subscriptions/listen",
+            id,
+            params,
+            transport,
+            None,
+            &|| None,
+        )
+        .map_or_else(tracing::Span::none, |(s, _)| s)
     }
 
     /// Open a `subscriptions/listen` subscription: the envelope is validated like any modern

@@ -34,6 +34,23 @@ pub(crate) struct HttpTrace {
     pub via: Option<[u8; 8]>,
 }
 
+/// The W3C ids of the span being made on this thread, for the OTLP layer: handed over as bytes
+/// while the span's `trace_id`/`span_id`/`parent_span_id` fields (hex, for any subscriber) are
+/// made, so the exporter neither formats nor parses them. Set just before the span is made and
+/// cleared just after ([`span::with_ids`]).
+#[cfg(feature = "otlp")]
+#[derive(Clone, Copy)]
+pub(crate) struct SpanIds {
+    pub trace: [u8; 16],
+    pub span: [u8; 8],
+    pub parent: Option<[u8; 8]>,
+}
+
+#[cfg(feature = "otlp")]
+thread_local! {
+    pub(crate) static NEXT_IDS: std::cell::Cell<Option<SpanIds>> = const { std::cell::Cell::new(None) };
+}
+
 tokio::task_local! {
     /// Set while the HTTP request span is recorded: the parent of the MCP span when `_meta`
     /// names no context, or names the one the header carried.

@@ -57,19 +57,21 @@ pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Opt
 }
 
 /// The span of one request the server handles (`otel.kind = "server"`), a child of the current
-/// span (over HTTP, the HTTP request's). `None` when no subscriber wants it.
+/// span (over HTTP, the HTTP request's). `None` when no subscriber wants it. `negotiated`: the
+/// legacy session's protocol version (a modern request names its own in `_meta`).
+///
+/// Every attribute known when the request arrives is given when the span is made, not
+/// recorded one by one after it: each `record` is a call through the subscriber (a span lookup
+/// and a lock), and ten of them per request cost more than the values.
 pub(crate) fn server_request(
     method: &str,
     id: &dyn std::fmt::Display,
     params: Option<&Map<String, Value>>,
     transport: &'static str,
     http: Option<&http::HeaderMap>,
+    negotiated: &dyn Fn() -> Option<String>,
 ) -> Option<(Span, TraceContext)> {
-    let span = request_span!("mcpcore::server", "mcp.server.request", "server", method);
-    if !span.is_disabled() {
-        span.record("network.transport", transport);
-    }
-    if span.is_disabled() {
+    if !tracing::span_enabled!(target: "mcpcore::server", tracing::Level::INFO) {
         return None;
     }
     let meta = params.and_then(|p| p.get("_meta"));
@@ -88,24 +90,118 @@ pub(crate) fn server_request(
     let parent = parent.or_else(|| {
         header(super::TRACEPARENT).and_then(|tp| TraceContext::parse(tp, header(super::TRACESTATE)))
     });
-    if let Some(sid) = header("mcp-session-id") {
-        span.record("mcp.session.id", sid);
-    }
     let tc = TraceContext::child_of(parent.as_ref());
-    describe(&span, method, params);
-    span.record("jsonrpc.request.id", tracing::field::display(id));
-    if let Some(v) = meta
+    let version = meta
         .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
         .and_then(Value::as_str)
-    {
-        span.record("mcp.protocol.version", v);
-    }
-    span.record("trace_id", tc.trace_id_hex().as_str());
-    span.record("span_id", tc.span_id_hex().as_str());
-    if let Some(p) = &parent {
-        span.record("parent_span_id", p.span_id_hex().as_str());
-    }
+        .map(str::to_owned)
+        .or_else(negotiated);
+    let a = Attrs::of(method, params);
+    let span = with_ids(&tc, parent.as_ref(), || {
+        tracing::info_span!(
+            target: "mcpcore::server",
+            "mcp.server.request",
+            otel.name = %a.name,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            mcp.method.name = method,
+            jsonrpc.request.id = %id,
+            gen_ai.operation.name = a.operation,
+            gen_ai.tool.name = a.tool,
+            gen_ai.prompt.name = a.prompt,
+            mcp.resource.uri = a.uri,
+            mcp.protocol.version = version.as_deref(),
+            mcp.session.id = header("mcp-session-id"),
+            network.transport = transport,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            trace_id = %Hex(&tc.trace_id),
+            span_id = %Hex(&tc.span_id),
+            parent_span_id = parent.as_ref().map(|p| tracing::field::display(Hex(&p.span_id))),
+        )
+    });
     Some((span, tc))
+}
+
+/// The target attributes of a request: its span's name (`{method} {target}`) and the
+/// conventions' attribute naming the target.
+struct Attrs<'a> {
+    name: SpanName<'a>,
+    operation: Option<&'static str>,
+    tool: Option<&'a str>,
+    prompt: Option<&'a str>,
+    uri: Option<&'a str>,
+}
+
+impl<'a> Attrs<'a> {
+    fn of(method: &'a str, params: Option<&'a Map<String, Value>>) -> Self {
+        let t = target(method, params);
+        let (mut a, pick) = (
+            Self {
+                name: SpanName(method, t),
+                operation: None,
+                tool: None,
+                prompt: None,
+                uri: None,
+            },
+            t,
+        );
+        match method {
+            "tools/call" => {
+                a.operation = pick.map(|_| "execute_tool");
+                a.tool = pick;
+            }
+            "prompts/get" => a.prompt = pick,
+            _ => a.uri = pick,
+        }
+        a
+    }
+}
+
+/// `{method} {target}`, or the method alone: written where the subscriber wants it, never
+/// formatted into a string of its own.
+struct SpanName<'a>(&'a str, Option<&'a str>);
+
+impl std::fmt::Display for SpanName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(t) => write!(f, "{} {t}", self.0),
+            None => f.write_str(self.0),
+        }
+    }
+}
+
+/// Make a span whose W3C ids are `tc`'s (under `parent`): the OTLP layer takes them as bytes
+/// from [`super::NEXT_IDS`] while the span is made.
+fn with_ids(tc: &TraceContext, parent: Option<&TraceContext>, make: impl FnOnce() -> Span) -> Span {
+    #[cfg(feature = "otlp")]
+    super::NEXT_IDS.set(Some(super::SpanIds {
+        trace: tc.trace_id,
+        span: tc.span_id,
+        parent: parent.map(|p| p.span_id),
+    }));
+    #[cfg(not(feature = "otlp"))]
+    let _ = (tc, parent);
+    let span = make();
+    #[cfg(feature = "otlp")]
+    super::NEXT_IDS.set(None);
+    span
+}
+
+/// Lower-case hex of an id, written where the subscriber wants it.
+pub(crate) struct Hex<'a>(pub &'a [u8]);
+
+impl std::fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 64];
+        let n = self.0.len().min(32);
+        for (i, b) in self.0[..n].iter().enumerate() {
+            buf[2 * i] = DIGITS[usize::from(b >> 4)];
+            buf[2 * i + 1] = DIGITS[usize::from(b & 0xf)];
+        }
+        f.write_str(std::str::from_utf8(&buf[..2 * n]).map_err(|_| std::fmt::Error)?)
+    }
 }
 
 /// Name the span and record its target attributes.
@@ -204,21 +300,39 @@ pub(crate) fn finish(span: &Span, error: Option<&str>, code: Option<i64>) {
     }
 }
 
-/// Record the HTTP request span's path and W3C ids (a child of the `traceparent` header's
-/// context, or a new trace); the context is what the MCP span under it continues.
-pub(crate) fn http_request(span: &Span, path: &str, h: &http::HeaderMap) -> super::HttpTrace {
+/// The HTTP request span (`None` when no subscriber wants it), a child of the `traceparent`
+/// header's context or the root of a new trace, with its path and W3C ids; the context is what
+/// the MCP span under it continues.
+pub(crate) fn http_request(
+    method: &str,
+    path: &str,
+    h: &http::HeaderMap,
+) -> Option<(Span, super::HttpTrace)> {
+    if !tracing::span_enabled!(target: "mcpcore::http", tracing::Level::INFO) {
+        return None;
+    }
     let header = |name: &str| h.get(name).and_then(|v| v.to_str().ok());
     let parent = header(super::TRACEPARENT)
         .and_then(|tp| TraceContext::parse(tp, header(super::TRACESTATE)));
     let tc = TraceContext::child_of(parent.as_ref());
-    span.record("url.path", path);
-    span.record("trace_id", tc.trace_id_hex().as_str());
-    span.record("span_id", tc.span_id_hex().as_str());
-    if let Some(p) = &parent {
-        span.record("parent_span_id", p.span_id_hex().as_str());
-    }
-    super::HttpTrace {
+    let span = with_ids(&tc, parent.as_ref(), || {
+        tracing::info_span!(
+            target: "mcpcore::http",
+            "http.server.request",
+            otel.name = method,
+            otel.kind = "server",
+            http.request.method = method,
+            url.path = path,
+            network.transport = "tcp",
+            http.response.status_code = Empty,
+            trace_id = %Hex(&tc.trace_id),
+            span_id = %Hex(&tc.span_id),
+            parent_span_id = parent.as_ref().map(|p| tracing::field::display(Hex(&p.span_id))),
+        )
+    });
+    let trace = super::HttpTrace {
         span: tc,
         via: parent.map(|p| p.span_id),
-    }
+    };
+    Some((span, trace))
 }

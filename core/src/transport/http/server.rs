@@ -230,27 +230,25 @@ impl HttpService {
         B: Body<Data = Bytes> + Unpin,
     {
         let s = &self.shared;
-        let span = tracing::info_span!(
-            target: "mcpcore::http",
-            "http.server.request",
-            otel.name = req.method().as_str(),
-            otel.kind = "server",
-            http.request.method = req.method().as_str(),
-            url.path = tracing::field::Empty,
-            network.transport = "tcp",
-            http.response.status_code = tracing::field::Empty,
-            trace_id = tracing::field::Empty,
-            span_id = tracing::field::Empty,
-            parent_span_id = tracing::field::Empty,
+        let traced = crate::telemetry::span::http_request(
+            req.method().as_str(),
+            req.uri().path(),
+            req.headers(),
         );
-        let r = if span.is_disabled() {
-            self.handle_inner(req).await
-        } else {
-            // The HTTP span joins the caller's trace from the `traceparent` header; the MCP
-            // span under it continues this span's trace unless `_meta` names another.
-            let tc = crate::telemetry::span::http_request(&span, req.uri().path(), req.headers());
-            let inner = crate::telemetry::HTTP_TRACE.scope(tc, self.handle_inner(req));
-            tracing::Instrument::instrument(inner, span.clone()).await
+        let (r, span) = match traced {
+            None => (self.handle_inner(req).await, tracing::Span::none()),
+            Some((span, tc)) => {
+                // The HTTP span joins the caller's trace from the `traceparent` header; the
+                // MCP span under it continues this span's trace unless `_meta` names another.
+                // Pinned where it is made: wrapping the (large) future by value would copy it
+                // twice per request.
+                let inner =
+                    std::pin::pin!(crate::telemetry::HTTP_TRACE.scope(tc, self.handle_inner(req)));
+                (
+                    tracing::Instrument::instrument(inner, span.clone()).await,
+                    span,
+                )
+            }
         };
         let status = r.status();
         if !span.is_disabled() {
