@@ -8,6 +8,8 @@ mod metrics;
 #[cfg(feature = "otlp")]
 mod otlp;
 #[cfg(feature = "otlp")]
+mod otlp_span;
+#[cfg(feature = "otlp")]
 mod proto;
 #[cfg(feature = "otlp")]
 mod proto_metrics;

@@ -14,20 +14,21 @@
 //! Configuration: [`OtlpOptions`], whose unset fields come from the standard environment
 //! variables `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`,
 //! `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_SERVICE_NAME` and
-//! `OTEL_RESOURCE_ATTRIBUTES`. Only `http/protobuf` is spoken (`OTEL_EXPORTER_OTLP_PROTOCOL`
-//! naming another protocol is refused).
+//! `OTEL_RESOURCE_ATTRIBUTES`, and the batch settings `OTEL_BSP_MAX_QUEUE_SIZE`,
+//! `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` and `OTEL_BSP_SCHEDULE_DELAY`. Only `http/protobuf` is
+//! spoken (`OTEL_EXPORTER_OTLP_PROTOCOL` naming another protocol is refused).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::Subscriber;
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-use super::proto::{export_request, SpanData, Val};
+use super::otlp_span::{Open, Visitor};
+use super::proto::{export_request, Val};
 
 /// Where and how spans are exported. Every field left `None` is read from the environment.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -45,11 +46,13 @@ pub struct OtlpOptions {
     pub service_name: Option<String>,
     /// Per-export deadline in ms (`OTEL_EXPORTER_OTLP_TIMEOUT`, else 10,000).
     pub timeout_ms: Option<u64>,
-    /// Most finished spans waiting to be exported (default 2,048); past it spans are dropped.
+    /// Most finished spans waiting to be exported (`OTEL_BSP_MAX_QUEUE_SIZE`, else 2,048);
+    /// past it spans are dropped.
     pub max_queue: Option<usize>,
-    /// Most spans per export request (default 512).
+    /// Most spans per export request, and how many wake the exporter
+    /// (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, else 512).
     pub max_batch: Option<usize>,
-    /// How often a partial batch is sent, in ms (default 1,000).
+    /// How often a partial batch is sent, in ms (`OTEL_BSP_SCHEDULE_DELAY`, else 1,000).
     pub interval_ms: Option<u64>,
     /// The full metrics URL (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, else the endpoint's
     /// `/v1/metrics`).
@@ -75,6 +78,11 @@ pub(crate) struct Resolved {
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// A number from the environment (an unparsable value is ignored, as the OTel SDKs do).
+fn env_num<T: std::str::FromStr>(name: &str) -> Option<T> {
+    env(name).and_then(|v| v.trim().parse().ok())
 }
 
 /// `k=v,k2=v2` with percent-encoded values (the OTel environment syntax).
@@ -173,9 +181,22 @@ impl OtlpOptions {
             headers,
             resource,
             timeout: Duration::from_millis(timeout.max(1)),
-            max_queue: positive(self.max_queue, 2048, "maxQueue")?,
-            max_batch: positive(self.max_batch, 512, "maxBatch")?,
-            interval: Duration::from_millis(self.interval_ms.unwrap_or(1000).max(1)),
+            max_queue: positive(
+                self.max_queue.or(env_num("OTEL_BSP_MAX_QUEUE_SIZE")),
+                2048,
+                "maxQueue",
+            )?,
+            max_batch: positive(
+                self.max_batch.or(env_num("OTEL_BSP_MAX_EXPORT_BATCH_SIZE")),
+                512,
+                "maxBatch",
+            )?,
+            interval: Duration::from_millis(
+                self.interval_ms
+                    .or(env_num("OTEL_BSP_SCHEDULE_DELAY"))
+                    .unwrap_or(1000)
+                    .max(1),
+            ),
         })
     }
 }
@@ -194,15 +215,42 @@ pub struct OtlpLayer {
 
 /// The exporter's queue, shared by the layer and whoever flushes it.
 ///
-/// Finished spans wait in a vector under a mutex: a request's thread pushes and goes on, and
-/// only a full batch wakes the exporter thread (a channel message per span would switch to it
-/// once per span, which on a busy core costs more than the span itself).
+/// Finished spans wait, already encoded, in a buffer under a mutex: a request's thread appends
+/// and goes on, and only a full batch wakes the exporter thread (a channel message per span
+/// would switch to it once per span, which on a busy core costs more than the span itself).
 pub struct ExportHandle {
     tx: SyncSender<Msg>,
-    queue: std::sync::Mutex<Vec<SpanData>>,
+    queue: std::sync::Mutex<Encoded>,
     max_queue: usize,
     max_batch: usize,
     dropped: AtomicU64,
+}
+
+/// Encoded spans, back to back, and where each ends.
+#[derive(Default)]
+struct Encoded {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Encoded {
+    fn with_room(spans: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(spans * 320),
+            ends: Vec::with_capacity(spans),
+        }
+    }
+
+    /// The spans in runs of at most `max` (one export request each).
+    fn batches(&self, max: usize) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.chunks(max).map(move |run| {
+            let end = run.last().copied().unwrap_or(start);
+            let batch = self.bytes.get(start..end).unwrap_or_default();
+            start = end;
+            batch
+        })
+    }
 }
 
 impl ExportHandle {
@@ -216,23 +264,26 @@ impl ExportHandle {
         }
     }
 
-    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<SpanData>> {
+    fn queue(&self) -> std::sync::MutexGuard<'_, Encoded> {
         self.queue
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Queue a finished span (dropped, and counted, when the queue is full).
-    fn push(&self, span: SpanData) {
+    /// Queue a finished span, encoded by `encode` (dropped, and counted, when the queue is
+    /// full).
+    fn push(&self, encode: impl FnOnce(&mut Vec<u8>)) {
         let waiting = {
             let mut q = self.queue();
-            if q.len() >= self.max_queue {
+            if q.ends.len() >= self.max_queue {
                 drop(q);
                 self.dropped.fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            q.push(span);
-            q.len()
+            encode(&mut q.bytes);
+            let end = q.bytes.len();
+            q.ends.push(end);
+            q.ends.len()
         };
         if waiting == self.max_batch {
             let _ = self.tx.try_send(Msg::Batch);
@@ -240,9 +291,9 @@ impl ExportHandle {
     }
 
     /// Everything waiting, oldest first.
-    fn take(&self) -> Vec<SpanData> {
-        // A full batch's room stays: the queue never grows by doubling (and copying) again.
-        std::mem::replace(&mut *self.queue(), Vec::with_capacity(self.max_batch))
+    fn take(&self) -> Encoded {
+        // A full batch's room stays: the buffers never grow by doubling (and copying) again.
+        std::mem::replace(&mut *self.queue(), Encoded::with_room(self.max_batch))
     }
 
     /// Spans dropped because the queue was full.
@@ -251,146 +302,10 @@ impl ExportHandle {
     }
 }
 
-/// What the layer keeps on each span while it is open.
-struct Open {
-    name: std::borrow::Cow<'static, str>,
-    kind: u64,
-    status: u64,
-    start_ns: u64,
-    fields: Vec<(&'static str, Val)>,
-    ids: Option<([u8; 16], [u8; 8])>,
-    remote_parent: Option<[u8; 8]>,
-    state: Option<String>,
-    /// The ids came as bytes ([`super::NEXT_IDS`]): the id fields are not read.
-    given: bool,
-}
-
 fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-}
-
-fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    let mut out = [0u8; N];
-    super::trace::hex_into(s, &mut out)?;
-    Some(out)
-}
-
-impl Open {
-    /// A field given as text: the span's own fields (`otel.*`, ids) are read without keeping
-    /// a copy; any other is kept as an attribute.
-    fn set_str(&mut self, key: &'static str, s: &str) {
-        match key {
-            "otel.kind" => {
-                self.kind = match s {
-                    "server" => 2,
-                    "client" => 3,
-                    _ => 1,
-                }
-            }
-            "otel.status_code" => self.status = u64::from(s == "ERROR") * 2,
-            "trace_id" | "span_id" | "parent_span_id" => self.set_id(key, s),
-            _ => self.set(key, Val::Str(s.to_owned())),
-        }
-    }
-
-    fn set(&mut self, key: &'static str, v: Val) {
-        match (key, v) {
-            ("otel.name", Val::Str(s)) => self.name = std::borrow::Cow::Owned(s),
-            ("tracestate", Val::Str(s)) => self.state = Some(s),
-            (
-                "otel.kind" | "otel.status_code" | "trace_id" | "span_id" | "parent_span_id",
-                Val::Str(s),
-            ) => {
-                self.set_str(key, &s);
-            }
-            (key, v) => {
-                if let Some(slot) = self.fields.iter_mut().find(|(k, _)| *k == key) {
-                    slot.1 = v;
-                } else {
-                    self.fields.push((key, v));
-                }
-            }
-        }
-    }
-}
-
-impl Open {
-    /// A W3C id field (lower-case hex; anything else is ignored).
-    fn set_id(&mut self, key: &str, s: &str) {
-        if self.given {
-            return;
-        }
-        match key {
-            "trace_id" => {
-                if let Some(t) = unhex::<16>(s) {
-                    let span = self.ids.map_or([0; 8], |i| i.1);
-                    self.ids = Some((t, span));
-                }
-            }
-            "span_id" => {
-                if let (Some(sp), Some(ids)) = (unhex::<8>(s), self.ids.as_mut()) {
-                    ids.1 = sp;
-                }
-            }
-            _ => self.remote_parent = unhex::<8>(s),
-        }
-    }
-}
-
-/// Room for a trace id's 32 hex digits; longer text is refused.
-#[derive(Default)]
-struct IdText {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl std::fmt::Write for IdText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let room = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        room.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
-struct Visitor<'a>(&'a mut Open);
-
-impl Visit for Visitor<'_> {
-    fn record_str(&mut self, f: &Field, v: &str) {
-        self.0.set_str(f.name(), v);
-    }
-    fn record_i64(&mut self, f: &Field, v: i64) {
-        self.0.set(f.name(), Val::Int(v));
-    }
-    fn record_u64(&mut self, f: &Field, v: u64) {
-        self.0
-            .set(f.name(), Val::Int(i64::try_from(v).unwrap_or(i64::MAX)));
-    }
-    fn record_bool(&mut self, f: &Field, v: bool) {
-        self.0.set(f.name(), Val::Bool(v));
-    }
-    fn record_f64(&mut self, f: &Field, v: f64) {
-        self.0.set(f.name(), Val::F64(v));
-    }
-    fn record_debug(&mut self, f: &Field, v: &dyn std::fmt::Debug) {
-        // W3C ids arrive as `Display` values (`span::Hex`): parsed from a buffer on the stack.
-        if matches!(f.name(), "trace_id" | "span_id" | "parent_span_id") {
-            if self.0.given {
-                return;
-            }
-            let mut buf = IdText::default();
-            if std::fmt::Write::write_fmt(&mut buf, format_args!("{v:?}")).is_ok() {
-                if let Ok(text) = std::str::from_utf8(&buf.bytes[..buf.len]) {
-                    self.0.set_id(f.name(), text);
-                }
-            }
-            return;
-        }
-        self.0.set(f.name(), Val::Str(format!("{v:?}")));
-    }
 }
 
 impl OtlpLayer {
@@ -403,7 +318,7 @@ impl OtlpLayer {
         let (tx, rx) = sync_channel(16);
         let handle = std::sync::Arc::new(ExportHandle {
             tx,
-            queue: std::sync::Mutex::new(Vec::with_capacity(cfg.max_batch)),
+            queue: std::sync::Mutex::new(Encoded::with_room(cfg.max_batch)),
             max_queue: cfg.max_queue,
             max_batch: cfg.max_batch,
             dropped: AtomicU64::new(0),
@@ -432,21 +347,9 @@ where
         if !meta.target().starts_with("mcpcore") {
             return;
         }
-        let mut open = Open {
-            name: std::borrow::Cow::Borrowed(meta.name()),
-            kind: 1,
-            status: 0,
-            start_ns: now_ns(),
-            fields: Vec::with_capacity(12),
-            ids: None,
-            remote_parent: None,
-            state: None,
-            given: false,
-        };
+        let mut open = Open::new(meta.name(), now_ns());
         if let Some(ids) = super::NEXT_IDS.take() {
-            open.ids = Some((ids.trace, ids.span));
-            open.remote_parent = ids.parent;
-            open.given = true;
+            open.give_ids(ids.trace, ids.span, ids.parent);
         }
         attrs.record(&mut Visitor(&mut open));
         if let Some(span) = ctx.span(id) {
@@ -488,19 +391,10 @@ where
                 }
             }
         };
-        let data = SpanData {
-            trace_id,
-            span_id,
-            parent_span_id: parent,
-            trace_state: open.state,
-            name: open.name,
-            kind: open.kind,
-            start_ns: open.start_ns,
-            end_ns: now_ns(),
-            attributes: open.fields,
-            status: open.status,
-        };
-        self.handle.push(data);
+        let end_ns = now_ns();
+        self.handle
+            .push(|out| open.encode(out, (trace_id, span_id), parent, end_ns));
+        open.recycle();
     }
 }
 
@@ -530,7 +424,7 @@ fn export_loop(cfg: &Resolved, rx: &Receiver<Msg>, queue: &std::sync::Weak<Expor
             Err(RecvTimeoutError::Disconnected) => (None, true),
         };
         let spans = queue.upgrade().map(|q| q.take()).unwrap_or_default();
-        for batch in spans.chunks(cfg.max_batch) {
+        for batch in spans.batches(cfg.max_batch) {
             let body = export_request(&cfg.resource, batch);
             rt.block_on(traces.post(cfg, body));
         }
