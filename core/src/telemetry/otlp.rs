@@ -517,3 +517,60 @@ impl Exporter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The batch settings come from the options, else from the OpenTelemetry SDK's standard
+    /// `OTEL_BSP_*` variables, else the defaults; a zero is refused, garbage ignored. (The only
+    /// test in this binary that sets these variables.)
+    #[test]
+    fn batch_settings_come_from_options_then_the_environment() {
+        let d = OtlpOptions::default().resolve().expect("defaults");
+        assert_eq!((d.max_queue, d.max_batch), (2048, 512));
+        assert_eq!(d.interval, Duration::from_millis(1000));
+        std::env::set_var("OTEL_BSP_MAX_QUEUE_SIZE", "4096");
+        std::env::set_var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1024");
+        std::env::set_var("OTEL_BSP_SCHEDULE_DELAY", "250");
+        let e = OtlpOptions::default()
+            .resolve()
+            .expect("from the environment");
+        assert_eq!((e.max_queue, e.max_batch), (4096, 1024));
+        assert_eq!(e.interval, Duration::from_millis(250));
+        let o = OtlpOptions {
+            max_batch: Some(8),
+            ..OtlpOptions::default()
+        };
+        assert_eq!(o.resolve().expect("options").max_batch, 8, "options first");
+        std::env::set_var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "0");
+        assert!(OtlpOptions::default().resolve().is_err(), "zero refused");
+        std::env::set_var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "many");
+        assert_eq!(
+            OtlpOptions::default().resolve().expect("ignored").max_batch,
+            512
+        );
+        for v in [
+            "OTEL_BSP_MAX_QUEUE_SIZE",
+            "OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
+            "OTEL_BSP_SCHEDULE_DELAY",
+        ] {
+            std::env::remove_var(v);
+        }
+    }
+
+    /// Encoded spans leave in runs of at most `max_batch`, split where spans end.
+    #[test]
+    fn batches_split_where_spans_end() {
+        let mut q = Encoded::with_room(4);
+        for len in [3, 5, 2, 4, 1] {
+            q.bytes.extend(std::iter::repeat_n(len as u8, len));
+            q.ends.push(q.bytes.len());
+        }
+        let runs: Vec<&[u8]> = q.batches(2).collect();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[0].len(), 8);
+        assert_eq!(runs[1], &[2, 2, 4, 4, 4, 4]);
+        assert_eq!(runs[2], &[1]);
+    }
+}
