@@ -6,12 +6,13 @@
 #     our demo-server vs a bare hyper server that only parses and serializes JSON
 #     (examples/bench_bare_hyper.rs), and their ratio, plus p99 latency;
 #   * RSS per idle legacy session; start-up time to the first answer.
-# Env: DURATION (default 10s), CONNECTIONS (64), SESSIONS (5000).
+# Env: DURATION (default 10s), CONNECTIONS (64), SESSIONS (5000), ROUNDS (3, telemetry legs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-64}
 SESSIONS=${SESSIONS:-5000}
+ROUNDS=${ROUNDS:-3}
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (apt-get)" >&2
@@ -62,24 +63,35 @@ echo "  mcpcore:     ${OURS} req/s  p99 $(python3 -c "print(f'{$OURS_P99/1000:.2
 echo "  bare hyper:  ${BARE} req/s  p99 $(python3 -c "print(f'{$BARE_P99/1000:.2f}')") ms"
 echo "  ratio:       ${RATIO} (target >= 0.5)"
 
-# Telemetry's cost, same run: off (the figure above), metrics recorded (--metrics), spans
-# exported over OTLP/HTTP (--otlp) to a sink on the load core that answers every export 200.
+# Telemetry's cost, same run: telemetry off, metrics recorded (--metrics), spans exported over
+# OTLP/HTTP (--otlp) to a sink on the load core that answers every export 200. The three
+# servers run side by side (only the one under load works) and are measured in turn, ROUNDS
+# times; each leg's median is printed, so a slow moment of the machine does not land on one leg.
 # The sink is native (bench-otlp-sink): a Python sink scanning every span took enough of the
 # load core to slow wrk.
 PIN=$PIN_LOAD start "$TARGET/bench-otlp-sink"; SINK=${URL%/}
+start "$TARGET/demo-server" --http 127.0.0.1:0; OFF_URL=$URL
 start "$TARGET/demo-server" --metrics --http 127.0.0.1:0; METRICS_URL=$URL
-run "$METRICS_URL" >/dev/null
-read -r MET MET_P99 < <(run "$METRICS_URL")
 OTEL_EXPORTER_OTLP_ENDPOINT=$SINK OTEL_SERVICE_NAME=bench start "$TARGET/demo-server" --otlp --http 127.0.0.1:0
 EXPORT_URL=$URL
-run "$EXPORT_URL" >/dev/null
-read -r EXP EXP_P99 < <(run "$EXPORT_URL")
+for u in "$OFF_URL" "$METRICS_URL" "$EXPORT_URL"; do run "$u" >/dev/null; done   # warm-up
+OFF_ALL=(); MET_ALL=(); EXP_ALL=()
+leg() { case $1 in 0) OFF_ALL+=("$(run "$OFF_URL")") ;; 1) MET_ALL+=("$(run "$METRICS_URL")") ;;
+  2) EXP_ALL+=("$(run "$EXPORT_URL")") ;; esac; }
+for r in $(seq 0 $((ROUNDS - 1))); do   # the order turns each round: no leg always runs first
+  for i in 0 1 2; do leg $(((r + i) % 3)); done
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
+read -r OFF OFF_P99 < <(median "${OFF_ALL[@]}")
+read -r MET MET_P99 < <(median "${MET_ALL[@]}")
+read -r EXP EXP_P99 < <(median "${EXP_ALL[@]}")
 EXPORTED=$(python3 -c "import urllib.request as u; print(u.urlopen(\"$SINK/count\").read().decode())" || echo "?")
 cleanup; PIDS=()
-pct() { python3 -c "print(f'{($1/$OURS-1)*100:+.1f} %')"; }
-echo "telemetry (same requests, same run):"
-echo "  off:            ${OURS} req/s  p99 $(python3 -c "print(f'{$OURS_P99/1000:.2f}')") ms"
-echo "  metrics on:     ${MET} req/s  p99 $(python3 -c "print(f'{$MET_P99/1000:.2f}')") ms  ($(pct "$MET"); target within -5 %)"
-echo "  spans exported: ${EXP} req/s  p99 $(python3 -c "print(f'{$EXP_P99/1000:.2f}')") ms  ($(pct "$EXP"); target within -15 %; ${EXPORTED} spans received)"
+pct() { python3 -c "print(f'{($1/$OFF-1)*100:+.1f} %')"; }
+ms() { python3 -c "print(f'{$1/1000:.2f}')"; }
+echo "telemetry (same requests, same run; median of $ROUNDS rounds):"
+echo "  off:            ${OFF} req/s  p99 $(ms "$OFF_P99") ms  (rounds: ${OFF_ALL[*]%% *})"
+echo "  metrics on:     ${MET} req/s  p99 $(ms "$MET_P99") ms  ($(pct "$MET"); target within -5 %; rounds: ${MET_ALL[*]%% *})"
+echo "  spans exported: ${EXP} req/s  p99 $(ms "$EXP_P99") ms  ($(pct "$EXP"); target within -15 %; rounds: ${EXP_ALL[*]%% *}; ${EXPORTED} spans received)"
 TOKIO_WORKER_THREADS=1 $PIN_SERVER python3 scripts/bench/sessions.py "$TARGET/demo-server" "$SESSIONS" \
   | sed -E 's/^BENCH /  /'
