@@ -272,3 +272,41 @@ impl JwksServer {
         }
     }
 }
+
+/// The authorized session the "no secret is ever logged" tests watch: a listener requiring a
+/// JWT, then in both eras a call whose arguments hold `marker`, a call refused for a missing
+/// scope and a call to an unknown tool (same marker), and a request with a bad token whose body
+/// is the marker (401). Returns the listener (still serving) and the good token.
+pub async fn secret_workload(marker: &str) -> (HttpListener, String) {
+    use mcpcore::client::{Client, ConnectMode, HttpClientOptions};
+    let key = TestKey::generate("k1");
+    let mut o = options();
+    o.jwks_path = Some(jwks_file(&jwks(&[&key])));
+    let l = listen(&server(), Some(o)).await;
+    let token = key.sign(&claims("alice", "mcp:tools"));
+    let url = format!("http://{}/mcp", l.local_addr());
+    for mode in [ConnectMode::Modern, ConnectMode::Legacy] {
+        let mut h = HttpClientOptions::default();
+        h.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
+        let c = Client::builder()
+            .mode(mode)
+            .connect_http(&url, h)
+            .await
+            .expect("connect");
+        c.call_tool("whoami", json!({"note": marker}))
+            .await
+            .expect("call");
+        let refused = c.call_tool("admin_op", json!({"note": marker})).await;
+        assert!(refused.is_err(), "admin_op needs a scope alice lacks");
+        let _ = c.call_tool("no_such_tool", json!({"note": marker})).await;
+        c.close().await;
+    }
+    let bad = format!("Bearer {token}x");
+    let h = [
+        ("Content-Type", "application/json"),
+        ("Authorization", bad.as_str()),
+    ];
+    let r = crate::http::raw_request(l.local_addr(), "POST", "/mcp", &h, marker.as_bytes()).await;
+    assert_eq!(r.status, 401);
+    (l, token)
+}

@@ -5,9 +5,8 @@
 //! arguments holding a marker, a refused call, a bad token) hold neither the bearer token nor
 //! the marker. Its own binary: the route installs the process's subscriber.
 
-use mcpcore::client::{Client, ConnectMode, HttpClientOptions};
 use mcpcore::telemetry::{route_logs, LogRecord, LogSink};
-use mcpcore_tests::auth::{claims, jwks, jwks_file, listen, options, server, TestKey};
+use mcpcore_tests::auth::secret_workload;
 use mcpcore_tests::http::raw_request;
 use serde_json::json;
 use std::net::SocketAddr;
@@ -73,38 +72,8 @@ async fn wait_for_note(seen: &Seen, n: usize) {
 async fn log_events_reach_the_route_at_its_level_and_hold_no_secret() {
     let seen = Seen::default();
     route_logs(Some(sink(&seen)), LevelFilter::TRACE).expect("route");
-    let key = TestKey::generate("k1");
-    let mut o = options();
-    o.jwks_path = Some(jwks_file(&jwks(&[&key])));
-    let l = listen(&server(), Some(o)).await;
+    let (l, token) = secret_workload(MARKER).await;
     let addr = l.local_addr();
-    let token = key.sign(&claims("alice", "mcp:tools"));
-    let url = format!("http://{addr}/mcp");
-    for mode in [ConnectMode::Modern, ConnectMode::Legacy] {
-        let mut h = HttpClientOptions::default();
-        h.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
-        let c = Client::builder()
-            .mode(mode)
-            .connect_http(&url, h)
-            .await
-            .expect("connect");
-        c.call_tool("whoami", json!({"note": MARKER}))
-            .await
-            .expect("call");
-        assert!(c
-            .call_tool("admin_op", json!({"note": MARKER}))
-            .await
-            .is_err());
-        let _ = c.call_tool("no_such_tool", json!({"note": MARKER})).await;
-        c.close().await;
-    }
-    let bad = format!("Bearer {token}x");
-    let h = [
-        ("Content-Type", "application/json"),
-        ("Authorization", bad.as_str()),
-    ];
-    let r = raw_request(addr, "POST", "/mcp", &h, MARKER.as_bytes()).await;
-    assert_eq!(r.status, 401);
     unhandled_note(addr, &token).await;
     wait_for_note(&seen, 1).await;
     {

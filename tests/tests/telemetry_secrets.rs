@@ -4,10 +4,7 @@
 //! contains neither the bearer token nor the marker. Its own binary: it installs the process's
 //! global subscriber.
 
-use mcpcore::client::{Client, ConnectMode, HttpClientOptions};
-use mcpcore_tests::auth::{claims, jwks, jwks_file, listen, options, server, TestKey};
-use mcpcore_tests::http::raw_request;
-use serde_json::json;
+use mcpcore_tests::auth::secret_workload;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -37,35 +34,7 @@ async fn trace_output_of_an_authorized_session_holds_no_token_or_argument() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .init();
-    let key = TestKey::generate("k1");
-    let mut o = options();
-    o.jwks_path = Some(jwks_file(&jwks(&[&key])));
-    let l = listen(&server(), Some(o)).await;
-    let token = key.sign(&claims("alice", "mcp:tools"));
-    let url = format!("http://{}/mcp", l.local_addr());
-    for mode in [ConnectMode::Modern, ConnectMode::Legacy] {
-        let mut h = HttpClientOptions::default();
-        h.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
-        let c = Client::builder()
-            .mode(mode)
-            .connect_http(&url, h)
-            .await
-            .expect("connect");
-        c.call_tool("whoami", json!({"note": MARKER}))
-            .await
-            .expect("call");
-        let refused = c.call_tool("admin_op", json!({"note": MARKER})).await;
-        assert!(refused.is_err(), "admin_op needs a scope alice lacks");
-        let _ = c.call_tool("no_such_tool", json!({"note": MARKER})).await;
-        c.close().await;
-    }
-    let bad = format!("Bearer {token}x");
-    let h = [
-        ("Content-Type", "application/json"),
-        ("Authorization", bad.as_str()),
-    ];
-    let r = raw_request(l.local_addr(), "POST", "/mcp", &h, MARKER.as_bytes()).await;
-    assert_eq!(r.status, 401);
+    let (_l, token) = secret_workload(MARKER).await;
 
     let out = String::from_utf8_lossy(&buf.0.lock().expect("lock")).into_owned();
     assert!(
