@@ -216,12 +216,14 @@ impl Peer {
             (target.map(str::to_owned), std::time::Instant::now())
         });
         let _in_flight = self.metrics.start();
-        let traced = crate::telemetry::span::client_request(method, &id, &params);
-        if let Some((span, tc)) = &traced {
-            span.record("network.transport", self.transport_label());
-            if let Some(v) = lock(&self.wire).protocol_version.as_deref() {
-                span.record("mcp.protocol.version", v);
-            }
+        let traced = crate::telemetry::span::client_request(
+            method,
+            &id,
+            &params,
+            self.transport_label(),
+            &|| lock(&self.wire).protocol_version.clone(),
+        );
+        if let Some((_, tc)) = &traced {
             // The server's span becomes a child of this client span (trace context in
             // `params._meta`, as the conventions carry it).
             let meta = params

@@ -372,20 +372,24 @@ where
         };
         // The local parent's ids: for spans without W3C ids of their own, and for a span that
         // has ids but no remote parent (a root by W3C, nested locally).
-        let local = span.parent().and_then(|p| {
-            p.extensions()
-                .get::<Open>()
-                .and_then(|o| o.ids.filter(|i| i.1 != [0; 8]))
-        });
+        // Looked up only when needed: a span with a W3C parent (the MCP span under the HTTP
+        // span) has all it needs.
+        let local = || {
+            span.parent().and_then(|p| {
+                p.extensions()
+                    .get::<Open>()
+                    .and_then(|o| o.ids.filter(|i| i.1 != [0; 8]))
+            })
+        };
         let (trace_id, span_id, parent) = match (open.ids, open.remote_parent) {
             (Some((t, s)), Some(p)) if s != [0; 8] => (t, s, Some(p)),
-            (Some((t, s)), None) if s != [0; 8] => match local {
+            (Some((t, s)), None) if s != [0; 8] => match local() {
                 Some((lt, ls)) if lt == t => (t, s, Some(ls)),
                 _ => (t, s, None),
             },
             _ => {
                 let fresh = super::TraceContext::child_of(None);
-                match local {
+                match local() {
                     Some((lt, ls)) => (lt, fresh.span_id, Some(ls)),
                     None => (fresh.trace_id, fresh.span_id, None),
                 }

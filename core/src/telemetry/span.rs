@@ -18,32 +18,40 @@ use tracing::Span;
 use super::TraceContext;
 use crate::error::ErrorObject;
 
-/// A request span with every attribute of the conventions declared (a `tracing` span's fields
-/// are fixed when it is made; those not known yet are recorded later).
+/// A request span by the conventions, every attribute known when the request is made given at
+/// once (`error.type`, `otel.status_code` and `rpc.response.status_code` are recorded when it
+/// ends): each later `record` is a call through the subscriber (a span lookup and a lock), and
+/// ten of them per request cost more than the values. The W3C ids also reach the OTLP layer as
+/// bytes ([`with_ids`]).
 macro_rules! request_span {
-    ($target:literal, $name:literal, $kind:literal, $method:expr) => {
-        tracing::info_span!(
-            target: $target,
-            $name,
-            otel.name = Empty,
-            otel.kind = $kind,
-            otel.status_code = Empty,
-            mcp.method.name = $method,
-            jsonrpc.request.id = Empty,
-            gen_ai.operation.name = Empty,
-            gen_ai.tool.name = Empty,
-            gen_ai.prompt.name = Empty,
-            mcp.resource.uri = Empty,
-            mcp.protocol.version = Empty,
-            mcp.session.id = Empty,
-            network.transport = Empty,
-            error.type = Empty,
-            rpc.response.status_code = Empty,
-            trace_id = Empty,
-            span_id = Empty,
-            parent_span_id = Empty,
-        )
-    };
+    ($target:literal, $name:literal, $kind:literal, $method:expr, $id:expr, $attrs:expr,
+     $version:expr, $session:expr, $transport:expr, $tc:expr, $parent:expr) => {{
+        let (a, tc, parent): (&Attrs<'_>, &TraceContext, Option<&TraceContext>) =
+            ($attrs, $tc, $parent);
+        with_ids(tc, parent, || {
+            tracing::info_span!(
+                target: $target,
+                $name,
+                otel.name = %a.name,
+                otel.kind = $kind,
+                otel.status_code = Empty,
+                mcp.method.name = $method,
+                jsonrpc.request.id = %$id,
+                gen_ai.operation.name = a.operation,
+                gen_ai.tool.name = a.tool,
+                gen_ai.prompt.name = a.prompt,
+                mcp.resource.uri = a.uri,
+                mcp.protocol.version = $version,
+                mcp.session.id = $session,
+                network.transport = $transport,
+                error.type = Empty,
+                rpc.response.status_code = Empty,
+                trace_id = %Hex(&tc.trace_id),
+                span_id = %Hex(&tc.span_id),
+                parent_span_id = parent.map(|p| tracing::field::display(Hex(&p.span_id))),
+            )
+        })
+    }};
 }
 
 /// The handler target a request names: the tool or prompt `name`, or the resource `uri`.
@@ -59,10 +67,6 @@ pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Opt
 /// The span of one request the server handles (`otel.kind = "server"`), a child of the current
 /// span (over HTTP, the HTTP request's). `None` when no subscriber wants it. `negotiated`: the
 /// legacy session's protocol version (a modern request names its own in `_meta`).
-///
-/// Every attribute known when the request arrives is given when the span is made, not
-/// recorded one by one after it: each `record` is a call through the subscriber (a span lookup
-/// and a lock), and ten of them per request cost more than the values.
 pub(crate) fn server_request(
     method: &str,
     id: &dyn std::fmt::Display,
@@ -94,32 +98,21 @@ pub(crate) fn server_request(
     let version = meta
         .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
         .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(negotiated);
-    let a = Attrs::of(method, params);
-    let span = with_ids(&tc, parent.as_ref(), || {
-        tracing::info_span!(
-            target: "mcpcore::server",
-            "mcp.server.request",
-            otel.name = %a.name,
-            otel.kind = "server",
-            otel.status_code = Empty,
-            mcp.method.name = method,
-            jsonrpc.request.id = %id,
-            gen_ai.operation.name = a.operation,
-            gen_ai.tool.name = a.tool,
-            gen_ai.prompt.name = a.prompt,
-            mcp.resource.uri = a.uri,
-            mcp.protocol.version = version.as_deref(),
-            mcp.session.id = header("mcp-session-id"),
-            network.transport = transport,
-            error.type = Empty,
-            rpc.response.status_code = Empty,
-            trace_id = %Hex(&tc.trace_id),
-            span_id = %Hex(&tc.span_id),
-            parent_span_id = parent.as_ref().map(|p| tracing::field::display(Hex(&p.span_id))),
-        )
-    });
+        .map(std::borrow::Cow::Borrowed)
+        .or_else(|| negotiated().map(std::borrow::Cow::Owned));
+    let span = request_span!(
+        "mcpcore::server",
+        "mcp.server.request",
+        "server",
+        method,
+        id,
+        &Attrs::of(method, params),
+        version.as_deref(),
+        header("mcp-session-id"),
+        transport,
+        &tc,
+        parent.as_ref()
+    );
     Some((span, tc))
 }
 
@@ -204,25 +197,6 @@ impl std::fmt::Display for Hex<'_> {
     }
 }
 
-/// Name the span and record its target attributes.
-fn describe(span: &Span, method: &str, params: Option<&Map<String, Value>>) {
-    let t = target(method, params);
-    match t {
-        Some(t) => span.record("otel.name", format!("{method} {t}").as_str()),
-        None => span.record("otel.name", method),
-    };
-    if let Some(t) = t {
-        match method {
-            "tools/call" => {
-                span.record("gen_ai.operation.name", "execute_tool");
-                span.record("gen_ai.tool.name", t)
-            }
-            "prompts/get" => span.record("gen_ai.prompt.name", t),
-            _ => span.record("mcp.resource.uri", t),
-        };
-    }
-}
-
 /// The span of one notification the server handles.
 pub(crate) fn server_notification(method: &str, transport: &'static str) -> Span {
     tracing::info_span!(
@@ -255,20 +229,27 @@ pub(crate) fn client_request(
     method: &str,
     id: &dyn std::fmt::Display,
     params: &Map<String, Value>,
+    transport: &'static str,
+    negotiated: &dyn Fn() -> Option<String>,
 ) -> Option<(Span, TraceContext)> {
-    let span = request_span!("mcpcore::client", "mcp.client.request", "client", method);
-    if span.is_disabled() {
+    if !tracing::span_enabled!(target: "mcpcore::client", tracing::Level::INFO) {
         return None;
     }
     let parent = TraceContext::from_meta(params.get("_meta"));
     let tc = TraceContext::child_of(parent.as_ref());
-    describe(&span, method, Some(params));
-    span.record("jsonrpc.request.id", tracing::field::display(id));
-    span.record("trace_id", tc.trace_id_hex().as_str());
-    span.record("span_id", tc.span_id_hex().as_str());
-    if let Some(p) = &parent {
-        span.record("parent_span_id", p.span_id_hex().as_str());
-    }
+    let span = request_span!(
+        "mcpcore::client",
+        "mcp.client.request",
+        "client",
+        method,
+        id,
+        &Attrs::of(method, Some(params)),
+        negotiated().as_deref(),
+        Empty,
+        transport,
+        &tc,
+        parent.as_ref()
+    );
     Some((span, tc))
 }
 
