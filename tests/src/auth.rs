@@ -310,3 +310,25 @@ pub async fn secret_workload(marker: &str) -> (HttpListener, String) {
     assert_eq!(r.status, 401);
     (l, token)
 }
+
+/// An example server (`demo-server`, `conformance-server`) started with `--http 127.0.0.1:0`
+/// and the `--auth-jwks/--auth-issuer/--auth-audience` flags, trusting a fresh key: the child,
+/// its address, and the key that signs tokens it accepts ([`ISSUER`], audience [`RESOURCE`]).
+pub async fn spawn_protected_example(
+    bin: &str,
+) -> (tokio::process::Child, std::net::SocketAddr, TestKey) {
+    let key = TestKey::generate("k1");
+    let file = jwks_file(&jwks(&[&key]));
+    let args = [
+        "--http",
+        "127.0.0.1:0",
+        "--auth-jwks",
+        &file,
+        "--auth-issuer",
+        ISSUER,
+        "--auth-audience",
+        RESOURCE,
+    ];
+    let (child, addr) = crate::http::spawn_example(bin, &args).await;
+    (child, addr, key)
+}

@@ -5,7 +5,9 @@
 //! `--redis` workers with the same flags accept the same tokens, and a `requestState` sealed
 //! for one user on one worker opens on the other for that user only.
 
-use mcpcore_tests::auth::{claims, jwks, jwks_file, TestKey, ISSUER, RESOURCE};
+use mcpcore_tests::auth::{
+    claims, jwks, jwks_file, spawn_protected_example, TestKey, ISSUER, RESOURCE,
+};
 use mcpcore_tests::http::{
     modern_headers, raw_request, spawn_example, Exchange, HttpReply, McpHttp,
 };
@@ -29,19 +31,7 @@ async fn call(addr: SocketAddr, tool: &str, token: Option<&str>) -> HttpReply {
 }
 
 async fn check_protected(bin: &str, tool: &str) {
-    let key = TestKey::generate("k1");
-    let file = jwks_file(&jwks(&[&key]));
-    let args = [
-        "--http",
-        "127.0.0.1:0",
-        "--auth-jwks",
-        &file,
-        "--auth-issuer",
-        ISSUER,
-        "--auth-audience",
-        RESOURCE,
-    ];
-    let (mut child, addr) = spawn_example(bin, &args).await;
+    let (mut child, addr, key) = spawn_protected_example(bin).await;
 
     let r = call(addr, tool, None).await;
     assert_eq!(r.status, 401, "{bin}");

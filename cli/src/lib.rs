@@ -1,0 +1,189 @@
+//! The `mcpcore` command: call and inspect any MCP server from a shell, in either protocol era,
+//! over stdio or Streamable HTTP. Everything protocol-shaped is core's client (negotiation,
+//! `input_required` rounds, pagination, OAuth); this crate parses the command line, prints JSON
+//! and talks to the person at the terminal.
+//!
+//! The same entry point ([`main_with`]) runs as the `mcpcore` binary, as `python -m mcpcore`
+//! from the wheel and as `npx mcpcore` from the npm package.
+
+mod arguments;
+mod commands;
+mod connect;
+mod terminal;
+
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
+
+/// Exit statuses (documented in `--help` and the guide).
+pub mod exit {
+    /// The command did what was asked.
+    pub const OK: i32 = 0;
+    /// The tool ran and answered `isError: true`.
+    pub const TOOL_ERROR: i32 = 1;
+    /// A protocol error: the server answered with a JSON-RPC error or something the protocol
+    /// does not allow, or the command line was wrong (also clap's usage errors).
+    pub const PROTOCOL: i32 = 2;
+    /// No answer: the server could not be started or reached, authorization failed, the
+    /// connection closed, or the timeout passed.
+    pub const CONNECTION: i32 = 3;
+}
+
+const EXIT_CODES: &str = "\
+Targets: an http(s):// URL as the first argument, or a stdio command after `--`:
+  mcpcore call http://127.0.0.1:8000/mcp echo text=hi
+  mcpcore call echo text=hi -- python server.py
+
+Exit status: 0 success; 1 the tool answered isError; 2 protocol error (a JSON-RPC error, a
+malformed answer, arguments the tool's schema refuses, a wrong command line); 3 connection or
+authorization failure (cannot start or reach the server, refused credentials, timeout).";
+
+/// Call and inspect any MCP server (both protocol eras, stdio or Streamable HTTP).
+#[derive(Parser, Debug)]
+#[command(name = "mcpcore", version, after_help = EXIT_CODES, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    conn: ConnArgs,
+}
+
+/// How to reach the server (every subcommand takes these).
+#[derive(Args, Debug, Clone)]
+struct ConnArgs {
+    /// Protocol era: `auto` probes `server/discover` and falls back to `initialize`.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    mode: connect::Mode,
+    /// An extra HTTP header, `Name: value` (repeatable).
+    #[arg(
+        short = 'H',
+        long = "header",
+        global = true,
+        value_name = "NAME: VALUE"
+    )]
+    headers: Vec<String>,
+    /// A bearer token sent as `Authorization: Bearer TOKEN` (also `MCPCORE_TOKEN`).
+    #[arg(long, global = true, env = "MCPCORE_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Seconds to wait for connecting and for each answer.
+    #[arg(long, global = true, default_value_t = 60.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// Extra trusted CA certificates (PEM) for https:// URLs.
+    #[arg(long, global = true, value_name = "PEM")]
+    cacert: Option<String>,
+    /// A client certificate chain (PEM) for mutual TLS.
+    #[arg(long, global = true, value_name = "PEM", requires = "key")]
+    cert: Option<String>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, global = true, value_name = "PEM", requires = "cert")]
+    key: Option<String>,
+    /// Never ask at the terminal: the elicitation capability is not declared, so a server that
+    /// needs input fails the call instead of waiting for an answer.
+    #[arg(long, global = true)]
+    no_input: bool,
+    /// A directory offered to the server as a root (repeatable; declares `roots`).
+    #[arg(long = "root", global = true, value_name = "DIR")]
+    roots: Vec<String>,
+    /// The log level asked of the server; its log messages are printed on stderr.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    log_level: Option<String>,
+    /// Print JSON indented (the default on a terminal).
+    #[arg(long, global = true, conflicts_with = "compact")]
+    pretty: bool,
+    /// Print JSON on one line (the default when piped).
+    #[arg(long, global = true)]
+    compact: bool,
+    /// Discard the stdio server's stderr instead of passing it through.
+    #[arg(long, global = true)]
+    quiet: bool,
+}
+
+/// Positional words (an optional URL first) and the stdio command after `--`.
+#[derive(Args, Debug, Clone)]
+struct Words {
+    /// [URL] then the subcommand's own arguments.
+    #[arg(value_name = "ARGS")]
+    words: Vec<String>,
+    /// The stdio server to start: a program and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print what the server offers: its `server/discover` result (modern) or `initialize`
+    /// result (legacy), with the era and protocol version in force.
+    #[command(override_usage = "mcpcore discover [URL] [-- COMMAND...]")]
+    Discover(Words),
+    /// List the server's tools, prompts, resources or resource templates (every page).
+    #[command(
+        override_usage = "mcpcore list [URL] [tools|prompts|resources|templates] [-- COMMAND...]"
+    )]
+    List(Words),
+    /// Call a tool. Arguments are one JSON object, or `key=value` pairs (each value read as
+    /// the tool's input schema types it) and `key:=JSON` pairs; they are checked against the
+    /// schema before anything is sent.
+    #[command(override_usage = "mcpcore call [URL] TOOL [ARGS...] [-- COMMAND...]")]
+    Call {
+        #[command(flatten)]
+        words: Words,
+        /// Send the arguments unchecked (strings stay strings unless given as `key:=JSON`).
+        #[arg(long)]
+        no_check: bool,
+    },
+    /// Read a resource.
+    #[command(override_usage = "mcpcore read [URL] URI [-- COMMAND...]")]
+    Read(Words),
+    /// Get a prompt with `key=value` arguments.
+    #[command(override_usage = "mcpcore prompt [URL] NAME [KEY=VALUE...] [-- COMMAND...]")]
+    Prompt(Words),
+    /// Complete an argument of a prompt (`prompt:NAME`) or a resource template
+    /// (`resource:URI_TEMPLATE`); further `key=value` pairs are context.
+    #[command(
+        override_usage = "mcpcore complete [URL] prompt:NAME|resource:URI ARG=PARTIAL [KEY=VALUE...] [-- COMMAND...]"
+    )]
+    Complete(Words),
+    /// Print notifications (list changes, resource updates, logs) as JSON lines until
+    /// interrupted: a `subscriptions/listen` stream (modern) or the session's notifications
+    /// (legacy).
+    #[command(override_usage = "mcpcore listen [URL] [RESOURCE_URI...] [-- COMMAND...]")]
+    Listen {
+        #[command(flatten)]
+        words: Words,
+        /// Stop after this many notifications.
+        #[arg(long)]
+        count: Option<u64>,
+    },
+    /// Check that the server answers (`ping`; `server/discover` in the modern era).
+    #[command(override_usage = "mcpcore ping [URL] [-- COMMAND...]")]
+    Ping(Words),
+}
+
+/// Run the command line `args` (the program name first) and return the exit status.
+pub fn main_with<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcpcore: cannot start a runtime: {e}");
+            return exit::CONNECTION;
+        }
+    };
+    let code = rt.block_on(commands::run(cli.command, cli.conn));
+    // Background work (a stdio child being shut down) gets a moment, never a hang.
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    code
+}
