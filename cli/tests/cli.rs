@@ -2,40 +2,17 @@
 //! stdio pipes and real HTTP on 127.0.0.1, in both eras; exit statuses, argument checking,
 //! elicitation at the terminal, progress on stderr, listen streams, headers and tokens.
 
+mod common;
+
+use common::{mcpcore, LIMIT};
 use mcpcore_tests::auth::{claims, spawn_protected_example};
 use mcpcore_tests::example_bin;
 use mcpcore_tests::http::spawn_example;
 use serde_json::{json, Value};
 use std::process::{Output, Stdio};
-use std::time::Duration;
-use tokio::io::AsyncWriteExt;
-
-const LIMIT: Duration = Duration::from_secs(60);
 
 fn demo() -> String {
     example_bin("demo-server").display().to_string()
-}
-
-/// Run `mcpcore args`, feeding `stdin` (then closing it).
-async fn mcpcore(args: &[&str], stdin: &str) -> Output {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpcore"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn mcpcore");
-    let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.as_bytes())
-        .await
-        .expect("write stdin");
-    drop(input);
-    tokio::time::timeout(LIMIT, child.wait_with_output())
-        .await
-        .expect("mcpcore finishes (bounded)")
-        .expect("mcpcore output")
 }
 
 fn stdout_json(o: &Output) -> Value {

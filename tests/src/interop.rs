@@ -135,6 +135,37 @@ fn setup() -> Result<TsEnv, String> {
     Ok(TsEnv { node, script })
 }
 
+/// `node_modules/<name>/<entry>` of npm package `name@version`, installed once into
+/// `~/.cache/mcpcore/npm/<name>@<version>/` (staged, then renamed into place whole) and reused.
+/// A peer a test cannot do without: a missing npm or an unreachable registry fails the test.
+pub fn npm_package(name: &str, version: &str, entry: &str) -> PathBuf {
+    let installed = || -> Result<PathBuf, String> {
+        let npm = which("npm").ok_or("npm is not installed")?;
+        let root = home()?.join(".cache/mcpcore/npm");
+        std::fs::create_dir_all(&root)
+            .map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+        let dir = root.join(format!("{}@{version}", name.replace('/', "+")));
+        let file = dir.join("node_modules").join(name).join(entry);
+        if !file.exists() {
+            let staging = stage(&root)?;
+            std::fs::write(staging.join("package.json"), r#"{"private":true}"#)
+                .map_err(|e| format!("cannot write package.json: {e}"))?;
+            if let Err(e) = npm_install(&npm, &staging, &[&format!("{name}@{version}")]) {
+                let _ = std::fs::remove_dir_all(&staging);
+                return Err(e);
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+            if std::fs::rename(&staging, &dir).is_err() {
+                let _ = std::fs::remove_dir_all(&staging);
+            }
+        }
+        file.exists()
+            .then_some(file)
+            .ok_or_else(|| format!("{name}@{version} has no {entry}"))
+    };
+    installed().unwrap_or_else(|e| panic!("cannot install {name}@{version} from npm: {e}"))
+}
+
 /// A Node new enough for the SDKs, installed from npm (`node-<os>-<arch>`) into the cache.
 fn newer_node(npm: &Path, root: &Path) -> Result<PathBuf, String> {
     let (os, arch) = match (std::env::consts::OS, std::env::consts::ARCH) {

@@ -1,0 +1,30 @@
+//! What the `mcpcore` tests share: running the built binary, bounded.
+
+use std::process::{Output, Stdio};
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+/// Bound of one `mcpcore` run (and of waits in the tests).
+pub const LIMIT: Duration = Duration::from_secs(90);
+
+/// Run `mcpcore args`, feeding `stdin` (then closing it).
+pub async fn mcpcore(args: &[&str], stdin: &str) -> Output {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpcore"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn mcpcore");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.as_bytes())
+        .await
+        .expect("write stdin");
+    drop(input);
+    tokio::time::timeout(LIMIT, child.wait_with_output())
+        .await
+        .expect("mcpcore finishes (bounded)")
+        .expect("mcpcore output")
+}
