@@ -118,7 +118,14 @@ pub(crate) async fn connect(
             }
         }
     };
-    tokio::time::timeout(t, connecting)
+    // The browser step of OAuth waits for a person; the per-request timeout still bounds
+    // every exchange with the server.
+    let backstop = if crate::oauth::options(c).is_some() && matches!(target, Target::Http(_)) {
+        t + crate::oauth::BROWSER_WAIT
+    } else {
+        t
+    };
+    tokio::time::timeout(backstop, connecting)
         .await
         .unwrap_or(Err(ClientError::Timeout))
 }
@@ -135,6 +142,10 @@ fn http_options(c: &ConnArgs, needs: &Needs) -> Result<HttpClientOptions, Client
     if let Some(t) = &c.token {
         o.headers
             .push(("Authorization".into(), format!("Bearer {t}")));
+    }
+    if let Some((auth, hooks)) = crate::oauth::options(c) {
+        o.auth = Some(auth);
+        o.auth_hooks = hooks;
     }
     o.tls.ca_file = c.cacert.clone();
     o.tls.cert_file = c.cert.clone();

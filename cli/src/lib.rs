@@ -9,6 +9,7 @@
 mod arguments;
 mod commands;
 mod connect;
+mod oauth;
 mod terminal;
 
 use clap::{Args, Parser, Subcommand};
@@ -64,6 +65,30 @@ struct ConnArgs {
     /// A bearer token sent as `Authorization: Bearer TOKEN` (also `MCPCORE_TOKEN`).
     #[arg(long, global = true, env = "MCPCORE_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Never run the OAuth flow on a 401 (it runs unless a token or `Authorization` is given).
+    #[arg(long, global = true)]
+    no_oauth: bool,
+    /// The loopback port the OAuth redirect comes back to (`http://127.0.0.1:PORT/callback`).
+    #[arg(long, global = true, default_value_t = 33418, value_name = "PORT")]
+    oauth_port: u16,
+    /// A pre-registered OAuth client id (else the client registers itself).
+    #[arg(long, global = true)]
+    client_id: Option<String>,
+    /// The pre-registered client's secret (also `MCPCORE_CLIENT_SECRET`); needs `--issuer`.
+    #[arg(
+        long,
+        global = true,
+        env = "MCPCORE_CLIENT_SECRET",
+        hide_env_values = true
+    )]
+    client_secret: Option<String>,
+    /// The authorization server the pre-registered credentials belong to.
+    #[arg(long, global = true, value_name = "URL")]
+    issuer: Option<String>,
+    /// Where OAuth tokens and registrations are kept (mode 0600; default
+    /// `~/.cache/mcpcore/oauth.json`).
+    #[arg(long, global = true, value_name = "FILE")]
+    token_cache: Option<String>,
     /// Seconds to wait for connecting and for each answer.
     #[arg(long, global = true, default_value_t = 60.0, value_name = "SECONDS")]
     timeout: f64,

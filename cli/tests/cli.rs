@@ -9,7 +9,7 @@ use mcpcore_tests::auth::{claims, spawn_protected_example};
 use mcpcore_tests::example_bin;
 use mcpcore_tests::http::spawn_example;
 use serde_json::{json, Value};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 fn demo() -> String {
     example_bin("demo-server").display().to_string()
@@ -255,14 +255,7 @@ async fn progress_on_stderr_result_on_stdout() {
 async fn listen_prints_notifications_as_json_lines() {
     let (_server, url) = http_demo().await;
     for mode in ["modern", "legacy"] {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpcore"))
-            .args(["listen", "--mode", mode, "--count", "1", &url])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn listen");
+        let mut child = common::spawn(&["listen", "--mode", mode, "--count", "1", &url]);
         // Wait for the acknowledgement before changing anything.
         let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr"));
         let mut first = String::new();

@@ -7,16 +7,21 @@ use tokio::io::AsyncWriteExt;
 /// Bound of one `mcpcore` run (and of waits in the tests).
 pub const LIMIT: Duration = Duration::from_secs(90);
 
-/// Run `mcpcore args`, feeding `stdin` (then closing it).
-pub async fn mcpcore(args: &[&str], stdin: &str) -> Output {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpcore"))
+/// Start `mcpcore args` with every pipe open (killed when dropped).
+pub fn spawn(args: &[&str]) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpcore"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("spawn mcpcore");
+        .expect("spawn mcpcore")
+}
+
+/// Run `mcpcore args`, feeding `stdin` (then closing it).
+pub async fn mcpcore(args: &[&str], stdin: &str) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().expect("stdin");
     input
         .write_all(stdin.as_bytes())
