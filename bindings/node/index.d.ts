@@ -435,6 +435,13 @@ export interface NativeExchangeHead {
 export declare function routeLogs(handler: ((level: string, target: string, message: string) => void) | null, level: string): void
 
 /**
+ * Run the mcpcore command line (`argv[0]` is the program name) and return its exit status.
+ * It blocks the calling thread until the command ends: only `lib/cli.cjs` calls it, as the
+ * whole of a process.
+ */
+export declare function runCli(argv: Array<string>): number
+
+/**
  * The UI resource URI a listed tool links to (`_meta.ui.resourceUri`; core's
  * `tool_ui_resource_uri`), or `null`.
  */

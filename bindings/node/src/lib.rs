@@ -10,6 +10,7 @@
 //! whose `code` is core's [`mcpcore::ErrorKind`] name.
 
 mod auth;
+mod cli;
 mod client;
 mod context;
 mod embed;

@@ -90,6 +90,9 @@ console.log(JSON.stringify({ sum: r.structuredContent.sum, cjs: typeof cjs.Clien
     );
     const out = run(process.execPath, ['main.mjs'], { cwd: app, env });
     assert.deepEqual(JSON.parse(out.trim()), { sum: 5, cjs: 'function' });
+    // `npx mcpcore`: the bin is linked and runs core's command line from the platform addon.
+    const version = run('npx', ['--offline', '--no-install', 'mcpcore', '--version'], { cwd: app, env });
+    assert.equal(version.trim(), `mcpcore ${manifest.version}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

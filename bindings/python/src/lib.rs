@@ -22,6 +22,13 @@ mod telemetry;
 
 use pyo3::prelude::*;
 
+/// Run the `mcpcore` command line (`argv[0]` is the program name) and return its exit status;
+/// the GIL is released while it runs.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    py.detach(|| mcpcore_cli::main_with(argv))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
@@ -33,6 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<embed::NativeHttpService>()?;
     m.add_class::<embed::NativeExchange>()?;
     m.add_class::<embed::NativePipe>()?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(bridge::shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(server::media_block, m)?)?;
     m.add_function(wrap_pyfunction!(server::check_input_required, m)?)?;

@@ -8,6 +8,7 @@ and an sdist that builds with cargo.
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import shutil
@@ -70,6 +71,7 @@ def test_wheel_files_and_metadata(wheel: pathlib.Path):
         meta_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
         meta = Parser().parsestr(z.read(meta_name).decode())
         wheel_info = z.read(meta_name.replace("METADATA", "WHEEL")).decode()
+        scripts = z.read(meta_name.replace("METADATA", "entry_points.txt")).decode()
     for f in ("__init__.py", "client.py", "server.py", "sync.py", "errors.py", "_native.pyi"):
         assert f"mcpcore/{f}" in names, f
     # PEP 561: the marker that makes type checkers use the package's annotations and stub.
@@ -77,6 +79,8 @@ def test_wheel_files_and_metadata(wheel: pathlib.Path):
     assert "mcpcore/_native.abi3.so" in names or "mcpcore/_native.pyd" in names
     assert not any(n.endswith((".rs", "Cargo.toml")) for n in names), "sources in the wheel"
     assert "Root-Is-Purelib: false" in wheel_info
+    # The command line, as a script on PATH (also `python -m mcpcore`).
+    assert "mcpcore = mcpcore.__main__:main" in scripts, scripts
 
     assert meta["Name"] == "mcpcore"
     assert meta["Version"] == cargo_version()
@@ -185,6 +189,10 @@ def test_installs_and_runs_without_a_rust_toolchain(
     (tmp_path / "client.py").write_text(textwrap.dedent(CLIENT))
     out = run(["python", "client.py"], env, tmp_path)
     assert "round trip ok mcpcore" in out
+    # The command line, as `python -m mcpcore` and as the `mcpcore` script pip installed.
+    for cli in (["python", "-m", "mcpcore"], [str(bin_dir / "mcpcore")]):
+        out = run([*cli, "call", "shout", "text=cli", "--", "python", "server.py"], env, tmp_path)
+        assert json.loads(out)["structuredContent"] == {"loud": "CLI"}, out
     ver = run(["python", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], env, tmp_path)
     assert ver.strip() == version
 

@@ -12,6 +12,7 @@ __all__ = [
     "NativeHttpService",
     "NativeExchange",
     "NativePipe",
+    "cli_main",
     "shutdown",
     "media_block",
     "check_input_required",
@@ -33,6 +34,9 @@ def metrics_text(servers: List[NativeServer]) -> str: ...
 def configure_telemetry(options: Optional[Dict[str, Any]] = None) -> None: ...
 def flush_telemetry(timeout: float = 5.0) -> bool: ...
 def route_logs(emit: Optional[Callable[[int, str, str], None]], level: str = "warn") -> None: ...
+def cli_main(argv: List[str]) -> int:
+    """Run the mcpcore command line (``argv[0]`` is the program name); its exit status."""
+
 def shutdown(timeout: float = 2.0) -> None:
     """``atexit``: stop runtime threads from entering the interpreter; wait for those inside."""
 
