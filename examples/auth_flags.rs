@@ -54,14 +54,7 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
         return Err("--auth FILE and the --auth-* flags are exclusive".into());
     }
     let resource = resource.unwrap_or_else(|| audience.clone());
-    let mut a = AuthOptions::new(resource, issuer.clone());
-    a.issuer = Some(issuer);
-    a.audience = Some(audience);
-    if jwks.starts_with("https://") || jwks.starts_with("http://") {
-        a.jwks_url = Some(jwks);
-    } else {
-        a.jwks_path = Some(jwks);
-    }
+    let a = AuthOptions::jwt(resource, issuer, audience, jwks);
     // Build once now so a bad file or URL is a usage error, not a failure to listen.
     a.build_verifier()
         .map_err(|e| format!("--auth-jwks/--auth-issuer/--auth-audience: {e}"))?;

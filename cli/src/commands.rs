@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::connect::{self, Needs, Target, Usage};
 use crate::terminal::{self, Style};
-use crate::{arguments, exit, Command, ConnArgs, Words};
+use crate::{arguments, bridge, exit, Command, ConnArgs, ServeArgs, Words};
 
 /// How a command failed.
 enum Fail {
@@ -69,6 +69,8 @@ pub(crate) async fn run(cmd: Command, c: ConnArgs) -> i32 {
         Command::Complete(w) => complete(w, &c, style).await,
         Command::Listen { words, count } => listen(words, count, &c).await,
         Command::Ping(w) => ping(w, &c).await,
+        Command::Serve(s) => serve(s, &c).await,
+        Command::Stdio(w) => stdio(w, &c).await,
     };
     match outcome {
         Ok(code) => code,
@@ -318,4 +320,28 @@ async fn ping(w: Words, c: &ConnArgs) -> Result<i32, Fail> {
         Ok(exit::OK)
     })
     .await
+}
+
+async fn serve(s: ServeArgs, c: &ConnArgs) -> Result<i32, Fail> {
+    let opts = bridge::http_options(
+        (s.tls_cert, s.tls_key),
+        [s.auth_jwks, s.auth_issuer, s.auth_audience],
+    )
+    .map_err(Fail::Usage)?;
+    let front = bridge::Front::Http {
+        addr: s.http,
+        opts: Box::new(opts),
+    };
+    bridge::run(Target::Stdio(s.command), c, front).await?;
+    Ok(exit::OK)
+}
+
+async fn stdio(w: Words, c: &ConnArgs) -> Result<i32, Fail> {
+    let (target, words) = connect::target(w)?;
+    if !matches!(target, Target::Http(_)) {
+        return Err(Fail::Usage("stdio bridges an http(s):// URL".into()));
+    }
+    no_more(&words, "stdio takes one URL")?;
+    bridge::run(target, c, bridge::Front::Stdio).await?;
+    Ok(exit::OK)
 }

@@ -3,7 +3,8 @@
 
 use mcpcore::client::Client;
 use mcpcore::client::{
-    client_handler_fn, ClientError, ConnectMode, HttpClientOptions, StderrMode, StdioCommand,
+    client_handler_fn, ClientBuilder, ClientError, ConnectMode, HttpClientOptions, StderrMode,
+    StdioCommand,
 };
 use mcpcore::Implementation;
 use serde_json::{json, Value};
@@ -68,29 +69,13 @@ pub(crate) fn timeout(c: &ConnArgs) -> Duration {
         .unwrap_or(Duration::from_secs(60))
 }
 
-/// Connect to `target` as `c` says.
+/// Connect to `target` as `c` says, asking at the terminal.
 pub(crate) async fn connect(
     target: &Target,
     c: &ConnArgs,
     needs: &Needs,
 ) -> Result<Client, ClientError> {
-    let t = timeout(c);
-    let mode = match c.mode {
-        Mode::Auto => ConnectMode::Auto,
-        Mode::Legacy => ConnectMode::Legacy,
-        Mode::Modern => ConnectMode::Modern,
-    };
-    let mut b = Client::builder()
-        .mode(mode)
-        .client_info(Implementation::new(
-            "mcpcore-cli",
-            env!("CARGO_PKG_VERSION"),
-        ))
-        .configure(|o| {
-            o.request_timeout = Some(t);
-            o.probe_timeout = t.min(o.probe_timeout);
-        })
-        .on_notification(terminal::notification);
+    let mut b = builder(c).on_notification(terminal::notification);
     if !c.no_input {
         b = b.on_elicitation(client_handler_fn(terminal::elicit));
     }
@@ -101,6 +86,37 @@ pub(crate) async fn connect(
             async move { Ok(json!({ "roots": roots })) }
         }));
     }
+    open(b, target, c, needs).await
+}
+
+/// A client builder with `c`'s era and timeouts.
+pub(crate) fn builder(c: &ConnArgs) -> ClientBuilder {
+    let t = timeout(c);
+    let mode = match c.mode.unwrap_or(Mode::Auto) {
+        Mode::Auto => ConnectMode::Auto,
+        Mode::Legacy => ConnectMode::Legacy,
+        Mode::Modern => ConnectMode::Modern,
+    };
+    Client::builder()
+        .mode(mode)
+        .client_info(Implementation::new(
+            "mcpcore-cli",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .configure(|o| {
+            o.request_timeout = Some(t);
+            o.probe_timeout = t.min(o.probe_timeout);
+        })
+}
+
+/// Connect `b` to `target`.
+pub(crate) async fn open(
+    b: ClientBuilder,
+    target: &Target,
+    c: &ConnArgs,
+    needs: &Needs,
+) -> Result<Client, ClientError> {
+    let t = timeout(c);
     let connecting = async {
         match target {
             Target::Http(url) => b.connect_http(url, http_options(c, needs)?).await,

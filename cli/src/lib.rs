@@ -7,10 +7,12 @@
 //! from the wheel and as `npx mcpcore` from the npm package.
 
 mod arguments;
+mod bridge;
 mod commands;
 mod connect;
 mod oauth;
 mod terminal;
+mod upstream;
 
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
@@ -51,9 +53,11 @@ struct Cli {
 /// How to reach the server (every subcommand takes these).
 #[derive(Args, Debug, Clone)]
 struct ConnArgs {
-    /// Protocol era: `auto` probes `server/discover` and falls back to `initialize`.
-    #[arg(long, global = true, value_enum, default_value = "auto")]
-    mode: connect::Mode,
+    /// Protocol era: `auto` (the default) probes `server/discover` and falls back to
+    /// `initialize`. (A bridge reaches a stdio server in `legacy` unless told: a stdio server
+    /// announces list changes only on a legacy session.)
+    #[arg(long, global = true, value_enum)]
+    mode: Option<connect::Mode>,
     /// An extra HTTP header, `Name: value` (repeatable).
     #[arg(
         short = 'H',
@@ -178,9 +182,50 @@ enum Command {
         #[arg(long)]
         count: Option<u64>,
     },
+    /// Serve a stdio server over Streamable HTTP to many clients, in both eras (the server
+    /// itself may speak either): its tools, prompts, resources and completions, with progress,
+    /// cancellation, elicitation and list changes passed through; a server that exits is
+    /// restarted with backoff.
+    #[command(
+        override_usage = "mcpcore serve --http ADDR [--tls-cert PEM --tls-key PEM] [--auth-jwks JWKS --auth-issuer ISS --auth-audience AUD] -- COMMAND..."
+    )]
+    Serve(ServeArgs),
+    /// Serve a Streamable HTTP server over stdio (for clients that only start commands).
+    #[command(override_usage = "mcpcore stdio URL")]
+    Stdio(Words),
     /// Check that the server answers (`ping`; `server/discover` in the modern era).
     #[command(override_usage = "mcpcore ping [URL] [-- COMMAND...]")]
     Ping(Words),
+}
+
+/// `mcpcore serve`'s own options.
+#[derive(Args, Debug, Clone)]
+struct ServeArgs {
+    /// The address to serve on, e.g. `127.0.0.1:8000` (port 0 picks one; printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    http: std::net::SocketAddr,
+    /// Serve HTTPS with this certificate chain (PEM); needs `--tls-key`.
+    #[arg(long, value_name = "PEM")]
+    tls_cert: Option<String>,
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "PEM")]
+    tls_key: Option<String>,
+    /// Require OAuth bearer tokens (JWTs) verified with this JWKS (a file or URL).
+    #[arg(long, value_name = "JWKS")]
+    auth_jwks: Option<String>,
+    /// The issuer tokens must carry.
+    #[arg(long, value_name = "ISS")]
+    auth_issuer: Option<String>,
+    /// The audience tokens must carry (also the resource identifier).
+    #[arg(long, value_name = "AUD")]
+    auth_audience: Option<String>,
+    /// One server process for every client (the only mode today: use it with servers that
+    /// keep no per-client state).
+    #[arg(long)]
+    shared: bool,
+    /// The stdio server to start: a program and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<String>,
 }
 
 /// Run the command line `args` (the program name first) and return the exit status.

@@ -5,24 +5,13 @@
 
 mod common;
 
-use common::{mcpcore, LIMIT};
+use common::{mcpcore, ok_json, LIMIT};
 use mcpcore_tests::interop::npm_package;
-use serde_json::Value;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 const EVERYTHING: &str = "@modelcontextprotocol/server-everything";
 const VERSION: &str = "2026.8.31";
-
-fn json(o: &Output) -> Value {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
-}
 
 /// The same checks whether the server is reached by URL or started after `--`.
 async fn exercise(target: &[&str]) {
@@ -40,9 +29,9 @@ async fn exercise(target: &[&str]) {
         let args = with(words);
         async move { mcpcore(&args.iter().map(String::as_str).collect::<Vec<_>>(), "").await }
     };
-    let d = json(&run(&["discover", "--quiet"]).await);
+    let d = ok_json(&run(&["discover", "--quiet"]).await);
     assert_eq!(d["era"], "legacy", "{d}");
-    let tools = json(&run(&["list", "--quiet"]).await);
+    let tools = ok_json(&run(&["list", "--quiet"]).await);
     let names: Vec<&str> = tools["tools"]
         .as_array()
         .expect("tools")
@@ -53,10 +42,10 @@ async fn exercise(target: &[&str]) {
         names.contains(&"echo") && names.contains(&"get-sum"),
         "{names:?}"
     );
-    let r = json(&run(&["call", "--quiet", "echo", "message=hi"]).await);
+    let r = ok_json(&run(&["call", "--quiet", "echo", "message=hi"]).await);
     assert_eq!(r["content"][0]["text"], "Echo: hi");
     // `a=2` is sent as the number the schema asks for.
-    let r = json(&run(&["call", "--quiet", "get-sum", "a=2", "b=3"]).await);
+    let r = ok_json(&run(&["call", "--quiet", "get-sum", "a=2", "b=3"]).await);
     assert!(
         r["content"][0]["text"].as_str().unwrap_or("").contains('5'),
         "{r}"
@@ -69,7 +58,7 @@ async fn exercise(target: &[&str]) {
         "steps=2",
     ])
     .await;
-    let r = json(&o);
+    let r = ok_json(&o);
     assert!(
         r["content"][0]["text"]
             .as_str()
@@ -84,7 +73,7 @@ async fn exercise(target: &[&str]) {
     );
     // An elicitation round: asked on stderr; the closed stdin cancels it, which the tool reports.
     let o = run(&["call", "--quiet", "trigger-elicitation-request"]).await;
-    let r = json(&o);
+    let r = ok_json(&o);
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("The server asks"),
         "{r}"

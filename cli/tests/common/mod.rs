@@ -1,4 +1,6 @@
 //! What the `mcpcore` tests share: running the built binary, bounded.
+// Each test binary uses part of this module.
+#![allow(dead_code)]
 
 use std::process::{Output, Stdio};
 use std::time::Duration;
@@ -32,4 +34,15 @@ pub async fn mcpcore(args: &[&str], stdin: &str) -> Output {
         .await
         .expect("mcpcore finishes (bounded)")
         .expect("mcpcore output")
+}
+
+/// The JSON a successful run printed (the run must have exited 0).
+pub fn ok_json(o: &Output) -> serde_json::Value {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
 }

@@ -231,6 +231,27 @@ impl AuthOptions {
         }
     }
 
+    /// The built-in JWT verifier for `resource`: tokens issued by `issuer` for `audience`,
+    /// checked with the keys of `jwks` (an `http(s)://` URL, fetched and refreshed, or a file).
+    /// The shape of the example servers' and the `mcpcore serve` command's `--auth-*` flags.
+    pub fn jwt(
+        resource: impl Into<String>,
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        jwks: impl Into<String>,
+    ) -> Self {
+        let (issuer, jwks) = (issuer.into(), jwks.into());
+        let mut a = Self::new(resource, issuer.clone());
+        a.issuer = Some(issuer);
+        a.audience = Some(audience.into());
+        if jwks.starts_with("https://") || jwks.starts_with("http://") {
+            a.jwks_url = Some(jwks);
+        } else {
+            a.jwks_path = Some(jwks);
+        }
+        a
+    }
+
     /// Use `verifier` instead of the built-in JWT verifier.
     #[must_use]
     pub fn with_verifier(mut self, verifier: Arc<dyn TokenVerifier>) -> Self {

@@ -1,0 +1,307 @@
+//! The server a bridge stands in front of: one client connection to it, restarted with backoff
+//! when it dies, and the downstream calls in flight on it, so the requests it makes while
+//! serving one (elicitation, sampling, roots) reach the client that made the call, in that
+//! client's era (`RequestContext::request_client`: a legacy server→client request, or an
+//! `input_required` round on 2026-07-28).
+
+use mcpcore::client::{client_handler_fn, CallOptions, Client, ClientError};
+use mcpcore::server::PeerError;
+use mcpcore::{ErrorObject, HandlerError, Outcome, RequestContext};
+use serde_json::Value;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::connect::{self, Needs, Target};
+use crate::ConnArgs;
+
+/// JSON-RPC "internal error": the code a bridge answers with when the server behind it cannot.
+const INTERNAL: i64 = -32603;
+/// Backoff bounds of restarts.
+const FIRST_RETRY: Duration = Duration::from_millis(250);
+const LAST_RETRY: Duration = Duration::from_secs(30);
+
+/// One downstream call waiting on the upstream.
+struct Caller {
+    id: u64,
+    ctx: RequestContext,
+    /// The caller's client was asked for input it has not given yet (2026-07-28): the call
+    /// must end so the engine answers `input_required`.
+    asked: Arc<AtomicBool>,
+}
+
+pub(crate) struct Upstream {
+    target: Target,
+    conn: ConnArgs,
+    client: Mutex<Option<Client>>,
+    restarting: AtomicBool,
+    callers: Mutex<Vec<Caller>>,
+    next: AtomicU64,
+    /// Called after every (re)connection (`None`) and on the upstream's `list_changed` (the
+    /// kind: `tools`, `prompts`, `resources`).
+    on_change: Mutex<Option<OnChange>>,
+}
+
+type OnChange = Arc<dyn Fn(Option<String>) + Send + Sync>;
+
+/// `tools` of `notifications/tools/list_changed`.
+fn kind_of(method: &str) -> Option<String> {
+    method
+        .strip_prefix("notifications/")?
+        .strip_suffix("/list_changed")
+        .map(str::to_owned)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Upstream {
+    /// Connect to `target` (the first connection must work: a bridge that cannot reach its
+    /// server says so at once).
+    pub async fn start(target: Target, mut conn: ConnArgs) -> Result<Arc<Self>, ClientError> {
+        if conn.mode.is_none() && matches!(target, Target::Stdio(_)) {
+            conn.mode = Some(crate::connect::Mode::Legacy);
+        }
+        let up = Arc::new(Self {
+            target,
+            conn,
+            client: Mutex::new(None),
+            restarting: AtomicBool::new(false),
+            callers: Mutex::new(Vec::new()),
+            next: AtomicU64::new(0),
+            on_change: Mutex::new(None),
+        });
+        let client = up.connect().await?;
+        *lock(&up.client) = Some(client);
+        let watch = Arc::downgrade(&up);
+        tokio::spawn(async move {
+            // A dead connection (the process exited, the server went away) is noticed within a
+            // second and restarted, not only when the next call fails on it.
+            while let Some(up) = watch.upgrade() {
+                if lock(&up.client).as_ref().is_some_and(Client::is_closed) {
+                    up.restart();
+                }
+                drop(up);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        });
+        Ok(up)
+    }
+
+    /// What to do when the upstream's lists may have changed.
+    pub fn on_change(&self, f: OnChange) {
+        *lock(&self.on_change) = Some(f);
+    }
+
+    fn changed(&self, kind: Option<String>) {
+        let f = lock(&self.on_change).clone();
+        if let Some(f) = f {
+            f(kind);
+        }
+    }
+
+    async fn connect(self: &Arc<Self>) -> Result<Client, ClientError> {
+        let weak = Arc::downgrade(self);
+        let mut b = connect::builder(&self.conn).on_notification(move |method, params| {
+            if let Some(kind) = kind_of(method) {
+                if let Some(up) = weak.upgrade() {
+                    up.changed(Some(kind));
+                }
+            } else if method == "notifications/message" {
+                eprintln!("upstream {}", crate::terminal::log_line(params));
+            }
+        });
+        for kind in ["elicitation/create", "sampling/createMessage", "roots/list"] {
+            let weak = Arc::downgrade(self);
+            let h = client_handler_fn(move |params: Value| {
+                let up = weak.upgrade();
+                async move {
+                    match up {
+                        Some(up) => up.ask_caller(kind, params).await,
+                        None => Err(ErrorObject::new(INTERNAL, "the bridge is closing")),
+                    }
+                }
+            });
+            b = match kind {
+                "elicitation/create" => b.on_elicitation(h),
+                "sampling/createMessage" => b.on_sampling(h),
+                _ => b.on_roots(h),
+            };
+        }
+        let client = connect::open(b, &self.target, &self.conn, &Needs { stream: true }).await?;
+        if client.is_modern() {
+            self.follow(&client).await;
+        }
+        Ok(client)
+    }
+
+    /// A modern upstream announces list changes only on a `subscriptions/listen` stream.
+    async fn follow(self: &Arc<Self>, client: &Client) {
+        let filter = serde_json::json!({"toolsListChanged": true, "promptsListChanged": true,
+            "resourcesListChanged": true});
+        match client.listen(filter).await {
+            Ok(mut sub) => {
+                let weak = Arc::downgrade(self);
+                tokio::spawn(async move {
+                    while let Some(n) = sub.next().await {
+                        let kind = n.get("method").and_then(Value::as_str).and_then(kind_of);
+                        match weak.upgrade() {
+                            Some(up) => up.changed(kind),
+                            None => break,
+                        }
+                    }
+                });
+            }
+            Err(e) => eprintln!("mcpcore: the upstream's list changes will not be followed: {e}"),
+        }
+    }
+
+    /// The connection, or a clear error while it is being restarted.
+    pub fn client(&self) -> Result<Client, HandlerError> {
+        lock(&self.client).clone().ok_or_else(|| {
+            HandlerError::rpc(
+                INTERNAL,
+                "the server behind this bridge is not running; it is being restarted",
+            )
+        })
+    }
+
+    /// Reconnect in the background (once at a time), with exponential backoff.
+    pub fn restart(self: &Arc<Self>) {
+        if self.restarting.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let old = lock(&self.client).take();
+        let up = self.clone();
+        tokio::spawn(async move {
+            if let Some(c) = old {
+                c.close().await;
+            }
+            let mut wait = FIRST_RETRY;
+            loop {
+                eprintln!("mcpcore: the upstream server stopped; restarting it");
+                match up.connect().await {
+                    Ok(c) => {
+                        *lock(&up.client) = Some(c);
+                        up.restarting.store(false, Ordering::SeqCst);
+                        up.changed(None);
+                        return;
+                    }
+                    Err(e) => {
+                        eprintln!("mcpcore: restart failed ({e}); again in {wait:?}");
+                        tokio::time::sleep(wait).await;
+                        wait = (wait * 2).min(LAST_RETRY);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Send `method` upstream for the downstream request `ctx` (its progress, cancellation and
+    /// the upstream's requests to it pass through) and answer with the upstream's result.
+    pub async fn forward(
+        self: &Arc<Self>,
+        ctx: RequestContext,
+        method: &str,
+        params: Value,
+    ) -> Result<Outcome, HandlerError> {
+        let client = self.client()?;
+        let asked = Arc::new(AtomicBool::new(false));
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        lock(&self.callers).push(Caller {
+            id,
+            ctx: ctx.clone(),
+            asked: asked.clone(),
+        });
+        let progress = ctx.clone();
+        let opts = CallOptions::new()
+            .timeout(connect::timeout(&self.conn))
+            .cancel(ctx.cancellation_token().clone())
+            .on_progress(move |p, total, message| {
+                progress.progress(p, total, message.as_deref());
+            });
+        let r = client.request_with(method, params, opts).await;
+        lock(&self.callers).retain(|c| c.id != id);
+        if asked.load(Ordering::SeqCst) {
+            // The engine answers `input_required` with what the run recorded; the retry runs
+            // the call again and the upstream's question finds its answer.
+            return Err(HandlerError::rpc(INTERNAL, "input required"));
+        }
+        match r {
+            Ok(v) => Ok(Outcome::Complete(plain(v))),
+            Err(ClientError::Rpc(e)) => Err(e.into()),
+            Err(ClientError::Cancelled) => Err(HandlerError::cancelled()),
+            Err(ClientError::Timeout) => Err(HandlerError::rpc(
+                INTERNAL,
+                "the server behind this bridge did not answer in time",
+            )),
+            Err(e @ (ClientError::Closed(_) | ClientError::Transport(_))) => {
+                self.restart();
+                Err(HandlerError::rpc(
+                    INTERNAL,
+                    format!("the server behind this bridge failed ({e}); it is being restarted"),
+                ))
+            }
+            Err(e) => Err(HandlerError::rpc(INTERNAL, e.to_string())),
+        }
+    }
+
+    /// The upstream asks its client (us) for `method`: ask the one downstream caller waiting.
+    async fn ask_caller(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let (ctx, asked) = {
+            let callers = lock(&self.callers);
+            match callers.as_slice() {
+                [one] => (one.ctx.clone(), one.asked.clone()),
+                [] => {
+                    return Err(ErrorObject::new(
+                        INTERNAL,
+                        format!("{method} outside any call cannot be passed on"),
+                    ))
+                }
+                _ => {
+                    return Err(ErrorObject::new(
+                        INTERNAL,
+                        format!("{method} while several calls are running cannot be passed on"),
+                    ))
+                }
+            }
+        };
+        match ctx.request_client(method, Some(params)).await {
+            Ok(v) => Ok(v),
+            Err(PeerError::InputRequired(_)) => {
+                asked.store(true, Ordering::SeqCst);
+                Err(ErrorObject::new(
+                    INTERNAL,
+                    "asked the client; the call will be retried",
+                ))
+            }
+            Err(PeerError::Rpc(e)) => Err(e),
+            Err(e) => Err(ErrorObject::new(INTERNAL, e.to_string())),
+        }
+    }
+
+    pub async fn close(&self) {
+        let c = lock(&self.client).take();
+        if let Some(c) = c {
+            c.close().await;
+        }
+    }
+}
+
+/// An upstream result as this bridge's own: the era fields the engine stamps itself
+/// (`resultType`, cache hints, the upstream's server info) are left to it.
+fn plain(mut v: Value) -> Value {
+    if let Some(m) = v.as_object_mut() {
+        for k in ["resultType", "ttlMs", "cacheScope"] {
+            m.remove(k);
+        }
+        if let Some(meta) = m.get_mut("_meta").and_then(Value::as_object_mut) {
+            meta.remove("io.modelcontextprotocol/serverInfo");
+            if meta.is_empty() {
+                m.remove("_meta");
+            }
+        }
+    }
+    v
+}
