@@ -10,6 +10,7 @@ mod arguments;
 mod bridge;
 mod commands;
 mod connect;
+mod hub;
 mod oauth;
 mod terminal;
 mod upstream;

@@ -37,12 +37,22 @@ pub(crate) struct Upstream {
     restarting: AtomicBool,
     callers: Mutex<Vec<Caller>>,
     next: AtomicU64,
-    /// Called after every (re)connection (`None`) and on the upstream's `list_changed` (the
-    /// kind: `tools`, `prompts`, `resources`).
+    /// Told of every [`Change`].
     on_change: Mutex<Option<OnChange>>,
 }
 
-type OnChange = Arc<dyn Fn(Option<String>) + Send + Sync>;
+/// What changed upstream.
+#[derive(Debug, Clone)]
+pub(crate) enum Change {
+    /// Connected again after a restart: every list may differ.
+    Reconnected,
+    /// The connection died: nothing can be served until it is back.
+    Down,
+    /// `notifications/{kind}/list_changed` (`tools`, `prompts`, `resources`).
+    Listed(String),
+}
+
+type OnChange = Arc<dyn Fn(Change) + Send + Sync>;
 
 /// `tools` of `notifications/tools/list_changed`.
 fn kind_of(method: &str) -> Option<String> {
@@ -94,10 +104,10 @@ impl Upstream {
         *lock(&self.on_change) = Some(f);
     }
 
-    fn changed(&self, kind: Option<String>) {
+    fn changed(&self, change: Change) {
         let f = lock(&self.on_change).clone();
         if let Some(f) = f {
-            f(kind);
+            f(change);
         }
     }
 
@@ -106,7 +116,7 @@ impl Upstream {
         let mut b = connect::builder(&self.conn).on_notification(move |method, params| {
             if let Some(kind) = kind_of(method) {
                 if let Some(up) = weak.upgrade() {
-                    up.changed(Some(kind));
+                    up.changed(Change::Listed(kind));
                 }
             } else if method == "notifications/message" {
                 eprintln!("upstream {}", crate::terminal::log_line(params));
@@ -146,9 +156,10 @@ impl Upstream {
                 tokio::spawn(async move {
                     while let Some(n) = sub.next().await {
                         let kind = n.get("method").and_then(Value::as_str).and_then(kind_of);
-                        match weak.upgrade() {
-                            Some(up) => up.changed(kind),
-                            None => break,
+                        match (weak.upgrade(), kind) {
+                            (Some(up), Some(kind)) => up.changed(Change::Listed(kind)),
+                            (Some(_), None) => {}
+                            (None, _) => break,
                         }
                     }
                 });
@@ -173,6 +184,7 @@ impl Upstream {
             return;
         }
         let old = lock(&self.client).take();
+        self.changed(Change::Down);
         let up = self.clone();
         tokio::spawn(async move {
             if let Some(c) = old {
@@ -185,7 +197,7 @@ impl Upstream {
                     Ok(c) => {
                         *lock(&up.client) = Some(c);
                         up.restarting.store(false, Ordering::SeqCst);
-                        up.changed(None);
+                        up.changed(Change::Reconnected);
                         return;
                     }
                     Err(e) => {
