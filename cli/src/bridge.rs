@@ -27,7 +27,7 @@ pub(crate) enum Front {
 
 /// Run a bridge to `target` until interrupted (HTTP) or until the client hangs up (stdio).
 pub(crate) async fn run(target: Target, c: &ConnArgs, front: Front) -> Result<(), ClientError> {
-    let up = Upstream::start(target, c.clone()).await?;
+    let up = Upstream::start(target, c.clone(), true).await?;
     let client = up
         .client()
         .map_err(|e| ClientError::Closed(format!("{e:?}")))?;

@@ -7,7 +7,9 @@ use serde_json::{json, Map, Value};
 
 use crate::connect::{self, Needs, Target, Usage};
 use crate::terminal::{self, Style};
-use crate::{arguments, bridge, exit, Command, ConnArgs, ServeArgs, Words};
+use crate::{
+    arguments, bridge, exit, Command, ConnArgs, GatewayArgs, ListenArgs, ServeArgs, Words,
+};
 
 /// How a command failed.
 enum Fail {
@@ -67,10 +69,17 @@ pub(crate) async fn run(cmd: Command, c: ConnArgs) -> i32 {
         Command::Read(w) => read(w, &c, style).await,
         Command::Prompt(w) => prompt(w, &c, style).await,
         Command::Complete(w) => complete(w, &c, style).await,
-        Command::Listen { words, count } => listen(words, count, &c).await,
+        Command::Listen {
+            words,
+            count,
+            tools,
+            prompts,
+            resources,
+        } => listen(words, count, [tools, prompts, resources], &c).await,
         Command::Ping(w) => ping(w, &c).await,
         Command::Serve(s) => serve(s, &c).await,
         Command::Stdio(w) => stdio(w, &c).await,
+        Command::Gateway(g) => gateway(g, &c).await,
     };
     match outcome {
         Ok(code) => code,
@@ -274,10 +283,11 @@ async fn complete(w: Words, c: &ConnArgs, style: Style) -> Result<i32, Fail> {
     .await
 }
 
-async fn listen(w: Words, count: Option<u64>, c: &ConnArgs) -> Result<i32, Fail> {
+async fn listen(w: Words, count: Option<u64>, kinds: [bool; 3], c: &ConnArgs) -> Result<i32, Fail> {
     let (target, uris) = connect::target(w)?;
-    let mut filter = json!({"toolsListChanged": true, "promptsListChanged": true,
-        "resourcesListChanged": true});
+    let all = !kinds.iter().any(|k| *k);
+    let mut filter = json!({"toolsListChanged": all || kinds[0],
+        "promptsListChanged": all || kinds[1], "resourcesListChanged": all || kinds[2]});
     if !uris.is_empty() {
         filter["resourceSubscriptions"] = json!(uris);
     }
@@ -322,17 +332,41 @@ async fn ping(w: Words, c: &ConnArgs) -> Result<i32, Fail> {
     .await
 }
 
-async fn serve(s: ServeArgs, c: &ConnArgs) -> Result<i32, Fail> {
-    let opts = bridge::http_options(
-        (s.tls_cert, s.tls_key),
-        [s.auth_jwks, s.auth_issuer, s.auth_audience],
+/// The HTTP options of `--tls-*`, `--auth-*` and `--metrics-path`.
+fn listen_options(l: ListenArgs) -> Result<Box<mcpcore::transport::http::HttpOptions>, Fail> {
+    let mut o = bridge::http_options(
+        (l.tls_cert, l.tls_key),
+        [l.auth_jwks, l.auth_issuer, l.auth_audience],
     )
     .map_err(Fail::Usage)?;
+    o.metrics_path = l.metrics_path;
+    Ok(Box::new(o))
+}
+
+async fn serve(s: ServeArgs, c: &ConnArgs) -> Result<i32, Fail> {
     let front = bridge::Front::Http {
         addr: s.http,
-        opts: Box::new(opts),
+        opts: listen_options(s.listen)?,
     };
     bridge::run(Target::Stdio(s.command), c, front).await?;
+    Ok(exit::OK)
+}
+
+async fn gateway(g: GatewayArgs, c: &ConnArgs) -> Result<i32, Fail> {
+    let opts = listen_options(g.listen)?;
+    let (identity, instructions, members) = crate::gateway::members(&g.config, c)
+        .await
+        .map_err(Fail::Usage)?;
+    if let Some(addr) = g.health {
+        crate::gateway::health(addr, members.clone())
+            .await
+            .map_err(|e| Fail::Usage(format!("--health {addr}: {e}")))?;
+    }
+    let front = match g.http {
+        Some(addr) => bridge::Front::Http { addr, opts },
+        None => bridge::Front::Stdio,
+    };
+    bridge::serve(identity, instructions.as_deref(), members, front).await?;
     Ok(exit::OK)
 }
 

@@ -129,8 +129,11 @@ pub(crate) async fn open(
                 } else {
                     StderrMode::Inherit
                 };
-                b.connect_stdio(StdioCommand::new(program).args(args).stderr(stderr))
-                    .await
+                let mut cmd = StdioCommand::new(program).args(args).stderr(stderr);
+                for (k, v) in &c.env {
+                    cmd = cmd.env(k, v);
+                }
+                b.connect_stdio(cmd).await
             }
         }
     };

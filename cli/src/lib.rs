@@ -10,6 +10,7 @@ mod arguments;
 mod bridge;
 mod commands;
 mod connect;
+mod gateway;
 mod hub;
 mod oauth;
 mod terminal;
@@ -125,6 +126,9 @@ struct ConnArgs {
     /// Discard the stdio server's stderr instead of passing it through.
     #[arg(long, global = true)]
     quiet: bool,
+    /// Environment variables added for a stdio server (a gateway's configuration sets them).
+    #[arg(skip)]
+    env: Vec<(String, String)>,
 }
 
 /// Positional words (an optional URL first) and the stdio command after `--`.
@@ -182,6 +186,15 @@ enum Command {
         /// Stop after this many notifications.
         #[arg(long)]
         count: Option<u64>,
+        /// Only tool list changes (with `--prompts`/`--resources`: those; none: all three).
+        #[arg(long)]
+        tools: bool,
+        /// Only prompt list changes (see `--tools`).
+        #[arg(long)]
+        prompts: bool,
+        /// Only resource list changes (see `--tools`).
+        #[arg(long)]
+        resources: bool,
     },
     /// Serve a stdio server over Streamable HTTP to many clients, in both eras (the server
     /// itself may speak either): its tools, prompts, resources and completions, with progress,
@@ -191,6 +204,13 @@ enum Command {
         override_usage = "mcpcore serve --http ADDR [--tls-cert PEM --tls-key PEM] [--auth-jwks JWKS --auth-issuer ISS --auth-audience AUD] -- COMMAND..."
     )]
     Serve(ServeArgs),
+    /// Join several servers (stdio commands or URLs, either era, each with its own
+    /// credentials) behind one endpoint, their names namespaced and filtered as CONFIG says;
+    /// a server that is down is absent from the lists until it is back.
+    #[command(
+        override_usage = "mcpcore gateway CONFIG [--http ADDR [--tls-cert PEM --tls-key PEM] [--auth-jwks JWKS --auth-issuer ISS --auth-audience AUD]] [--health ADDR]"
+    )]
+    Gateway(GatewayArgs),
     /// Serve a Streamable HTTP server over stdio (for clients that only start commands).
     #[command(override_usage = "mcpcore stdio URL")]
     Stdio(Words),
@@ -199,12 +219,9 @@ enum Command {
     Ping(Words),
 }
 
-/// `mcpcore serve`'s own options.
+/// How a bridge or gateway serves HTTP: TLS and OAuth.
 #[derive(Args, Debug, Clone)]
-struct ServeArgs {
-    /// The address to serve on, e.g. `127.0.0.1:8000` (port 0 picks one; printed on stderr).
-    #[arg(long, value_name = "ADDR")]
-    http: std::net::SocketAddr,
+struct ListenArgs {
     /// Serve HTTPS with this certificate chain (PEM); needs `--tls-key`.
     #[arg(long, value_name = "PEM")]
     tls_cert: Option<String>,
@@ -220,6 +237,19 @@ struct ServeArgs {
     /// The audience tokens must carry (also the resource identifier).
     #[arg(long, value_name = "AUD")]
     auth_audience: Option<String>,
+    /// Serve the Prometheus metrics of the endpoint at this path (e.g. `/metrics`).
+    #[arg(long, value_name = "PATH")]
+    metrics_path: Option<String>,
+}
+
+/// `mcpcore serve`'s own options.
+#[derive(Args, Debug, Clone)]
+struct ServeArgs {
+    /// The address to serve on, e.g. `127.0.0.1:8000` (port 0 picks one; printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    http: std::net::SocketAddr,
+    #[command(flatten)]
+    listen: ListenArgs,
     /// One server process for every client (the only mode today: use it with servers that
     /// keep no per-client state).
     #[arg(long)]
@@ -227,6 +257,21 @@ struct ServeArgs {
     /// The stdio server to start: a program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
+}
+
+/// `mcpcore gateway`'s own options.
+#[derive(Args, Debug, Clone)]
+struct GatewayArgs {
+    /// The configuration file (TOML, or JSON): the upstreams and their naming.
+    config: String,
+    /// Serve Streamable HTTP on this address (port 0 picks one); without it, serve stdio.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    listen: ListenArgs,
+    /// Answer `GET /health` on this address: each upstream up or down (503 when one is down).
+    #[arg(long, value_name = "ADDR")]
+    health: Option<std::net::SocketAddr>,
 }
 
 /// Run the command line `args` (the program name first) and return the exit status.

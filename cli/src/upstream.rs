@@ -67,9 +67,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Upstream {
-    /// Connect to `target` (the first connection must work: a bridge that cannot reach its
-    /// server says so at once).
-    pub async fn start(target: Target, mut conn: ConnArgs) -> Result<Arc<Self>, ClientError> {
+    /// Connect to `target`. With `must_connect` (a bridge) the first connection must work, so
+    /// a bridge that cannot reach its server says so at once; otherwise (a gateway member) a
+    /// failed start is retried in the background like a restart.
+    pub async fn start(
+        target: Target,
+        mut conn: ConnArgs,
+        must_connect: bool,
+    ) -> Result<Arc<Self>, ClientError> {
         if conn.mode.is_none() && matches!(target, Target::Stdio(_)) {
             conn.mode = Some(crate::connect::Mode::Legacy);
         }
@@ -82,8 +87,14 @@ impl Upstream {
             next: AtomicU64::new(0),
             on_change: Mutex::new(None),
         });
-        let client = up.connect().await?;
-        *lock(&up.client) = Some(client);
+        match up.connect().await {
+            Ok(client) => *lock(&up.client) = Some(client),
+            Err(e) if must_connect => return Err(e),
+            Err(e) => {
+                eprintln!("mcpcore: cannot start {}: {e}", up.describe());
+                up.restart();
+            }
+        }
         let watch = Arc::downgrade(&up);
         tokio::spawn(async move {
             // A dead connection (the process exited, the server went away) is noticed within a
@@ -97,6 +108,19 @@ impl Upstream {
             }
         });
         Ok(up)
+    }
+
+    /// The command or URL, for messages.
+    pub fn describe(&self) -> String {
+        match &self.target {
+            Target::Http(u) => u.clone(),
+            Target::Stdio(cmd) => cmd.join(" "),
+        }
+    }
+
+    /// Whether the connection is up.
+    pub fn is_up(&self) -> bool {
+        lock(&self.client).as_ref().is_some_and(|c| !c.is_closed())
     }
 
     /// What to do when the upstream's lists may have changed.
@@ -192,7 +216,7 @@ impl Upstream {
             }
             let mut wait = FIRST_RETRY;
             loop {
-                eprintln!("mcpcore: the upstream server stopped; restarting it");
+                eprintln!("mcpcore: {} is not running; starting it", up.describe());
                 match up.connect().await {
                     Ok(c) => {
                         *lock(&up.client) = Some(c);

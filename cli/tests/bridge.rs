@@ -119,27 +119,11 @@ async fn list_changes_pass_through() {
 /// error at once (never a hang), and once it starts again calls go through.
 #[tokio::test]
 async fn a_dead_server_is_restarted_and_callers_get_a_clear_error_meanwhile() {
-    let dir = std::env::temp_dir().join(format!("mcpcore-bridge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let (mark, pid) = (dir.join("mark"), dir.join("pid"));
-    std::fs::write(&mark, "").expect("mark");
-    let demo = example_bin("demo-server").display().to_string();
-    // The server runs only while the mark exists, and leaves its pid.
-    let script = format!(
-        "echo $$ > '{}'; test -f '{}' && exec '{demo}'",
-        pid.display(),
-        mark.display()
-    );
-    let (_bridge, url) = serve(&["sh", "-c", &script]).await;
+    let flaky = common::Flaky::new("bridge");
+    let (_bridge, url) = serve(&["sh", "-c", &flaky.script]).await;
     ok_json(&mcpcore(&["call", &url, "echo", "text=before"], "").await);
 
-    std::fs::remove_file(&mark).expect("unmark");
-    let first = std::fs::read_to_string(&pid).expect("pid");
-    let status = std::process::Command::new("kill")
-        .arg(first.trim())
-        .status()
-        .expect("kill");
-    assert!(status.success());
+    flaky.kill();
     let deadline = tokio::time::Instant::now() + LIMIT;
     let refused = loop {
         let o = mcpcore(&["call", &url, "echo", "text=during"], "").await;
@@ -154,7 +138,7 @@ async fn a_dead_server_is_restarted_and_callers_get_a_clear_error_meanwhile() {
     };
     assert!(refused.contains("being restarted"), "{refused}");
 
-    std::fs::write(&mark, "").expect("mark again");
+    flaky.revive();
     let back = loop {
         let o = mcpcore(&["call", &url, "echo", "text=after"], "").await;
         if o.status.code() == Some(0) {
@@ -167,7 +151,6 @@ async fn a_dead_server_is_restarted_and_callers_get_a_clear_error_meanwhile() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!(ok_json(&back)["content"][0]["text"], "after");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[tokio::test]

@@ -46,3 +46,57 @@ pub fn ok_json(o: &Output) -> serde_json::Value {
     );
     serde_json::from_slice(&o.stdout).expect("JSON on stdout")
 }
+
+/// A demo-server that can be killed and kept from starting again: it runs (through `sh`) only
+/// while a mark file exists, and leaves its pid.
+pub struct Flaky {
+    pub dir: std::path::PathBuf,
+    mark: std::path::PathBuf,
+    pid: std::path::PathBuf,
+    /// The `sh -c` script that starts it.
+    pub script: String,
+}
+
+impl Flaky {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mcpcore-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let (mark, pid) = (dir.join("mark"), dir.join("pid"));
+        std::fs::write(&mark, "").expect("mark");
+        let demo = mcpcore_tests::example_bin("demo-server");
+        let script = format!(
+            "echo $$ > '{}'; test -f '{}' && exec '{}'",
+            pid.display(),
+            mark.display(),
+            demo.display()
+        );
+        Self {
+            dir,
+            mark,
+            pid,
+            script,
+        }
+    }
+
+    /// Kill the running server and keep it from starting again.
+    pub fn kill(&self) {
+        std::fs::remove_file(&self.mark).expect("unmark");
+        let pid = std::fs::read_to_string(&self.pid).expect("pid");
+        let status = std::process::Command::new("kill")
+            .arg(pid.trim())
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    /// Let it start again.
+    pub fn revive(&self) {
+        std::fs::write(&self.mark, "").expect("mark");
+    }
+}
+
+impl Drop for Flaky {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
