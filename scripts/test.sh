@@ -164,6 +164,12 @@ bash scripts/fuzz.sh
 echo "== conformance suite"
 bash scripts/conformance.sh
 
+# The same server legs through `mcpcore gateway` in front of the Rust fixture, bridging eras in
+# both directions (conformance/expected-failures-gateway-*.yaml say what the legacy wire cannot
+# carry).
+echo "== conformance suite: through mcpcore gateway"
+bash scripts/conformance-gateway.sh
+
 # The same server legs against three conformance-server workers sharing one Redis behind a
 # round-robin proxy (every request to the next worker): they must score what one process scores.
 echo "== conformance suite: scale-out (3 workers, Redis, rr-proxy)"

@@ -6,8 +6,8 @@
 
 use mcpcore::client::{client_handler_fn, CallOptions, Client, ClientError};
 use mcpcore::server::PeerError;
-use mcpcore::{ErrorObject, HandlerError, Outcome, RequestContext};
-use serde_json::Value;
+use mcpcore::{ErrorObject, HandlerError, InputRequired, LoggingLevel, Outcome, RequestContext};
+use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,10 +25,19 @@ const LAST_RETRY: Duration = Duration::from_secs(30);
 struct Caller {
     id: u64,
     ctx: RequestContext,
-    /// The caller's client was asked for input it has not given yet (2026-07-28): the call
-    /// must end so the engine answers `input_required`.
-    asked: Arc<AtomicBool>,
+    pending: Arc<Mutex<Pending>>,
 }
+
+/// What happened to a caller while its call was upstream.
+#[derive(Default)]
+struct Pending {
+    /// Its client was asked for input it has not given yet (2026-07-28): the call must end so
+    /// the engine answers `input_required`, and the retry finds the answer.
+    asked: bool,
+}
+
+/// Rounds of `input_required` a bridge answers for a legacy caller before giving up.
+const MAX_ROUNDS: usize = 10;
 
 pub(crate) struct Upstream {
     target: Target,
@@ -143,7 +152,9 @@ impl Upstream {
                     up.changed(Change::Listed(kind));
                 }
             } else if method == "notifications/message" {
-                eprintln!("upstream {}", crate::terminal::log_line(params));
+                if let Some(up) = weak.upgrade() {
+                    up.log(params);
+                }
             }
         });
         for kind in ["elicitation/create", "sampling/createMessage", "roots/list"] {
@@ -166,6 +177,12 @@ impl Upstream {
         let client = connect::open(b, &self.target, &self.conn, &Needs { stream: true }).await?;
         if client.is_modern() {
             self.follow(&client).await;
+        } else if client
+            .negotiated()
+            .is_some_and(|n| n.raw.pointer("/capabilities/logging").is_some())
+        {
+            // Every message comes here; each caller's own level filters what it is sent.
+            let _ = client.set_log_level(LoggingLevel::Debug).await;
         }
         Ok(client)
     }
@@ -234,38 +251,45 @@ impl Upstream {
         });
     }
 
-    /// Send `method` upstream for the downstream request `ctx` (its progress, cancellation and
-    /// the upstream's requests to it pass through) and answer with the upstream's result.
+    /// Send `method` upstream for the downstream request `ctx` (its progress, cancellation,
+    /// capabilities and log level pass through, and the upstream's requests reach it) and
+    /// answer with the upstream's result, or its `input_required` round passed on.
     pub async fn forward(
         self: &Arc<Self>,
         ctx: RequestContext,
         method: &str,
-        params: Value,
+        mut params: Value,
     ) -> Result<Outcome, HandlerError> {
         let client = self.client()?;
-        let asked = Arc::new(AtomicBool::new(false));
+        let passthrough = client.is_modern() && ctx.is_modern();
+        if passthrough {
+            // A retry of a round passed on: the caller's answers under the upstream's keys,
+            // and the upstream's own state (unsealed by the engine).
+            if let Some(r) = ctx.input_responses() {
+                params["inputResponses"] = Value::Object(r.clone());
+            }
+            if let Some(s) = ctx.request_state() {
+                params["requestState"] = Value::String(s.to_owned());
+            }
+        }
+        let pending = Arc::new(Mutex::new(Pending::default()));
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         lock(&self.callers).push(Caller {
             id,
             ctx: ctx.clone(),
-            asked: asked.clone(),
+            pending: pending.clone(),
         });
-        let progress = ctx.clone();
-        let opts = CallOptions::new()
-            .timeout(connect::timeout(&self.conn))
-            .cancel(ctx.cancellation_token().clone())
-            .on_progress(move |p, total, message| {
-                progress.progress(p, total, message.as_deref());
-            });
-        let r = client.request_with(method, params, opts).await;
+        let r = self.send(&client, &ctx, method, params).await;
         lock(&self.callers).retain(|c| c.id != id);
-        if asked.load(Ordering::SeqCst) {
+        let p = std::mem::take(&mut *lock(&pending));
+        if p.asked {
             // The engine answers `input_required` with what the run recorded; the retry runs
             // the call again and the upstream's question finds its answer.
             return Err(HandlerError::rpc(INTERNAL, "input required"));
         }
         match r {
             Ok(v) => Ok(Outcome::Complete(plain(v))),
+            Err(ClientError::InputRequired(raw)) => Ok(Outcome::InputRequired(round(&raw))),
             Err(ClientError::Rpc(e)) => Err(e.into()),
             Err(ClientError::Cancelled) => Err(HandlerError::cancelled()),
             Err(ClientError::Timeout) => Err(HandlerError::rpc(
@@ -283,12 +307,93 @@ impl Upstream {
         }
     }
 
+    /// The call upstream. A modern caller gets the upstream's `input_required` rounds as they
+    /// are (their keys and state kept); for a legacy caller each round is asked of it here
+    /// with real requests, and the upstream retried with the answers.
+    async fn send(
+        &self,
+        client: &Client,
+        ctx: &RequestContext,
+        method: &str,
+        mut params: Value,
+    ) -> Result<Value, ClientError> {
+        let progress = ctx.clone();
+        let opts = CallOptions::new()
+            .timeout(connect::timeout(&self.conn))
+            .cancel(ctx.cancellation_token().clone())
+            .client_capabilities(ctx.client_capabilities())
+            .manual_input()
+            .log_level(LoggingLevel::Debug)
+            .on_progress(move |p, total, message| {
+                progress.progress(p, total, message.as_deref());
+            });
+        for _ in 0..MAX_ROUNDS {
+            // The JSON seam hands an unanswered round back as a result: a round all the same.
+            let r = match client
+                .request_with(method, params.clone(), opts.clone())
+                .await
+            {
+                Ok(v) if v.get("resultType").and_then(Value::as_str) == Some("input_required") => {
+                    Err(ClientError::InputRequired(v))
+                }
+                other => other,
+            };
+            match r {
+                Err(ClientError::InputRequired(raw)) if !ctx.is_modern() => {
+                    let mut answers = Map::new();
+                    let asks = raw.get("inputRequests").and_then(Value::as_object);
+                    for (key, q) in asks.into_iter().flatten() {
+                        let m = q.get("method").and_then(Value::as_str).unwrap_or_default();
+                        let answer = ctx
+                            .request_client(m, q.get("params").cloned())
+                            .await
+                            .map_err(|e| ClientError::Rpc(HandlerError::from(e).into_wire(m)))?;
+                        answers.insert(key.clone(), answer);
+                    }
+                    params["inputResponses"] = Value::Object(answers);
+                    match raw.get("requestState") {
+                        Some(s) => params["requestState"] = s.clone(),
+                        None => {
+                            if let Some(m) = params.as_object_mut() {
+                                m.remove("requestState");
+                            }
+                        }
+                    }
+                }
+                other => return other,
+            }
+        }
+        Err(ClientError::Protocol(format!(
+            "{method} still required input after {MAX_ROUNDS} rounds"
+        )))
+    }
+
+    /// The upstream's log message, to the one call it can belong to.
+    fn log(&self, params: &Value) {
+        let ctx = match lock(&self.callers).as_slice() {
+            [one] => Some(one.ctx.clone()),
+            _ => None,
+        };
+        let level = params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LoggingLevel::parse);
+        match (ctx, level) {
+            (Some(ctx), Some(level)) => {
+                let logger = params.get("logger").and_then(Value::as_str);
+                let data = params.get("data").cloned().unwrap_or(Value::Null);
+                ctx.log(level, logger, data);
+            }
+            _ => eprintln!("upstream {}", crate::terminal::log_line(params)),
+        }
+    }
+
     /// The upstream asks its client (us) for `method`: ask the one downstream caller waiting.
     async fn ask_caller(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let (ctx, asked) = {
+        let (ctx, pending) = {
             let callers = lock(&self.callers);
             match callers.as_slice() {
-                [one] => (one.ctx.clone(), one.asked.clone()),
+                [one] => (one.ctx.clone(), one.pending.clone()),
                 [] => {
                     return Err(ErrorObject::new(
                         INTERNAL,
@@ -306,12 +411,15 @@ impl Upstream {
         match ctx.request_client(method, Some(params)).await {
             Ok(v) => Ok(v),
             Err(PeerError::InputRequired(_)) => {
-                asked.store(true, Ordering::SeqCst);
+                lock(&pending).asked = true;
                 Err(ErrorObject::new(
                     INTERNAL,
                     "asked the client; the call will be retried",
                 ))
             }
+            // A capability the caller did not declare (-32021, SEP-2575): the upstream hears
+            // the refusal and decides (it may well finish without what it asked for).
+            Err(PeerError::Unavailable(e)) => Err(e),
             Err(PeerError::Rpc(e)) => Err(e),
             Err(e) => Err(ErrorObject::new(INTERNAL, e.to_string())),
         }
@@ -340,4 +448,18 @@ fn plain(mut v: Value) -> Value {
         }
     }
     v
+}
+
+/// An upstream `input_required` result as this server's own round: the same requests under the
+/// same keys, and the upstream's state (the engine seals it on the way out).
+fn round(raw: &Value) -> InputRequired {
+    let mut r = InputRequired::new();
+    if let Some(m) = raw.get("inputRequests").and_then(Value::as_object) {
+        r.input_requests = m.clone();
+    }
+    r.request_state = raw
+        .get("requestState")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    r
 }

@@ -568,7 +568,10 @@ impl Client {
         };
         let o = &self.inner.options;
         meta.insert(KEY_PROTOCOL_VERSION.into(), json!(version));
-        let mut caps = self.inner.peer.callbacks.capabilities(o, false);
+        let mut caps = opts
+            .client_capabilities
+            .clone()
+            .unwrap_or_else(|| self.inner.peer.callbacks.capabilities(o, false));
         if opts.tasks_opt_in {
             tasks::opt_in(&mut caps);
         }

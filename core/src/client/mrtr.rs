@@ -39,7 +39,8 @@ pub(crate) async fn drive(
                 ))
             }
         };
-        let fulfillable = !callbacks.handlers.is_empty()
+        let fulfillable = !opts.manual_input
+            && !callbacks.handlers.is_empty()
             && requests.values().all(|q| {
                 q.get("method")
                     .and_then(Value::as_str)

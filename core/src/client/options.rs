@@ -162,6 +162,14 @@ pub struct CallOptions {
     /// plain call never lets a server answer with a task.
     #[serde(skip)]
     pub(crate) tasks_opt_in: bool,
+    /// The capabilities this request declares in its envelope instead of the client's (a
+    /// proxy forwarding for its own client, META-02). Rust API only.
+    #[serde(skip)]
+    pub(crate) client_capabilities: Option<Value>,
+    /// Hand every `input_required` result to the caller instead of answering it with the
+    /// registered handlers (MRTR-04). Rust API only.
+    #[serde(skip)]
+    pub(crate) manual_input: bool,
 }
 
 impl crate::options::JsonOptions for CallOptions {
@@ -169,6 +177,9 @@ impl crate::options::JsonOptions for CallOptions {
         self.cancel.clone_from(&from.cancel);
         self.on_progress.clone_from(&from.on_progress);
         self.tasks_opt_in = from.tasks_opt_in;
+        self.client_capabilities
+            .clone_from(&from.client_capabilities);
+        self.manual_input = from.manual_input;
     }
 }
 
@@ -187,6 +198,26 @@ impl CallOptions {
     /// Default options.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Declare `capabilities` in this request's envelope (2026-07-28) instead of the client's
+    /// own: a proxy forwarding a call states what its caller can answer, so the server asks
+    /// (or refuses with -32021) as it would the caller itself (META-02, SEP-2575). Legacy
+    /// sessions declared theirs at `initialize`; this changes nothing there.
+    #[must_use]
+    pub fn client_capabilities(mut self, capabilities: Value) -> Self {
+        self.client_capabilities = Some(capabilities);
+        self
+    }
+
+    /// Return an `input_required` result as [`super::ClientError::InputRequired`] (its
+    /// `inputRequests` keys and `requestState` as the server sent them) instead of answering
+    /// it with the registered handlers: a proxy passes the round on to its own caller and
+    /// retries with the answers (`inputResponses`, `requestState` in the params).
+    #[must_use]
+    pub fn manual_input(mut self) -> Self {
+        self.manual_input = true;
+        self
     }
     /// Set a timeout.
     #[must_use]
