@@ -4,6 +4,9 @@ stdio (core's entry point; the same exit statuses as the binary)."""
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import shlex
 import subprocess
 import sys
 
@@ -42,3 +45,54 @@ def test_an_elicitation_is_answered_on_stdin(demo_server: str) -> None:
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["content"][0]["text"] == "confirmed: Ship?"
     assert "The server asks: Ship?" in p.stderr
+
+
+SERVER = '''
+import sys
+
+from mcpcore import Server
+
+server = Server("hello", "1.0.0")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text."""
+    return text
+
+
+if "--http" in sys.argv:
+    server.run_http()  # http://127.0.0.1:8000/mcp
+else:
+    server.run_stdio()
+'''
+
+
+def test_the_two_spellings_of_one_call_mean_the_same(tmp_path: pathlib.Path) -> None:
+    """The command line's own examples, as written: a URL first, or a stdio command after --."""
+    (tmp_path / "server.py").write_text(SERVER)
+    bin_dir = pathlib.Path(sys.executable).parent
+    assert (bin_dir / "mcpcore").exists(), "pip installs the mcpcore script"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+    def shell(line: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            shlex.split(line), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
+
+    over_stdio = shell("mcpcore call echo text=hi -- python server.py")
+    assert over_stdio.returncode == 0, over_stdio.stderr
+    http = subprocess.Popen(
+        [sys.executable, "server.py", "--http"], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert http.stderr is not None
+        line = http.stderr.readline()
+        assert "http://127.0.0.1:8000/mcp" in line, line
+        over_http = shell("mcpcore call http://127.0.0.1:8000/mcp echo text=hi")
+        assert over_http.returncode == 0, over_http.stderr
+    finally:
+        http.terminate()
+        http.wait(timeout=30)
+    a, b = json.loads(over_stdio.stdout), json.loads(over_http.stdout)
+    assert a["content"] == b["content"] == [{"type": "text", "text": "hi"}]
