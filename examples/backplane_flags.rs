@@ -5,7 +5,7 @@
 //! none is ever kept in Redis, where anyone who can read it could forge states (MRTR-06).
 
 use mcpcore::backplane::Backplane;
-use mcpcore::security::{KeyRing, SealKey};
+use mcpcore::security::KeyRing;
 use mcpcore::server::ServerBuilder;
 
 /// The environment variable read when no `--request-state-key` is given (same syntax, several
@@ -78,29 +78,14 @@ pub fn take(args: Vec<String>) -> Result<(Vec<String>, Option<Shared>), String> 
     Ok((rest, Some(Shared { backplane, keys })))
 }
 
-/// The ring of `[ID:]BASE64` specs, current key first (unnamed keys are `k1`, `k2`, …).
+/// The ring of `[ID:]BASE64` specs, current key first (core's `KeyRing::from_specs`).
 fn ring(specs: &[String]) -> Result<KeyRing, String> {
-    let key = |i: usize, spec: &String| {
-        let (id, b64) = spec
-            .split_once(':')
-            .map_or((format!("k{}", i + 1), spec.as_str()), |(id, k)| {
-                (id.to_owned(), k)
-            });
-        // Never echo the key text: it is a secret.
-        SealKey::from_base64(id, b64).map_err(|e| format!("--request-state-key #{}: {e}", i + 1))
-    };
-    let mut keys = specs.iter().enumerate().map(|(i, s)| key(i, s));
-    let Some(current) = keys.next() else {
-        return Err(format!(
-            "--redis needs --request-state-key [ID:]BASE64 (or {KEY_ENV}): every worker must \
-             seal requestState with the same configured key"
-        ));
-    };
-    let mut ring = KeyRing::new(current?);
-    for k in keys {
-        ring = ring
-            .with_previous(k?)
-            .map_err(|e| format!("--request-state-key: {e}"))?;
-    }
-    Ok(ring)
+    KeyRing::from_specs(specs)
+        .map_err(|e| format!("--request-state-key: {e}"))?
+        .ok_or_else(|| {
+            format!(
+                "--redis needs --request-state-key [ID:]BASE64 (or {KEY_ENV}): every worker must \
+                 seal requestState with the same configured key"
+            )
+        })
 }

@@ -25,8 +25,26 @@ pub(crate) enum Front {
     Stdio,
 }
 
+/// Several workers sharing sessions and state (`--redis`, `--request-state-key`).
+pub(crate) struct Shared {
+    pub backplane: mcpcore::backplane::Backplane,
+    pub keys: mcpcore::security::KeyRing,
+}
+
+/// Who the served server is: its name and version, its instructions, its scale-out.
+pub(crate) struct Setup {
+    pub identity: (String, String),
+    pub instructions: Option<String>,
+    pub shared: Option<Shared>,
+}
+
 /// Run a bridge to `target` until interrupted (HTTP) or until the client hangs up (stdio).
-pub(crate) async fn run(target: Target, c: &ConnArgs, front: Front) -> Result<(), ClientError> {
+pub(crate) async fn run(
+    target: Target,
+    c: &ConnArgs,
+    front: Front,
+    shared: Option<Shared>,
+) -> Result<(), ClientError> {
     let up = Upstream::start(target, c.clone(), true).await?;
     let client = up
         .client()
@@ -39,22 +57,30 @@ pub(crate) async fn run(target: Target, c: &ConnArgs, front: Front) -> Result<()
         .unwrap_or(Value::Null);
     let text = |k: &str, d: &str| info.get(k).and_then(Value::as_str).unwrap_or(d).to_owned();
     let members = vec![Member::new("upstream".into(), up, Naming::default())];
-    let instructions = raw.get("instructions").and_then(Value::as_str);
-    let identity = (text("name", "mcpcore-bridge"), text("version", "0"));
-    serve(identity, instructions, members, front).await
+    let setup = Setup {
+        identity: (text("name", "mcpcore-bridge"), text("version", "0")),
+        instructions: raw
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        shared,
+    };
+    serve(setup, members, front).await
 }
 
-/// Serve `members` behind one server named `identity` until interrupted (HTTP) or until the
+/// Serve `members` behind one server as `setup` says until interrupted (HTTP) or until the
 /// client hangs up (stdio).
 pub(crate) async fn serve(
-    identity: (String, String),
-    instructions: Option<&str>,
+    setup: Setup,
     members: Vec<Arc<Member>>,
     front: Front,
 ) -> Result<(), ClientError> {
-    let mut b = Server::builder(identity.0, identity.1).dynamic();
-    if let Some(i) = instructions {
+    let mut b = Server::builder(setup.identity.0, setup.identity.1).dynamic();
+    if let Some(i) = setup.instructions {
         b = b.instructions(i);
+    }
+    if let Some(s) = setup.shared {
+        b = b.backplane(s.backplane).request_state_keys(s.keys);
     }
     let hub_slot: Arc<std::sync::OnceLock<std::sync::Weak<Hub>>> = Arc::default();
     if Hub::completes(&members) {

@@ -1,7 +1,10 @@
 //! The subcommands: each checks its own words, connects, asks, prints, and says how it ended.
 
+use mcpcore::backplane::Backplane;
 use mcpcore::client::Client;
 use mcpcore::client::{CallOptions, ClientError, ListKind};
+use mcpcore::security::KeyRing;
+use mcpcore::transport::http::HttpOptions;
 use mcpcore::LoggingLevel;
 use serde_json::{json, Map, Value};
 
@@ -332,28 +335,51 @@ async fn ping(w: Words, c: &ConnArgs) -> Result<i32, Fail> {
     .await
 }
 
-/// The HTTP options of `--tls-*`, `--auth-*` and `--metrics-path`.
-fn listen_options(l: ListenArgs) -> Result<Box<mcpcore::transport::http::HttpOptions>, Fail> {
+/// The HTTP options of `--tls-*`, `--auth-*`, `--metrics-path` and `--allowed-hosts`, and the
+/// scale-out of `--redis` and `--request-state-key`.
+fn listen_options(l: ListenArgs) -> Result<(Box<HttpOptions>, Option<bridge::Shared>), Fail> {
     let mut o = bridge::http_options(
         (l.tls_cert, l.tls_key),
         [l.auth_jwks, l.auth_issuer, l.auth_audience],
     )
     .map_err(Fail::Usage)?;
     o.metrics_path = l.metrics_path;
-    Ok(Box::new(o))
+    if !l.allowed_hosts.is_empty() {
+        mcpcore::options::apply_json(&mut o, &json!({ "allowedHosts": l.allowed_hosts }))
+            .map_err(|e| Fail::Usage(format!("--allowed-hosts: {e}")))?;
+    }
+    let keys = KeyRing::from_specs(&l.request_state_key)
+        .map_err(|e| Fail::Usage(format!("--request-state-key: {e}")))?;
+    let shared =
+        match (l.redis, keys) {
+            (None, None) => None,
+            (None, Some(_)) => return Err(Fail::Usage("--request-state-key needs --redis".into())),
+            (Some(_), None) => return Err(Fail::Usage(
+                "--redis needs --request-state-key (or MCPCORE_REQUEST_STATE_KEY): every worker \
+                 must seal requestState with the same key"
+                    .into(),
+            )),
+            (Some(url), Some(keys)) => {
+                let mut backplane =
+                    Backplane::redis(&url).map_err(|e| Fail::Usage(format!("--redis: {e}")))?;
+                if let Some(p) = l.redis_prefix {
+                    backplane = backplane.with_prefix(&p);
+                }
+                Some(bridge::Shared { backplane, keys })
+            }
+        };
+    Ok((Box::new(o), shared))
 }
 
 async fn serve(s: ServeArgs, c: &ConnArgs) -> Result<i32, Fail> {
-    let front = bridge::Front::Http {
-        addr: s.http,
-        opts: listen_options(s.listen)?,
-    };
-    bridge::run(Target::Stdio(s.command), c, front).await?;
+    let (opts, shared) = listen_options(s.listen)?;
+    let front = bridge::Front::Http { addr: s.http, opts };
+    bridge::run(Target::Stdio(s.command), c, front, shared).await?;
     Ok(exit::OK)
 }
 
 async fn gateway(g: GatewayArgs, c: &ConnArgs) -> Result<i32, Fail> {
-    let opts = listen_options(g.listen)?;
+    let (opts, shared) = listen_options(g.listen)?;
     let (identity, instructions, members) = crate::gateway::members(&g.config, c)
         .await
         .map_err(Fail::Usage)?;
@@ -366,7 +392,12 @@ async fn gateway(g: GatewayArgs, c: &ConnArgs) -> Result<i32, Fail> {
         Some(addr) => bridge::Front::Http { addr, opts },
         None => bridge::Front::Stdio,
     };
-    bridge::serve(identity, instructions.as_deref(), members, front).await?;
+    let setup = bridge::Setup {
+        identity,
+        instructions,
+        shared,
+    };
+    bridge::serve(setup, members, front).await?;
     Ok(exit::OK)
 }
 
@@ -376,6 +407,6 @@ async fn stdio(w: Words, c: &ConnArgs) -> Result<i32, Fail> {
         return Err(Fail::Usage("stdio bridges an http(s):// URL".into()));
     }
     no_more(&words, "stdio takes one URL")?;
-    bridge::run(target, c, bridge::Front::Stdio).await?;
+    bridge::run(target, c, bridge::Front::Stdio, None).await?;
     Ok(exit::OK)
 }

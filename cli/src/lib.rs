@@ -240,6 +240,27 @@ struct ListenArgs {
     /// Serve the Prometheus metrics of the endpoint at this path (e.g. `/metrics`).
     #[arg(long, value_name = "PATH")]
     metrics_path: Option<String>,
+    /// Accepted `Host` values, comma-separated (behind a load balancer: the name clients use).
+    #[arg(long, value_name = "H,H", value_delimiter = ',')]
+    allowed_hosts: Vec<String>,
+    /// Run as one worker of several sharing sessions and state through Redis
+    /// (`redis://host:port/db`); needs `--request-state-key`.
+    #[arg(long, value_name = "URL")]
+    redis: Option<String>,
+    /// The key prefix in Redis (default `mcp:`).
+    #[arg(long, value_name = "P", requires = "redis")]
+    redis_prefix: Option<String>,
+    /// A 32-byte key sealing `requestState`, `[ID:]BASE64`, the same on every worker (repeat to
+    /// rotate: the first seals, the others only open; or `MCPCORE_REQUEST_STATE_KEY`,
+    /// comma-separated).
+    #[arg(
+        long,
+        value_name = "[ID:]BASE64",
+        env = "MCPCORE_REQUEST_STATE_KEY",
+        hide_env_values = true,
+        value_delimiter = ','
+    )]
+    request_state_key: Vec<String>,
 }
 
 /// `mcpcore serve`'s own options.

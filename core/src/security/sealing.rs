@@ -155,6 +155,30 @@ impl KeyRing {
         }
     }
 
+    /// A ring from `[ID:]BASE64` specs (the command-line and environment form of the keys), the
+    /// first one current; an unnamed key is `k1`, `k2`, … by its place. `None` for no spec.
+    /// Errors name the spec by its place and never echo it (a key is a secret).
+    ///
+    /// # Errors
+    /// A key that is not 32 bytes of base64, a bad or duplicate id, more than [`MAX_KEYS`].
+    pub fn from_specs<S: AsRef<str>>(specs: &[S]) -> Result<Option<Self>, String> {
+        let key = |i: usize, spec: &str| {
+            let (id, b64) = spec
+                .split_once(':')
+                .map_or((format!("k{}", i + 1), spec), |(id, k)| (id.to_owned(), k));
+            SealKey::from_base64(id, b64).map_err(|e| format!("key #{}: {e}", i + 1))
+        };
+        let mut keys = specs.iter().enumerate().map(|(i, s)| key(i, s.as_ref()));
+        let Some(current) = keys.next() else {
+            return Ok(None);
+        };
+        let mut ring = Self::new(current?);
+        for k in keys {
+            ring = ring.with_previous(k?).map_err(|e| format!("keys: {e}"))?;
+        }
+        Ok(Some(ring))
+    }
+
     /// Add an older key that still opens tokens (rotation).
     ///
     /// # Errors
@@ -422,6 +446,25 @@ fn canonical(v: &Value, h: &mut Sha256) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn rings_from_specs_name_unnamed_keys_by_place_and_never_echo_a_key() {
+        use base64::Engine;
+        let b64 = |b: u8| base64::engine::general_purpose::STANDARD.encode([b; 32]);
+        let none: [&str; 0] = [];
+        assert!(KeyRing::from_specs(&none).unwrap().is_none());
+        let ring = KeyRing::from_specs(&[b64(1), format!("old:{}", b64(2))])
+            .unwrap()
+            .unwrap();
+        assert_eq!(ring.current().id(), "k1");
+        assert_eq!(ring.ids().collect::<Vec<_>>(), ["k1", "old"]);
+        let bad = "not-a-key-zzzz";
+        let e = KeyRing::from_specs(&[b64(1), bad.to_owned()]).unwrap_err();
+        assert!(e.contains("key #2") && !e.contains(bad), "{e}");
+        let e =
+            KeyRing::from_specs(&[format!("a:{}", b64(1)), format!("a:{}", b64(2))]).unwrap_err();
+        assert!(e.contains("keys"), "{e}");
+    }
 
     fn key(id: &str, b: u8) -> SealKey {
         SealKey::new(id, [b; 32]).unwrap()
