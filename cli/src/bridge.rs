@@ -95,6 +95,17 @@ pub(crate) async fn serve(
             }
         }));
     }
+    let (sub_slot, unsub_slot) = (hub_slot.clone(), hub_slot.clone());
+    b = b.subscription_handlers(
+        handler_fn(move |_ctx: RequestContext, params: Value| {
+            let hub = sub_slot.get().and_then(std::sync::Weak::upgrade);
+            subscription(hub, params, true)
+        }),
+        handler_fn(move |_ctx: RequestContext, params: Value| {
+            let hub = unsub_slot.get().and_then(std::sync::Weak::upgrade);
+            subscription(hub, params, false)
+        }),
+    );
     let server = b
         .build()
         .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
@@ -120,6 +131,18 @@ pub(crate) async fn serve(
     }
     hub.close().await;
     Ok(())
+}
+
+/// A client's `resources/subscribe` (`on`) or `resources/unsubscribe`, passed upstream.
+async fn subscription(
+    hub: Option<Arc<Hub>>,
+    params: Value,
+    on: bool,
+) -> Result<mcpcore::Outcome, HandlerError> {
+    if let (Some(hub), Some(uri)) = (hub, params.get("uri").and_then(Value::as_str)) {
+        hub.subscribe(uri, on).await;
+    }
+    Ok(mcpcore::Outcome::Complete(serde_json::json!({})))
 }
 
 /// `--tls-cert`/`--tls-key` and the `--auth-*` flags as the HTTP options of `mcpcore serve`.

@@ -185,6 +185,13 @@ impl Member {
         Some((k, def))
     }
 
+    /// Whether this member lists the resource `uri`.
+    fn serves(&self, uri: &str) -> bool {
+        lock(&self.items)
+            .get("resources")
+            .is_some_and(|m| m.contains_key(uri))
+    }
+
     /// Whether this member serves the template `uri_template`.
     fn has_template(&self, uri_template: &str) -> bool {
         lock(&self.items)
@@ -253,7 +260,15 @@ impl Hub {
         hub
     }
 
-    async fn changed(&self, m: &Member, change: Change) {
+    async fn changed(&self, m: &Arc<Member>, change: Change) {
+        match &change {
+            Change::Updated(uri) => {
+                self.server.notify_resource_updated(uri);
+                return;
+            }
+            Change::Reconnected => m.up.subs.reopen(&m.up).await,
+            _ => {}
+        }
         match m.refresh(&self.server).await {
             Err(e) => eprintln!("mcpcore: cannot re-list the items of {}: {e}", m.name),
             // The upstream announced a change the lists do not show (or one already undone):
@@ -308,6 +323,28 @@ impl Hub {
             params["ref"]["name"] = name;
         }
         member.up.forward(ctx, "completion/complete", params).await
+    }
+
+    /// A client subscribes to `uri` (legacy `resources/subscribe`): listen for its updates from
+    /// the member serving it (else every member). An upstream that cannot is logged, never a
+    /// failure of the client's subscription (the engine keeps it, SUB-07).
+    pub async fn subscribe(&self, uri: &str, on: bool) {
+        let owners: Vec<&Arc<Member>> = {
+            let serving: Vec<&Arc<Member>> =
+                self.members.iter().filter(|m| m.serves(uri)).collect();
+            if serving.is_empty() {
+                self.members.iter().collect()
+            } else {
+                serving
+            }
+        };
+        for m in owners {
+            if !on {
+                m.up.subs.unsubscribe(uri).await;
+            } else if let Err(e) = m.up.subs.subscribe(&m.up, uri).await {
+                eprintln!("mcpcore: {} cannot subscribe to {uri}: {e}", m.name);
+            }
+        }
     }
 
     /// Whether any member completes arguments.

@@ -13,6 +13,7 @@ mod connect;
 mod gateway;
 mod hub;
 mod oauth;
+mod subs;
 mod terminal;
 mod upstream;
 

@@ -48,6 +48,8 @@ pub(crate) struct Upstream {
     next: AtomicU64,
     /// Told of every [`Change`].
     on_change: Mutex<Option<OnChange>>,
+    /// The resource subscriptions held upstream for the bridge's clients.
+    pub subs: crate::subs::Subscriptions,
 }
 
 /// What changed upstream.
@@ -59,6 +61,8 @@ pub(crate) enum Change {
     Down,
     /// `notifications/{kind}/list_changed` (`tools`, `prompts`, `resources`).
     Listed(String),
+    /// `notifications/resources/updated` of a URI subscribed upstream.
+    Updated(String),
 }
 
 type OnChange = Arc<dyn Fn(Change) + Send + Sync>;
@@ -95,6 +99,7 @@ impl Upstream {
             callers: Mutex::new(Vec::new()),
             next: AtomicU64::new(0),
             on_change: Mutex::new(None),
+            subs: crate::subs::Subscriptions::default(),
         });
         match up.connect().await {
             Ok(client) => *lock(&up.client) = Some(client),
@@ -137,7 +142,7 @@ impl Upstream {
         *lock(&self.on_change) = Some(f);
     }
 
-    fn changed(&self, change: Change) {
+    pub(crate) fn changed(&self, change: Change) {
         let f = lock(&self.on_change).clone();
         if let Some(f) = f {
             f(change);

@@ -284,3 +284,40 @@ async fn configuration_errors_name_the_file_and_line() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// SUB-07: a legacy client's `resources/subscribe` is held upstream (server-everything sends
+/// updates of subscribed resources once its `toggle-subscriber-updates` tool is called), and the
+/// upstream's `notifications/resources/updated` reaches the subscriber.
+#[tokio::test]
+async fn resource_updates_reach_subscribers() {
+    let everything = npm_package(
+        "@modelcontextprotocol/server-everything",
+        "2026.8.31",
+        "dist/index.js",
+    );
+    let (dir, path) = config(
+        "subs.json",
+        &serde_json::json!({"upstreams": {"ev": {
+            "command": ["node", everything.display().to_string(), "stdio"]}}})
+        .to_string(),
+    );
+    let (_gw, url, _) = gateway(&path).await;
+    let uri = "demo://resource/static/document/features.md";
+    let mut listen = common::spawn(&["listen", "--mode", "legacy", "--count", "1", &url, uri]);
+    let mut err = tokio::io::BufReader::new(listen.stderr.take().expect("stderr"));
+    let mut first = String::new();
+    tokio::time::timeout(LIMIT, err.read_line(&mut first))
+        .await
+        .expect("listening")
+        .expect("stderr");
+    assert!(first.contains(uri), "{first}");
+    ok_json(&mcpcore(&["call", &url, "toggle-subscriber-updates"], "").await);
+    let out = tokio::time::timeout(LIMIT, listen.wait_with_output())
+        .await
+        .expect("an update arrives")
+        .expect("output");
+    let n: Value = serde_json::from_slice(&out.stdout).expect("JSON line");
+    assert_eq!(n["method"], "notifications/resources/updated");
+    assert_eq!(n["params"]["uri"], uri);
+    let _ = std::fs::remove_dir_all(dir);
+}
