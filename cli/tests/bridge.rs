@@ -8,7 +8,7 @@ mod common;
 
 use common::{mcpcore, ok_json, LIMIT};
 use mcpcore_tests::example_bin;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 
@@ -97,20 +97,9 @@ async fn list_changes_pass_through() {
     let demo = example_bin("demo-server").display().to_string();
     let (_bridge, url) = serve(&[&demo]).await;
     for mode in ["modern", "legacy"] {
-        let mut listen = common::spawn(&["listen", "--mode", mode, "--count", "1", &url]);
-        let mut err = tokio::io::BufReader::new(listen.stderr.take().expect("stderr"));
-        let mut first = String::new();
-        tokio::time::timeout(LIMIT, err.read_line(&mut first))
-            .await
-            .expect("listening in time")
-            .expect("stderr");
-        assert!(first.starts_with("listening: "), "{first}");
+        let (listen, _) = common::listening(&["--mode", mode, "--count", "1", &url]).await;
         ok_json(&mcpcore(&["call", &url, "touch"], "").await);
-        let out = tokio::time::timeout(LIMIT, listen.wait_with_output())
-            .await
-            .expect("a notification arrives")
-            .expect("output");
-        let n: Value = serde_json::from_slice(&out.stdout).expect("a JSON line");
+        let n = common::notification(listen).await;
         assert_eq!(n["method"], "notifications/tools/list_changed", "{mode}");
     }
 }

@@ -170,19 +170,9 @@ async fn a_member_that_goes_down_is_absent_until_it_is_back() {
     );
     assert_eq!(health(&health_url).await.0, 200);
 
-    let mut listen = common::spawn(&["listen", "--tools", "--count", "1", &url]);
-    let mut err = tokio::io::BufReader::new(listen.stderr.take().expect("stderr"));
-    let mut first = String::new();
-    tokio::time::timeout(LIMIT, err.read_line(&mut first))
-        .await
-        .expect("listening")
-        .expect("stderr");
+    let (listen, _) = common::listening(&["--tools", "--count", "1", &url]).await;
     flaky.kill();
-    let out = tokio::time::timeout(LIMIT, listen.wait_with_output())
-        .await
-        .expect("list_changed when the member goes")
-        .expect("output");
-    let n: Value = serde_json::from_slice(&out.stdout).expect("JSON line");
+    let n = common::notification(listen).await;
     assert_eq!(n["method"], "notifications/tools/list_changed");
     assert!(tools(&url).await.is_empty(), "absent while down");
     assert_eq!(health(&health_url).await.0, 503);
@@ -303,20 +293,10 @@ async fn resource_updates_reach_subscribers() {
     );
     let (_gw, url, _) = gateway(&path).await;
     let uri = "demo://resource/static/document/features.md";
-    let mut listen = common::spawn(&["listen", "--mode", "legacy", "--count", "1", &url, uri]);
-    let mut err = tokio::io::BufReader::new(listen.stderr.take().expect("stderr"));
-    let mut first = String::new();
-    tokio::time::timeout(LIMIT, err.read_line(&mut first))
-        .await
-        .expect("listening")
-        .expect("stderr");
+    let (listen, first) = common::listening(&["--mode", "legacy", "--count", "1", &url, uri]).await;
     assert!(first.contains(uri), "{first}");
     ok_json(&mcpcore(&["call", &url, "toggle-subscriber-updates"], "").await);
-    let out = tokio::time::timeout(LIMIT, listen.wait_with_output())
-        .await
-        .expect("an update arrives")
-        .expect("output");
-    let n: Value = serde_json::from_slice(&out.stdout).expect("JSON line");
+    let n = common::notification(listen).await;
     assert_eq!(n["method"], "notifications/resources/updated");
     assert_eq!(n["params"]["uri"], uri);
     let _ = std::fs::remove_dir_all(dir);

@@ -100,3 +100,30 @@ impl Drop for Flaky {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// `mcpcore listen ARGS…` once it has said `listening: …` (its subscription is acknowledged):
+/// the child, whose stdout then carries the notifications, and that line.
+pub async fn listening(args: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut v = vec!["listen"];
+    v.extend_from_slice(args);
+    let mut child = spawn(&v);
+    let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut first = String::new();
+    tokio::time::timeout(LIMIT, err.read_line(&mut first))
+        .await
+        .expect("listening in time")
+        .expect("stderr");
+    assert!(first.starts_with("listening: "), "{first}");
+    (child, first)
+}
+
+/// The one notification a `listen --count 1` child printed before it ended.
+pub async fn notification(child: tokio::process::Child) -> serde_json::Value {
+    let out = tokio::time::timeout(LIMIT, child.wait_with_output())
+        .await
+        .expect("a notification in time")
+        .expect("output");
+    assert_eq!(out.status.code(), Some(0));
+    serde_json::from_slice(&out.stdout).expect("one JSON line")
+}
