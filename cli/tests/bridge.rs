@@ -14,7 +14,14 @@ use tokio::io::AsyncBufReadExt;
 
 /// `mcpcore serve --http 127.0.0.1:0 -- command...`: the child and its URL.
 async fn serve(command: &[&str]) -> (tokio::process::Child, String) {
-    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--quiet", "--"];
+    serve_with(&[], command).await
+}
+
+/// As [`serve`], with more `serve` flags.
+async fn serve_with(flags: &[&str], command: &[&str]) -> (tokio::process::Child, String) {
+    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--quiet"];
+    args.extend_from_slice(flags);
+    args.push("--");
     args.extend_from_slice(command);
     let mut child = common::spawn(&args);
     let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
@@ -163,4 +170,32 @@ async fn serve_refuses_incomplete_flags() {
     assert_eq!(o.status.code(), Some(2), "a command is required");
     let o = mcpcore(&["stdio", "--", "x"], "").await;
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// HTTPS: `serve --tls-cert/--tls-key` serves https://, and the client trusts it with
+/// `--cacert` (without it the certificate is refused: no answer, exit 3).
+#[tokio::test]
+async fn serve_over_https_and_trust_a_private_ca() {
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).expect("cert");
+    let dir = std::env::temp_dir().join(format!("mcpcore-bridge-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (crt, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&crt, cert.cert.pem()).expect("cert");
+    std::fs::write(&key, cert.key_pair.serialize_pem()).expect("key");
+    let (crt, key) = (crt.display().to_string(), key.display().to_string());
+    let demo = example_bin("demo-server").display().to_string();
+    let (_bridge, url) = serve_with(&["--tls-cert", &crt, "--tls-key", &key], &[&demo]).await;
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    for mode in ["modern", "legacy"] {
+        let args = [
+            "call", "--mode", mode, "--cacert", &crt, &url, "echo", "text=tls",
+        ];
+        assert_eq!(
+            ok_json(&mcpcore(&args, "").await)["content"][0]["text"],
+            "tls"
+        );
+    }
+    let o = mcpcore(&["call", &url, "echo", "text=tls"], "").await;
+    assert_eq!(o.status.code(), Some(3), "an unknown CA is refused");
+    let _ = std::fs::remove_dir_all(dir);
 }
