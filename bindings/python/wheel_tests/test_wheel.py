@@ -80,7 +80,8 @@ def test_wheel_files_and_metadata(wheel: pathlib.Path):
     assert not any(n.endswith((".rs", "Cargo.toml")) for n in names), "sources in the wheel"
     assert "Root-Is-Purelib: false" in wheel_info
     # The command line, as a script on PATH (also `python -m mcpcore`).
-    assert "mcpcore = mcpcore.__main__:main" in scripts, scripts
+    entry = [line.replace(" ", "") for line in scripts.splitlines()]
+    assert "[console_scripts]" in entry and "mcpcore=mcpcore.__main__:main" in entry, scripts
 
     assert meta["Name"] == "mcpcore"
     assert meta["Version"] == cargo_version()
