@@ -139,7 +139,7 @@ pub(crate) async fn open(
     };
     // The browser step of OAuth waits for a person; the per-request timeout still bounds
     // every exchange with the server.
-    let backstop = if crate::oauth::options(c).is_some() && matches!(target, Target::Http(_)) {
+    let backstop = if crate::oauth::enabled(c) && matches!(target, Target::Http(_)) {
         t + crate::oauth::BROWSER_WAIT
     } else {
         t

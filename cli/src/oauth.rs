@@ -23,12 +23,7 @@ const MAX_HEAD: usize = 16 * 1024;
 /// The OAuth options and hooks of `c`, or `None` when a token or `Authorization` header is
 /// given or `--no-oauth` says so.
 pub(crate) fn options(c: &ConnArgs) -> Option<(OAuthOptions, AuthHooks)> {
-    let has_authorization = c.headers.iter().any(|h| {
-        h.trim_start()
-            .to_ascii_lowercase()
-            .starts_with("authorization:")
-    });
-    if c.no_oauth || c.token.is_some() || has_authorization {
+    if !enabled(c) {
         return None;
     }
     let mut o = OAuthOptions::default();
@@ -42,6 +37,16 @@ pub(crate) fn options(c: &ConnArgs) -> Option<(OAuthOptions, AuthHooks)> {
         store: Some(Arc::new(FileStore::new(token_file(c)))),
     };
     Some((o, hooks))
+}
+
+/// Whether the flow may run: no token, no `Authorization` header, no `--no-oauth`.
+pub(crate) fn enabled(c: &ConnArgs) -> bool {
+    let has_authorization = c.headers.iter().any(|h| {
+        h.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("authorization:")
+    });
+    !(c.no_oauth || c.token.is_some() || has_authorization)
 }
 
 /// `--token-cache`, else `$XDG_CACHE_HOME/mcpcore/oauth.json`, else `~/.cache/mcpcore/oauth.json`.

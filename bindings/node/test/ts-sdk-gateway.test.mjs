@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { importSdk, PINS } from '../testing/ts-sdk.mjs';
+import { PINS, sdkLine } from '../testing/ts-sdk.mjs';
 import { demoServer, mcpcoreBin } from '../testing/demo-server.mjs';
 import { everythingEntry } from '../testing/everything.mjs';
 
@@ -34,18 +34,6 @@ async function httpGateway(t, args) {
   throw new Error('the gateway did not start');
 }
 
-async function sdkLine(line) {
-  if (line === 'v2') {
-    const m = await importSdk('@modelcontextprotocol/client');
-    const { StdioClientTransport } = await importSdk('@modelcontextprotocol/client/stdio');
-    return { Client: m.Client, Http: m.StreamableHTTPClientTransport, Stdio: StdioClientTransport };
-  }
-  const { Client } = await importSdk('@modelcontextprotocol/sdk/client/index.js');
-  const { StreamableHTTPClientTransport } = await importSdk('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const { StdioClientTransport } = await importSdk('@modelcontextprotocol/sdk/client/stdio.js');
-  const { ElicitRequestSchema } = await importSdk('@modelcontextprotocol/sdk/types.js');
-  return { Client, Http: StreamableHTTPClientTransport, Stdio: StdioClientTransport, ElicitRequestSchema };
-}
 
 const cases = [
   { line: 'v2', mode: 'auto', era: 'modern' },

@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { importSdk, PINS } from '../testing/ts-sdk.mjs';
+import { PINS, sdkLine } from '../testing/ts-sdk.mjs';
 import { makeInteropServer } from '../testing/interop-server.mjs';
 import { expressApp, fastifyApp, honoApp } from '../testing/embed-apps.mjs';
 
@@ -22,19 +22,6 @@ const script = fileURLToPath(new URL('../testing/interop-server.mjs', import.met
 const MODERN = '2026-07-28';
 const ELICIT_SCHEMA_NAME = 'Ada';
 
-/** The SDK line's client classes and its way of spelling things that differ. */
-async function sdkLine(line) {
-  if (line === 'v2') {
-    const m = await importSdk('@modelcontextprotocol/client');
-    const { StdioClientTransport } = await importSdk('@modelcontextprotocol/client/stdio');
-    return { Client: m.Client, Http: m.StreamableHTTPClientTransport, Stdio: StdioClientTransport };
-  }
-  const { Client } = await importSdk('@modelcontextprotocol/sdk/client/index.js');
-  const { StreamableHTTPClientTransport } = await importSdk('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const { StdioClientTransport } = await importSdk('@modelcontextprotocol/sdk/client/stdio.js');
-  const { ElicitRequestSchema } = await importSdk('@modelcontextprotocol/sdk/types.js');
-  return { Client, Http: StreamableHTTPClientTransport, Stdio: StdioClientTransport, ElicitRequestSchema };
-}
 
 /** A connected SDK client; `elicited` collects the elicitation messages it was asked. */
 async function connect(t, { line, transport, mode }) {

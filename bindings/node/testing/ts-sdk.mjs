@@ -69,3 +69,18 @@ export async function importSdk(specifier) {
   const { load } = await import(pathToFileURL(loader).href);
   return load(specifier);
 }
+
+/** The SDK line's client classes (`v2`: `@modelcontextprotocol/client`; `v1`:
+ * `@modelcontextprotocol/sdk`, whose request handlers take a schema: `ElicitRequestSchema`). */
+export async function sdkLine(line) {
+  if (line === 'v2') {
+    const m = await importSdk('@modelcontextprotocol/client');
+    const { StdioClientTransport } = await importSdk('@modelcontextprotocol/client/stdio');
+    return { Client: m.Client, Http: m.StreamableHTTPClientTransport, Stdio: StdioClientTransport };
+  }
+  const { Client } = await importSdk('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await importSdk('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { StdioClientTransport } = await importSdk('@modelcontextprotocol/sdk/client/stdio.js');
+  const { ElicitRequestSchema } = await importSdk('@modelcontextprotocol/sdk/types.js');
+  return { Client, Http: StreamableHTTPClientTransport, Stdio: StdioClientTransport, ElicitRequestSchema };
+}
