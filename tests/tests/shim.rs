@@ -289,3 +289,48 @@ async fn legacy_handlers_may_still_send_requests_directly() {
     assert_eq!(methods(&legs), ["elicitation/create"]);
     assert_eq!(text(&r), "direct: \"accept\"");
 }
+
+/// A round's requests are independent (MRTR-04 answers them together), so the shim sends them
+/// together: all three arrive before the client answers any. Each names the `inputRequests`
+/// key it answers in `_meta["dev.mcpcore/inputKey"]`, so a bridge passing the round on to a
+/// 2026-07-28 client keeps the server's keys.
+#[tokio::test]
+async fn mrtr09_a_rounds_requests_are_sent_together_each_naming_its_key() {
+    let mut p = legacy(&[], all_caps()).await;
+    let id = p.fresh_id();
+    p.send_request(&id, "tools/call", json!({"name": "mrtr_multi"}))
+        .await;
+    let mut legs = Vec::new();
+    while legs.len() < 3 {
+        let m = p.recv().await;
+        assert!(m.get("method").is_some(), "no answer before the round: {m}");
+        legs.push(m);
+    }
+    let mut keys: Vec<(&str, &str)> = legs
+        .iter()
+        .map(|l| {
+            (
+                l["method"].as_str().unwrap_or_default(),
+                l["params"]["_meta"]["dev.mcpcore/inputKey"]
+                    .as_str()
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            ("elicitation/create", "user_name"),
+            ("roots/list", "client_roots"),
+            ("sampling/createMessage", "greeting"),
+        ]
+    );
+    for l in legs.iter().rev() {
+        let method = l["method"].as_str().unwrap_or_default();
+        let answer = client(method, &l["params"]).expect("answer");
+        p.answer(&l["id"], answer).await;
+    }
+    let (r, _) = p.response(&id).await;
+    assert_eq!(text(&r), "all three answered");
+}

@@ -16,6 +16,11 @@
 //! travel in the `requestState`, sealed like any state (MRTR-06), because the client sends only
 //! the answers of the latest round (MRTR-04); a handler's own state rides inside it.
 //!
+//! A request that already had a key — one a legacy mcpcore server sent for a round of its own
+//! (the shim names each leg with `_meta["dev.mcpcore/inputKey"]`), passed on by a bridge —
+//! keeps that key, so a round crossing eras reaches the client under the names its server
+//! chose; the marker itself is not passed on.
+//!
 //! The handler runs again **from the start** on every round: whatever it does before a
 //! `request_client` call happens again each round, so side effects belong after the last call (or
 //! must be idempotent), and the calls must come in the same order with the same params on every
@@ -39,6 +44,14 @@ use crate::security::sealing::arguments_digest;
 /// Keys of the `inputRequests` entries made by [`RequestContext::request_client`], followed by
 /// the call's position in the handler run.
 pub(crate) const KEY_PREFIX: &str = "mcpcore.request.";
+
+/// The `_meta` key naming the `inputRequests` key of a server→client request sent for one (the
+/// legacy shim sets it; [`RequestContext::request_client`] on a 2026-07-28 request honours it).
+/// Its prefix is ours (JR-07: `mcpcore` is no reserved label).
+pub(crate) const INPUT_KEY_META: &str = "dev.mcpcore/inputKey";
+
+/// The longest key taken from [`INPUT_KEY_META`]; a longer one gets a sequential key.
+const MAX_OWN_KEY: usize = 128;
 
 /// Marks a `requestState` that carries the answers of earlier rounds (never seen by handlers).
 const STATE_PREFIX: &str = "mcpcore.requests/1:";
@@ -82,15 +95,34 @@ pub(crate) struct Asks {
     pending: Map<String, Value>,
     /// Digests of `pending`.
     asked: BTreeMap<String, String>,
+    /// Keys given out in this run.
+    used: std::collections::BTreeSet<String>,
 }
 
 impl Asks {
+    /// The key of the run's next call: its own when it brought a free one, else the next
+    /// sequential key not taken in this run.
+    fn key(&mut self, own: Option<String>) -> String {
+        let n = self.next;
+        self.next += 1;
+        let key = match own.filter(|k| !self.used.contains(k)) {
+            Some(k) => k,
+            None => (n..)
+                .map(|i| format!("{KEY_PREFIX}{i}"))
+                .find(|k| !self.used.contains(k))
+                .unwrap_or_default(),
+        };
+        self.used.insert(key.clone());
+        key
+    }
+
     /// The bookkeeping for a fresh run of a handler with the same known answers (a task's
     /// handler after its gate ran on the request).
     pub(crate) fn for_rerun(mut self) -> Self {
         self.next = 0;
         self.pending.clear();
         self.asked.clear();
+        self.used.clear();
         self
     }
 }
@@ -176,6 +208,21 @@ pub(crate) fn finish(ctx: &RequestContext, mut ir: InputRequired) -> InputRequir
         }
     }
     ir
+}
+
+/// Take [`INPUT_KEY_META`] out of a request's params (dropping `_meta` when that was all of
+/// it): the key when it is a usable one.
+fn take_own_key(params: &mut Value) -> Option<String> {
+    let meta = params.get_mut("_meta")?.as_object_mut()?;
+    let key = meta.remove(INPUT_KEY_META)?;
+    if meta.is_empty() {
+        if let Some(p) = params.as_object_mut() {
+            p.remove("_meta");
+        }
+    }
+    key.as_str()
+        .filter(|k| !k.is_empty() && k.len() <= MAX_OWN_KEY)
+        .map(str::to_owned)
 }
 
 fn unavailable(message: String) -> PeerError {
@@ -298,6 +345,8 @@ impl RequestContext {
                  sampling/createMessage and roots/list (MRTR-02)"
             )));
         }
+        let mut params = params;
+        let own = params.as_mut().and_then(take_own_key);
         let mut entry = Map::new();
         entry.insert("method".into(), Value::String(method.to_owned()));
         if let Some(p) = params {
@@ -307,8 +356,7 @@ impl RequestContext {
         mrtr::check_request(&entry, &self.client_capabilities()).map_err(PeerError::Unavailable)?;
         let digest = arguments_digest(&entry);
         let mut asks = lock(&self.inner.asks);
-        let key = format!("{KEY_PREFIX}{}", asks.next);
-        asks.next += 1;
+        let key = asks.key(own);
         if let Some(a) = asks.answers.get(&key).filter(|a| a.d == digest) {
             return Ok(a.r.clone());
         }
@@ -435,6 +483,61 @@ mod tests {
         let keys: Vec<&String> = ir.input_requests.keys().collect();
         assert_eq!(keys, ["mcpcore.request.0"]);
         assert!(ir.request_state.is_some(), "the known answers are carried");
+    }
+
+    fn named(key: &str, message: &str) -> Option<Value> {
+        let mut p = form(message)?;
+        p["_meta"] = json!({ INPUT_KEY_META: key });
+        Some(p)
+    }
+
+    /// A request that names its key (a legacy mcpcore server's round passed on by a bridge)
+    /// keeps it, without the marker; a key already given out in the run, or an unusable one,
+    /// gets a sequential key instead, and sequential keys skip the named ones.
+    #[tokio::test]
+    async fn mrtr01_a_named_request_keeps_its_key() {
+        let ctx = modern_ctx("tools/call", Asks::default());
+        let e = ctx
+            .request_client("elicitation/create", named("user_name", "a"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "user_name"));
+        let e = ctx
+            .request_client("elicitation/create", named("user_name", "b"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.1"));
+        let e = ctx
+            .request_client("elicitation/create", named("mcpcore.request.3", "c"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.3"));
+        let e = ctx
+            .request_client("elicitation/create", named("", "d"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.4"));
+        let e = ctx.request_client("elicitation/create", form("e")).await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.5"));
+        let long = "k".repeat(MAX_OWN_KEY + 1);
+        let e = ctx
+            .request_client("elicitation/create", named(&long, "f"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(k)) if k == "mcpcore.request.6"));
+        let ir = finish(&ctx, InputRequired::new());
+        assert_eq!(
+            ir.input_requests["user_name"]["params"],
+            form("a").expect("form")
+        );
+
+        // The retry answers under the kept key.
+        let mut retry = Retry {
+            input_responses: json!({"user_name": {"action": "decline"}})
+                .as_object()
+                .cloned(),
+            request_state: ir.request_state,
+        };
+        let ctx = modern_ctx("tools/call", from_retry(&mut retry).expect("carried"));
+        let r = ctx
+            .request_client("elicitation/create", named("user_name", "a"))
+            .await;
+        assert_eq!(r.expect("known"), json!({"action": "decline"}));
     }
 
     #[tokio::test]

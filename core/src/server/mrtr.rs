@@ -448,17 +448,25 @@ fn shim_check(method: &str, ir: &InputRequired, caps: &Value) -> Result<(), Erro
 }
 
 /// Send one round's `inputRequests` to the client as real requests and collect the answers,
-/// keyed like the requests.
+/// keyed like the requests. The requests of one round are independent of each other (MRTR-04
+/// answers them together), so they are sent together: a person sees every question at once,
+/// and a bridge passing them on to a 2026-07-28 client gathers the whole round. Each names its
+/// key in `_meta` ([`super::ask::INPUT_KEY_META`]) so such a bridge keeps it.
 async fn fulfil_round(
     ctx: &RequestContext,
     requests: Map<String, Value>,
 ) -> Result<Map<String, Value>, ErrorObject> {
+    let legs = requests.into_iter().map(|(key, req)| async move {
+        let (leg, mut leg_params) = leg_request(&req);
+        name_leg(&mut leg_params, &key);
+        let r = ctx.peer_request(&leg, leg_params, None).await;
+        (key, leg, r)
+    });
     let mut answers = Map::new();
-    for (key, req) in requests {
-        let (leg, leg_params) = leg_request(&req);
+    for (key, leg, r) in futures_util::future::join_all(legs).await {
         // A client error on a leg fails the original request; it is reported as -32603 so
         // the client's code is never mistaken for an answer about the original method.
-        let answer = match ctx.peer_request(&leg, leg_params, None).await {
+        let answer = match r {
             Ok(v) => v,
             Err(PeerError::Rpc(e)) => {
                 return Err(ErrorObject::new(
@@ -472,6 +480,17 @@ async fn fulfil_round(
         answers.insert(key, answer);
     }
     Ok(answers)
+}
+
+/// Name the `inputRequests` key a leg answers in its `_meta`.
+fn name_leg(params: &mut Option<Value>, key: &str) {
+    let p = params.get_or_insert_with(|| json!({}));
+    if let Some(p) = p.as_object_mut() {
+        let meta = p.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(m) = meta.as_object_mut() {
+            m.insert(super::ask::INPUT_KEY_META.into(), json!(key));
+        }
+    }
 }
 
 /// The method and params of one input request as sent to the client; a URL-mode elicitation
