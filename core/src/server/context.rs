@@ -159,6 +159,16 @@ impl RequestContext {
     pub fn principal(&self) -> Option<&crate::auth::Principal> {
         self.inner.session.principal().map(|p| &**p)
     }
+    /// The legacy session this request belongs to (stdio, or Streamable HTTP with an
+    /// `Mcp-Session-Id`), for state a handler keeps per session: its key, and a token cancelled
+    /// when the session ends, so the state can go with it. `None` for 2026-07-28 requests, which
+    /// belong to no session (SEP-2575), and for legacy requests served without one.
+    pub fn legacy_session(&self) -> Option<super::SessionHandle> {
+        if self.is_modern() {
+            return None;
+        }
+        self.inner.session.handle()
+    }
     /// The verified, unsealed `requestState` of a retried request.
     pub fn request_state(&self) -> Option<&str> {
         self.inner.request_state.as_deref()

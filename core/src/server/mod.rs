@@ -47,7 +47,7 @@ pub use mrtr::RequestStateOptions;
 pub use outbound::{NullOutbound, Outbound};
 pub use peer::PeerError;
 pub(crate) use session::{lock, AnswerWatch};
-pub use session::{Session, SessionKind};
+pub use session::{Session, SessionHandle, SessionKind};
 pub use shape::{
     completion_result, media_block, prompt_result, tool_error_result, tool_result, ResultShape,
     COMPLETION_MAX_VALUES,

@@ -112,6 +112,21 @@ pub struct Session {
     /// When a connection-scoped session began (`mcp.server.session.duration`); set only while
     /// metrics are on.
     began: Option<std::time::Instant>,
+    /// Cancelled when the session is gone (its last holder dropped it): what
+    /// [`SessionHandle::ended`] watches.
+    ended: CancellationToken,
+}
+
+/// A legacy session as a handler may keep per-session state about it, without keeping the
+/// session alive: a key unique within its server, and a token cancelled once the session has
+/// ended (closed, deleted with `DELETE`, expired, its connection gone) and every request of it
+/// has finished. See [`super::RequestContext::legacy_session`].
+#[derive(Debug, Clone)]
+pub struct SessionHandle {
+    /// Unique among the sessions of one server for its lifetime.
+    pub key: u64,
+    /// Cancelled when the session has ended.
+    pub ended: CancellationToken,
 }
 
 /// Told about a session's server→client requests by the transport serving it. A transport that
@@ -154,11 +169,21 @@ impl Session {
             key,
             principal: std::sync::OnceLock::new(),
             answers: std::sync::OnceLock::new(),
+            ended: CancellationToken::new(),
         });
         if kind != SessionKind::HttpModern {
             s.server.inner.register_session(key, Arc::downgrade(&s));
         }
         s
+    }
+
+    /// This session as a [`SessionHandle`] when it is one a client keeps across requests (stdio,
+    /// or legacy Streamable HTTP with a session id); `None` for per-request sessions.
+    pub(crate) fn handle(&self) -> Option<SessionHandle> {
+        matches!(self.kind, SessionKind::Stdio | SessionKind::HttpLegacy).then(|| SessionHandle {
+            key: self.key,
+            ended: self.ended.clone(),
+        })
     }
 
     /// The verified principal this session serves, on a protected HTTP endpoint.
@@ -456,6 +481,7 @@ impl Server {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.ended.cancel();
         self.server.inner.unregister_session(self.key);
         if let Some(t0) = self.began {
             let transport = self.network_transport();
