@@ -454,6 +454,39 @@ impl ServerBuilder {
         self
     }
 
+    /// Decide per request which tools, prompts, resources and templates a client sees: `f` gets
+    /// the kind, the key (name, URI or URI template) and the request's verified principal (on
+    /// an endpoint protected by [`crate::auth::AuthOptions`]; `None` elsewhere). A hidden item
+    /// is left out of its list and answered as unknown when called, read, fetched or completed,
+    /// exactly as if it were not registered; list results become `cacheScope: "private"`
+    /// (CACHE-01), since they differ between clients. Keep `f` cheap: it runs per item listed.
+    #[must_use]
+    pub fn visibility(
+        mut self,
+        f: impl Fn(super::ItemKind, &str, Option<&crate::auth::Principal>) -> bool
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.registry.visibility = Some(Arc::new(f));
+        self
+    }
+
+    /// Be told of the resource URIs each 2026-07-28 `subscriptions/listen` stream subscribes to
+    /// (`notifications.resourceSubscriptions`, SUB-01): `f(uris, true)` when the stream opens,
+    /// `f(uris, false)` when it ends, however it ends. The counterpart of
+    /// [`Self::subscription_handlers`] for legacy `resources/subscribe`: a server that must
+    /// arrange updates per URI (a bridge subscribing upstream) learns of both. `f` runs on the
+    /// request's thread: keep it short, spawn any I/O.
+    #[must_use]
+    pub fn on_listen_resources(
+        mut self,
+        f: impl Fn(&[String], bool) + Send + Sync + 'static,
+    ) -> Self {
+        self.registry.listen_resources = Some(Arc::new(f));
+        self
+    }
+
     /// Register a custom method (params: the whole request params object).
     #[must_use]
     pub fn method(self, name: impl Into<String>, handler: impl Handler) -> Self {

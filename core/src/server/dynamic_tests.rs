@@ -176,3 +176,85 @@ async fn added_handlers_take_the_concurrency_bound() {
     let listed = request(&s, 2, "tools/list", json!({})).await.expect("list");
     assert_eq!(listed["tools"][0]["name"], "t");
 }
+
+/// `ServerBuilder::visibility`: a hidden item is out of its list and unknown to every method
+/// that names it, per principal; lists become private to caches (CACHE-01).
+#[tokio::test]
+async fn visibility_hides_items_per_principal() {
+    use crate::auth::Principal;
+    let read = |_ctx, _a: Value| async {
+        Ok::<_, HandlerError>(json!({"contents": [{"uri": "x", "text": "t"}]}))
+    };
+    let server = Server::builder("s", "1")
+        .dynamic()
+        .visibility(|kind, key, who| {
+            let admin = who.is_some_and(|p| p.scopes.iter().any(|s| s == "admin"));
+            admin || !(key.starts_with("admin") || kind == ItemKind::ResourceTemplate)
+        })
+        .completion(handler_fn(|_ctx, _a: Value| async {
+            Ok::<_, HandlerError>(json!({"completion": {"values": []}}))
+        }))
+        .build()
+        .expect("server");
+    server
+        .add_tool(Tool::new("admin_reset"), ok())
+        .expect("tool");
+    server.add_tool(Tool::new("echo"), ok()).expect("tool");
+    let p = json!({"name": "admin_prompt"});
+    server.add_json(ItemKind::Prompt, p, ok()).expect("prompt");
+    let r = json!({"uri": "admin://r", "name": "r"});
+    server
+        .add_json(ItemKind::Resource, r, Arc::new(handler_fn(read)))
+        .expect("resource");
+    let t = json!({"uriTemplate": "doc://{id}", "name": "doc"});
+    server
+        .add_json(ItemKind::ResourceTemplate, t, Arc::new(handler_fn(read)))
+        .expect("template");
+
+    let guest = legacy_session(&server).await;
+    let admin = legacy_session(&server).await;
+    admin.bind_principal(Some(Arc::new(Principal::new("a", vec!["admin".into()]))));
+    let names = |v: &Value, k: &str| -> usize { v[k].as_array().map_or(0, Vec::len) };
+    for (s, n) in [(&guest, 0), (&admin, 1)] {
+        let tools = request(s, 1, "tools/list", json!({})).await.expect("list");
+        assert_eq!(names(&tools, "tools"), 1 + n, "{tools}");
+        let prompts = request(s, 2, "prompts/list", json!({}))
+            .await
+            .expect("list");
+        assert_eq!(names(&prompts, "prompts"), n);
+        let res = request(s, 3, "resources/list", json!({}))
+            .await
+            .expect("list");
+        assert_eq!(names(&res, "resources"), n);
+        let tpl = request(s, 4, "resources/templates/list", json!({}))
+            .await
+            .expect("list");
+        assert_eq!(names(&tpl, "resourceTemplates"), n);
+    }
+    let unknown = |r: Result<Value, crate::ErrorObject>| r.expect_err("hidden").code;
+    assert_eq!(
+        unknown(call_tool(&guest, 5, "admin_reset", json!({})).await),
+        -32602
+    );
+    let get = json!({"name": "admin_prompt"});
+    assert_eq!(
+        unknown(request(&guest, 6, "prompts/get", get).await),
+        -32602
+    );
+    for uri in ["admin://r", "doc://7"] {
+        let r = request(&guest, 7, "resources/read", json!({ "uri": uri })).await;
+        assert_eq!(unknown(r), -32602, "{uri}");
+        let r = request(&admin, 8, "resources/read", json!({ "uri": uri })).await;
+        assert!(r.is_ok(), "{uri}: {r:?}");
+    }
+    let c = json!({"ref": {"type": "ref/prompt", "name": "admin_prompt"},
+        "argument": {"name": "a", "value": ""}});
+    assert_eq!(
+        unknown(request(&guest, 9, "completion/complete", c.clone()).await),
+        -32602
+    );
+    assert!(request(&admin, 9, "completion/complete", c).await.is_ok());
+    assert!(call_tool(&admin, 10, "admin_reset", json!({}))
+        .await
+        .is_ok());
+}

@@ -29,6 +29,21 @@ pub(crate) struct Listen {
     honoured: Map<String, Value>,
     /// The result that ends the subscription on shutdown (SUB-05), encoded once.
     closing: Vec<u8>,
+    /// Tells the server's `on_listen_resources` that the stream ended (when it was told that it
+    /// opened).
+    _told: Option<Told>,
+}
+
+/// Calls `f(uris, false)` when dropped.
+struct Told {
+    uris: Vec<String>,
+    f: super::registry::ListenResources,
+}
+
+impl Drop for Told {
+    fn drop(&mut self) {
+        (self.f)(&self.uris, false);
+    }
 }
 
 fn flag(caps: &Value, cap: &str, f: &str) -> bool {
@@ -118,6 +133,16 @@ impl Server {
                 },
             }),
         );
+        let told = match self.inner.registry.load().listen_resources.clone() {
+            Some(f) if !uris.is_empty() => {
+                f(&uris, true);
+                Some(Told {
+                    uris: uris.clone(),
+                    f,
+                })
+            }
+            _ => None,
+        };
         Ok(Listen {
             id,
             tools,
@@ -127,6 +152,7 @@ impl Server {
             task_ids,
             honoured,
             closing,
+            _told: told,
         })
     }
 
@@ -302,5 +328,40 @@ mod tests {
         p.remove("_meta");
         let e = s.open_listen(Id::Num(1), Some(&p)).err().expect("refused");
         assert!(e.message.contains(KEY_PROTOCOL_VERSION), "{}", e.message);
+    }
+
+    /// `on_listen_resources` hears a stream's URIs when it opens and when it is dropped; a
+    /// stream without URIs is not told.
+    #[test]
+    fn sub01_listen_resources_are_told_on_open_and_end() {
+        use std::sync::{Arc, Mutex};
+        type Heard = Vec<(Vec<String>, bool)>;
+        let heard: Arc<Mutex<Heard>> = Arc::default();
+        let h = heard.clone();
+        let s = Server::builder("t", "1")
+            .resource(
+                Resource::new("file:///a", "a"),
+                handler_fn(|_ctx, _p: Value| async { Ok::<_, HandlerError>(json!({})) }),
+            )
+            .options(|o| o.resources_subscribe = true)
+            .on_listen_resources(move |uris, on| {
+                h.lock().expect("lock").push((uris.to_vec(), on));
+            })
+            .build()
+            .expect("server");
+        let none = s
+            .open_listen(Id::Num(1), Some(&params(json!({"toolsListChanged": true}))))
+            .expect("open");
+        drop(none);
+        assert!(heard.lock().expect("lock").is_empty());
+        let p = params(json!({"resourceSubscriptions": ["file:///a", "file:///b"]}));
+        let l = s.open_listen(Id::Num(2), Some(&p)).expect("open");
+        let uris = vec!["file:///a".to_owned(), "file:///b".to_owned()];
+        assert_eq!(*heard.lock().expect("lock"), [(uris.clone(), true)]);
+        drop(l);
+        assert_eq!(
+            *heard.lock().expect("lock"),
+            [(uris.clone(), true), (uris, false)]
+        );
     }
 }

@@ -9,6 +9,7 @@ use super::era::KEY_SERVER_INFO;
 use super::handler::Outcome;
 use super::pagination;
 use super::session::{lock, Session};
+use super::ItemKind;
 use crate::error::{codes, ErrorObject};
 use crate::protocol::version::{is_legacy_supported, LATEST_LEGACY, MODERN_VERSIONS};
 use crate::protocol::{Era, LoggingLevel};
@@ -145,86 +146,88 @@ pub(crate) fn discover(session: &Session) -> Value {
     result
 }
 
-fn list(
-    ctx_session: &Session,
-    defs: impl Iterator<Item = Value>,
+/// One page of a list method: the items `s`'s client may see, each with its registry key.
+fn list<'a>(
+    s: &Session,
+    kind: ItemKind,
+    defs: impl Iterator<Item = (&'a str, Value)>,
     key: &str,
     params: Option<&Map<String, Value>>,
 ) -> MethodResult {
-    let items: Vec<Value> = defs.collect();
-    let (page, next) =
-        pagination::page(&items, params, ctx_session.server.inner.options.page_size)?;
+    let reg = s.server.inner.registry.load();
+    let who = s.principal().map(|p| &**p);
+    let items: Vec<Value> = defs
+        .filter(|(k, _)| reg.visible(kind, k, who))
+        .map(|(_, d)| d)
+        .collect();
+    let (page, next) = pagination::page(&items, params, s.server.inner.options.page_size)?;
     let mut out = Map::new();
     out.insert(key.to_owned(), Value::Array(page.to_vec()));
     if let Some(n) = next {
         out.insert("nextCursor".into(), Value::String(n));
     }
+    if reg.visibility.is_some() {
+        // The list differs between clients: no shared cache may keep it (CACHE-01).
+        out.insert("cacheScope".into(), json!("private"));
+    }
     Ok(Outcome::Complete(Value::Object(out)))
+}
+
+/// The registry key of a definition: its `field` (`name`, `uri`, `uriTemplate`).
+fn key_of<'a>(def: &'a Value, field: &str) -> &'a str {
+    def.get(field).and_then(Value::as_str).unwrap_or_default()
 }
 
 pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
     // Only handshake-era requests reach a legacy-locked session (modern ones are refused there).
     let legacy = s.era() == Some(Era::Legacy);
-    list(
-        s,
-        s.server
-            .inner
-            .registry
-            .load()
-            .tools
-            .iter()
-            .map(|t| match &t.legacy_def {
-                Some(d) if legacy => d.clone(),
-                _ => t.def.clone(),
-            }),
-        "tools",
-        params,
-    )
+    let reg = s.server.inner.registry.load();
+    let defs = reg.tools.iter().map(|t| {
+        let def = match &t.legacy_def {
+            Some(d) if legacy => d.clone(),
+            _ => t.def.clone(),
+        };
+        (key_of(&t.def, "name"), def)
+    });
+    list(s, ItemKind::Tool, defs, "tools", params)
 }
 
 pub(crate) fn list_prompts(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
-    list(
-        s,
-        s.server
-            .inner
-            .registry
-            .load()
-            .prompts
-            .iter()
-            .map(|t| t.def.clone()),
-        "prompts",
-        params,
-    )
+    let reg = s.server.inner.registry.load();
+    let defs = reg
+        .prompts
+        .iter()
+        .map(|t| (key_of(&t.def, "name"), t.def.clone()));
+    list(s, ItemKind::Prompt, defs, "prompts", params)
 }
 
 pub(crate) fn list_resources(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    let reg = s.server.inner.registry.load();
+    let defs = reg
+        .resources
+        .iter()
+        .map(|t| (key_of(&t.def, "uri"), t.def.clone()));
+    list(s, ItemKind::Resource, defs, "resources", params)
+}
+
+pub(crate) fn list_templates(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
+    let reg = s.server.inner.registry.load();
+    let defs = reg
+        .templates
+        .iter()
+        .map(|t| (key_of(&t.def, "uriTemplate"), t.def.clone()));
     list(
         s,
-        s.server
-            .inner
-            .registry
-            .load()
-            .resources
-            .iter()
-            .map(|t| t.def.clone()),
-        "resources",
+        ItemKind::ResourceTemplate,
+        defs,
+        "resourceTemplates",
         params,
     )
 }
 
-pub(crate) fn list_templates(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
-    list(
-        s,
-        s.server
-            .inner
-            .registry
-            .load()
-            .templates
-            .iter()
-            .map(|t| t.def.clone()),
-        "resourceTemplates",
-        params,
-    )
+/// The request's principal, for [`super::registry::Registry::visible`].
+fn who(ctx: &RequestContext) -> Option<&crate::auth::Principal> {
+    ctx.principal()
 }
 
 /// `tools/call` (TOOL-01, TOOL-06, TOOL-07, SEP-1303).
@@ -235,9 +238,15 @@ pub(crate) async fn call_tool(
     let name = str_param(params, "name")?;
     let session = ctx.session().clone();
     // The call holds its entry: removing or replacing the tool meanwhile does not stop it.
-    let Some(tool) = session.server.inner.registry.load().tool(name).cloned() else {
+    let reg = session.server.inner.registry.load();
+    let Some(tool) = reg
+        .tool(name)
+        .filter(|_| reg.visible(ItemKind::Tool, name, who(&ctx)))
+        .cloned()
+    else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
     };
+    drop(reg);
     let args = match params.and_then(|p| p.get("arguments")) {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v.clone(),
@@ -319,7 +328,9 @@ pub(crate) async fn get_prompt(
 ) -> MethodResult {
     let name = str_param(params, "name")?;
     let session = ctx.session().clone();
-    let Some(prompt) = session.server.inner.registry.load().prompt(name).cloned() else {
+    let reg = session.server.inner.registry.load();
+    let visible = reg.visible(ItemKind::Prompt, name, who(&ctx));
+    let Some(prompt) = reg.prompt(name).filter(|_| visible).cloned() else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown prompt: {name}"
         )));
@@ -364,9 +375,16 @@ pub(crate) async fn read_resource(
     let uri = str_param(params, "uri")?;
     let session = ctx.session().clone();
     let reg = session.server.inner.registry.load();
+    let visible = |kind, key: &str| reg.visible(kind, key, who(&ctx));
     let (handler, vars) = if let Some(r) = reg.resource(uri) {
+        if !visible(ItemKind::Resource, uri) {
+            return Err(resource_not_found(uri));
+        }
         (r.handler.clone(), Map::new())
     } else if let Some((t, vars)) = reg.template_for(uri) {
+        if !visible(ItemKind::ResourceTemplate, key_of(&t.def, "uriTemplate")) {
+            return Err(resource_not_found(uri));
+        }
         (t.handler.clone(), vars)
     } else {
         return Err(resource_not_found(uri));
@@ -431,7 +449,7 @@ pub(crate) async fn complete(
     match r.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-            if reg.prompt(name).is_none() {
+            if reg.prompt(name).is_none() || !reg.visible(ItemKind::Prompt, name, who(&ctx)) {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown prompt: {name}"
                 )));
@@ -439,7 +457,10 @@ pub(crate) async fn complete(
         }
         Some("ref/resource") => {
             let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-            let known = reg.resource(uri).is_some() || reg.templates.get(uri).is_some();
+            let w = who(&ctx);
+            let known = (reg.resource(uri).is_some() && reg.visible(ItemKind::Resource, uri, w))
+                || (reg.templates.get(uri).is_some()
+                    && reg.visible(ItemKind::ResourceTemplate, uri, w));
             if !known {
                 return Err(resource_not_found(uri));
             }

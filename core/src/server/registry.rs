@@ -306,8 +306,20 @@ impl<E> Table<E> {
     }
 }
 
+/// Which items one client may see and use ([`super::ServerBuilder::visibility`]): the kind, the
+/// registry key (a tool's or prompt's name, a resource's URI, a template's URI template) and
+/// the request's verified principal.
+pub(crate) type Visibility =
+    Arc<dyn Fn(super::ItemKind, &str, Option<&crate::auth::Principal>) -> bool + Send + Sync>;
+
+/// Told of the resource URIs a `subscriptions/listen` stream subscribes to: `true` when it
+/// opens, `false` when it ends ([`super::ServerBuilder::on_listen_resources`]).
+pub(crate) type ListenResources = Arc<dyn Fn(&[String], bool) + Send + Sync>;
+
 #[derive(Default, Clone)]
 pub(crate) struct Registry {
+    pub visibility: Option<Visibility>,
+    pub listen_resources: Option<ListenResources>,
     pub tools: Table<ToolEntry>,
     pub prompts: Table<PromptEntry>,
     pub resources: Table<ResourceEntry>,
@@ -319,6 +331,15 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
+    /// Whether `key` of `kind` is visible to `who` (everything is, without a visibility rule).
+    pub fn visible(
+        &self,
+        kind: super::ItemKind,
+        key: &str,
+        who: Option<&crate::auth::Principal>,
+    ) -> bool {
+        self.visibility.as_ref().is_none_or(|f| f(kind, key, who))
+    }
     pub fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
         self.tools.get(name)
     }
