@@ -20,7 +20,9 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 for direction in modern legacy; do
   cfg="$tmp/$direction.toml"
-  printf '[upstreams.fixture]\ncommand = ["%s", "--stdio"]\nmode = "%s"\n' \
+  # per_capabilities: the legacy direction's 2026-07-28 callers declare capabilities per
+  # request; the fixture (stateless) is reached on a connection that declared the same.
+  printf '[upstreams.fixture]\ncommand = ["%s", "--stdio"]\nmode = "%s"\nper_capabilities = true\n' \
     "$(realpath "$target/debug/conformance-server")" "$direction" >"$cfg"
   echo "== conformance: server legs through mcpcore gateway ($direction upstream)"
   bash "$runner" server --server-cmd "$target/debug/mcpcore gateway $cfg --http 127.0.0.1:{port} --quiet" \

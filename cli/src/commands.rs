@@ -373,8 +373,20 @@ fn listen_options(l: ListenArgs) -> Result<(Box<HttpOptions>, Option<bridge::Sha
 
 async fn serve(s: ServeArgs, c: &ConnArgs) -> Result<i32, Fail> {
     let (opts, shared) = listen_options(s.listen)?;
+    if shared.is_some() && !s.shared {
+        return Err(Fail::Usage(
+            "--redis: the workers share client sessions, so they must share the server behind \
+             them too: add --shared"
+                .into(),
+        ));
+    }
     let front = bridge::Front::Http { addr: s.http, opts };
-    bridge::run(Target::Stdio(s.command), c, front, shared).await?;
+    let policy = crate::lane::Policy {
+        per_session: !s.shared,
+        per_capabilities: s.per_capabilities,
+        max: s.max_upstreams,
+    };
+    bridge::run(Target::Stdio(s.command), c, front, shared, policy).await?;
     Ok(exit::OK)
 }
 
@@ -407,6 +419,13 @@ async fn stdio(w: Words, c: &ConnArgs) -> Result<i32, Fail> {
         return Err(Fail::Usage("stdio bridges an http(s):// URL".into()));
     }
     no_more(&words, "stdio takes one URL")?;
-    bridge::run(target, c, bridge::Front::Stdio, None).await?;
+    bridge::run(
+        target,
+        c,
+        bridge::Front::Stdio,
+        None,
+        crate::lane::Policy::default(),
+    )
+    .await?;
     Ok(exit::OK)
 }

@@ -12,7 +12,11 @@
 //! token = "…"                 # or headers = { Authorization = "Bearer …" }
 //! mode = "modern"
 //! deny = ["admin_*"]
+//! [upstreams.search.scopes."search:admin"]   # for principals holding this OAuth scope:
+//! allow = ["admin_*"]                        # shown to them although `deny` hides it
 //! prefix = "web"              # default: the upstream's key; "" for none
+//! per_capabilities = true     # a legacy server: one connection per client capability set
+//! max_connections = 16        # … at most this many besides the main one
 //! ```
 //!
 //! With one upstream, names are not prefixed unless `prefix` says so. An upstream that is down
@@ -26,6 +30,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::connect::{Mode, Target};
 use crate::hub::{Member, Naming};
+use crate::lane::Policy;
 use crate::upstream::Upstream;
 use crate::ConnArgs;
 
@@ -67,6 +72,15 @@ struct UpstreamConfig {
     allow: Vec<String>,
     #[serde(default)]
     deny: Vec<String>,
+    /// More allow/deny globs for principals holding a scope (`[upstreams.X.scopes."files:write"]`).
+    #[serde(default)]
+    scopes: BTreeMap<String, crate::hub::Rule>,
+    /// One connection per client capability set in front of a legacy server (see `lane.rs`).
+    #[serde(default)]
+    per_capabilities: bool,
+    /// The most connections kept to it besides the main one.
+    #[serde(default)]
+    max_connections: Option<usize>,
 }
 
 /// The 1-based line of the first line of `text` containing `needle`.
@@ -151,7 +165,14 @@ pub(crate) async fn members(
             (None, Some(url)) => Target::Http(url),
             (None, None) => continue,
         };
-        let up = Upstream::start(target, c, false)
+        let mut policy = Policy {
+            per_capabilities: u.per_capabilities,
+            ..Policy::default()
+        };
+        if let Some(n) = u.max_connections {
+            policy.max = n;
+        }
+        let up = Upstream::start(target, c, false, policy)
             .await
             .map_err(|e| format!("upstreams.{name}: {e}"))?;
         let prefix = match u.prefix {
@@ -165,6 +186,7 @@ pub(crate) async fn members(
             separator: cfg.separator.clone(),
             allow: u.allow,
             deny: u.deny,
+            scopes: u.scopes,
         };
         out.push(Member::new(name, up, naming));
     }

@@ -12,6 +12,7 @@ mod commands;
 mod connect;
 mod gateway;
 mod hub;
+mod lane;
 mod oauth;
 mod subs;
 mod terminal;
@@ -272,10 +273,21 @@ struct ServeArgs {
     http: std::net::SocketAddr,
     #[command(flatten)]
     listen: ListenArgs,
-    /// One server process for every client (the only mode today: use it with servers that
-    /// keep no per-client state).
+    /// One server process for every client, for servers that keep no per-client state. Without
+    /// it each legacy client session gets a process of its own (started at its first call,
+    /// stopped when the session ends); 2026-07-28 clients, which have no sessions, share one.
+    /// Needed with --redis.
     #[arg(long)]
     shared: bool,
+    /// In front of a legacy server, one more process per client capability set, so that the
+    /// server hears exactly the capabilities of each caller (2026-07-28 clients declare them per
+    /// request); for servers that keep no state between calls.
+    #[arg(long)]
+    per_capabilities: bool,
+    /// The most server processes started besides the shared one (per session, or per client
+    /// capability set); a client beyond it gets an error.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    max_upstreams: usize,
     /// The stdio server to start: a program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,

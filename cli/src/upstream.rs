@@ -2,17 +2,19 @@
 //! when it dies, and the downstream calls in flight on it, so the requests it makes while
 //! serving one (elicitation, sampling, roots) reach the client that made the call, in that
 //! client's era (`RequestContext::request_client`: a legacy server→client request, or an
-//! `input_required` round on 2026-07-28).
+//! `input_required` round on 2026-07-28). Calls go on the main connection or on one of the
+//! extra connections [`crate::lane`] describes.
 
 use mcpcore::client::{client_handler_fn, CallOptions, Client, ClientError};
 use mcpcore::server::PeerError;
 use mcpcore::{ErrorObject, HandlerError, InputRequired, LoggingLevel, Outcome, RequestContext};
 use serde_json::{Map, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::connect::{self, Needs, Target};
+use crate::lane::{self, lock, Key, Lane, Lanes, Policy};
 use crate::ConnArgs;
 
 /// JSON-RPC "internal error": the code a bridge answers with when the server behind it cannot.
@@ -21,31 +23,18 @@ const INTERNAL: i64 = -32603;
 const FIRST_RETRY: Duration = Duration::from_millis(250);
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// One downstream call waiting on the upstream.
-struct Caller {
-    id: u64,
-    ctx: RequestContext,
-    pending: Arc<Mutex<Pending>>,
-}
-
-/// What happened to a caller while its call was upstream.
-#[derive(Default)]
-struct Pending {
-    /// Its client was asked for input it has not given yet (2026-07-28): the call must end so
-    /// the engine answers `input_required`, and the retry finds the answer.
-    asked: bool,
-}
-
 /// Rounds of `input_required` a bridge answers for a legacy caller before giving up.
 const MAX_ROUNDS: usize = 10;
 
 pub(crate) struct Upstream {
     target: Target,
     conn: ConnArgs,
-    client: Mutex<Option<Client>>,
+    /// The main connection: lists, subscriptions, completions, and calls by default.
+    main: Arc<Lane>,
+    /// The extra connections, and when to open them.
+    lanes: Lanes,
+    policy: Policy,
     restarting: AtomicBool,
-    callers: Mutex<Vec<Caller>>,
-    next: AtomicU64,
     /// Told of every [`Change`].
     on_change: Mutex<Option<OnChange>>,
     /// The resource subscriptions held upstream for the bridge's clients.
@@ -75,10 +64,6 @@ fn kind_of(method: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl Upstream {
     /// Connect to `target`. With `must_connect` (a bridge) the first connection must work, so
     /// a bridge that cannot reach its server says so at once; otherwise (a gateway member) a
@@ -87,6 +72,7 @@ impl Upstream {
         target: Target,
         mut conn: ConnArgs,
         must_connect: bool,
+        policy: Policy,
     ) -> Result<Arc<Self>, ClientError> {
         if conn.mode.is_none() && matches!(target, Target::Stdio(_)) {
             conn.mode = Some(crate::connect::Mode::Legacy);
@@ -94,15 +80,15 @@ impl Upstream {
         let up = Arc::new(Self {
             target,
             conn,
-            client: Mutex::new(None),
+            main: Lane::new(Key::Main, lane::main_caps(), None),
+            lanes: Lanes::default(),
+            policy,
             restarting: AtomicBool::new(false),
-            callers: Mutex::new(Vec::new()),
-            next: AtomicU64::new(0),
             on_change: Mutex::new(None),
             subs: crate::subs::Subscriptions::default(),
         });
-        match up.connect().await {
-            Ok(client) => *lock(&up.client) = Some(client),
+        match up.connect(&up.main).await {
+            Ok(client) => *lock(&up.main.client) = Some(client),
             Err(e) if must_connect => return Err(e),
             Err(e) => {
                 eprintln!("mcpcore: cannot start {}: {e}", up.describe());
@@ -114,8 +100,14 @@ impl Upstream {
             // A dead connection (the process exited, the server went away) is noticed within a
             // second and restarted, not only when the next call fails on it.
             while let Some(up) = watch.upgrade() {
-                if lock(&up.client).as_ref().is_some_and(Client::is_closed) {
+                if lock(&up.main.client)
+                    .as_ref()
+                    .is_some_and(Client::is_closed)
+                {
                     up.restart();
+                }
+                for spent in up.lanes.sweep() {
+                    tokio::spawn(close_lane(spent));
                 }
                 drop(up);
                 tokio::time::sleep(Duration::from_millis(500)).await;
@@ -134,7 +126,7 @@ impl Upstream {
 
     /// Whether the connection is up.
     pub fn is_up(&self) -> bool {
-        lock(&self.client).as_ref().is_some_and(|c| !c.is_closed())
+        self.main.live().is_some()
     }
 
     /// What to do when the upstream's lists may have changed.
@@ -149,26 +141,38 @@ impl Upstream {
         }
     }
 
-    async fn connect(self: &Arc<Self>) -> Result<Client, ClientError> {
-        let weak = Arc::downgrade(self);
+    /// Open `lane`'s connection: it declares the lane's capabilities, and the upstream's
+    /// requests on it reach the lane's callers.
+    async fn connect(self: &Arc<Self>, lane: &Arc<Lane>) -> Result<Client, ClientError> {
+        let (weak, lane_weak) = (Arc::downgrade(self), Arc::downgrade(lane));
         let mut b = connect::builder(&self.conn).on_notification(move |method, params| {
             if let Some(kind) = kind_of(method) {
                 if let Some(up) = weak.upgrade() {
                     up.changed(Change::Listed(kind));
                 }
             } else if method == "notifications/message" {
-                if let Some(up) = weak.upgrade() {
-                    up.log(params);
+                if let Some(lane) = lane_weak.upgrade() {
+                    log(&lane, params);
                 }
             }
         });
+        let caps = lane.caps.clone();
+        b = b.configure(move |o| {
+            if let Value::Object(m) = &caps {
+                o.extra_capabilities.extend(m.clone());
+            }
+        });
         for kind in ["elicitation/create", "sampling/createMessage", "roots/list"] {
-            let weak = Arc::downgrade(self);
+            let cap = kind.split('/').next().unwrap_or_default();
+            if lane.caps.get(cap).is_none() {
+                continue;
+            }
+            let weak = Arc::downgrade(lane);
             let h = client_handler_fn(move |params: Value| {
-                let up = weak.upgrade();
+                let lane = weak.upgrade();
                 async move {
-                    match up {
-                        Some(up) => up.ask_caller(kind, params).await,
+                    match lane {
+                        Some(lane) => ask_caller(&lane, kind, params).await,
                         None => Err(ErrorObject::new(INTERNAL, "the bridge is closing")),
                     }
                 }
@@ -181,7 +185,9 @@ impl Upstream {
         }
         let client = connect::open(b, &self.target, &self.conn, &Needs { stream: true }).await?;
         if client.is_modern() {
-            self.follow(&client).await;
+            if lane.key == Key::Main {
+                self.follow(&client).await;
+            }
         } else if client
             .negotiated()
             .is_some_and(|n| n.raw.pointer("/capabilities/logging").is_some())
@@ -216,7 +222,7 @@ impl Upstream {
 
     /// The connection, or a clear error while it is being restarted.
     pub fn client(&self) -> Result<Client, HandlerError> {
-        lock(&self.client).clone().ok_or_else(|| {
+        lock(&self.main.client).clone().ok_or_else(|| {
             HandlerError::rpc(
                 INTERNAL,
                 "the server behind this bridge is not running; it is being restarted",
@@ -229,7 +235,7 @@ impl Upstream {
         if self.restarting.swap(true, Ordering::SeqCst) {
             return;
         }
-        let old = lock(&self.client).take();
+        let old = lock(&self.main.client).take();
         self.changed(Change::Down);
         let up = self.clone();
         tokio::spawn(async move {
@@ -239,9 +245,9 @@ impl Upstream {
             let mut wait = FIRST_RETRY;
             loop {
                 eprintln!("mcpcore: {} is not running; starting it", up.describe());
-                match up.connect().await {
+                match up.connect(&up.main).await {
                     Ok(c) => {
-                        *lock(&up.client) = Some(c);
+                        *lock(&up.main.client) = Some(c);
                         up.restarting.store(false, Ordering::SeqCst);
                         up.changed(Change::Reconnected);
                         return;
@@ -265,7 +271,9 @@ impl Upstream {
         method: &str,
         mut params: Value,
     ) -> Result<Outcome, HandlerError> {
-        let client = self.client()?;
+        let main = self.client()?;
+        let lane = self.lane_for(&ctx, &main).await?;
+        let client = lane.live().unwrap_or(main);
         let passthrough = client.is_modern() && ctx.is_modern();
         if passthrough {
             // A retry of a round passed on: the caller's answers under the upstream's keys,
@@ -277,15 +285,9 @@ impl Upstream {
                 params["requestState"] = Value::String(s.to_owned());
             }
         }
-        let pending = Arc::new(Mutex::new(Pending::default()));
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        lock(&self.callers).push(Caller {
-            id,
-            ctx: ctx.clone(),
-            pending: pending.clone(),
-        });
+        let (id, pending) = lane.enter(&ctx);
         let r = self.send(&client, &ctx, method, params).await;
-        lock(&self.callers).retain(|c| c.id != id);
+        lane.leave(id);
         let p = std::mem::take(&mut *lock(&pending));
         if p.asked {
             // The engine answers `input_required` with what the run recorded; the retry runs
@@ -302,7 +304,13 @@ impl Upstream {
                 "the server behind this bridge did not answer in time",
             )),
             Err(e @ (ClientError::Closed(_) | ClientError::Transport(_))) => {
-                self.restart();
+                if lane.key == Key::Main {
+                    self.restart();
+                } else {
+                    // The next call of this client opens a fresh one.
+                    self.lanes.remove(&lane);
+                    tokio::spawn(close_lane(lane));
+                }
                 Err(HandlerError::rpc(
                     INTERNAL,
                     format!("the server behind this bridge failed ({e}); it is being restarted"),
@@ -310,6 +318,66 @@ impl Upstream {
             }
             Err(e) => Err(HandlerError::rpc(INTERNAL, e.to_string())),
         }
+    }
+
+    /// The connection `ctx`'s call goes on (see [`crate::lane`]), opened if need be.
+    async fn lane_for(
+        self: &Arc<Self>,
+        ctx: &RequestContext,
+        main: &Client,
+    ) -> Result<Arc<Lane>, HandlerError> {
+        let caps = lane::asking(&ctx.client_capabilities());
+        let (key, ended) = match ctx.legacy_session() {
+            Some(s) if self.policy.per_session => (Key::Session(s.key), Some(s.ended)),
+            _ if self.policy.per_capabilities
+                && !main.is_modern()
+                && lane::canonical(&caps) != lane::canonical(&self.main.caps) =>
+            {
+                (Key::Caps(lane::canonical(&caps)), None)
+            }
+            _ => return Ok(self.main.clone()),
+        };
+        if let Some(l) = self.lanes.get(&key).filter(|l| l.live().is_some()) {
+            return Ok(l);
+        }
+        let _turn = self.lanes.opening.lock().await;
+        if let Some(l) = self.lanes.get(&key) {
+            if l.live().is_some() {
+                return Ok(l);
+            }
+            self.lanes.remove(&l);
+            tokio::spawn(close_lane(l));
+        }
+        match self.lanes.make_room(self.policy.max) {
+            Ok(evicted) => {
+                if let Some(l) = evicted {
+                    tokio::spawn(close_lane(l));
+                }
+            }
+            Err(()) => {
+                return Err(HandlerError::rpc(
+                    INTERNAL,
+                    format!(
+                        "the bridge already keeps {} connections to its server, all in use; \
+                         try again later",
+                        self.policy.max
+                    ),
+                ))
+            }
+        }
+        let lane = Lane::new(key.clone(), caps, ended);
+        let client = self.connect(&lane).await.map_err(|e| {
+            HandlerError::rpc(
+                INTERNAL,
+                format!(
+                    "the server behind this bridge is not running for this client (it could \
+                     not be started: {e}); it is started again at the next call"
+                ),
+            )
+        })?;
+        *lock(&lane.client) = Some(client);
+        lock(&self.lanes.open).insert(key, lane.clone());
+        Ok(lane)
     }
 
     /// The call upstream. A modern caller gets the upstream's `input_required` rounds as they
@@ -373,68 +441,79 @@ impl Upstream {
         )))
     }
 
-    /// The upstream's log message, to the one call it can belong to.
-    fn log(&self, params: &Value) {
-        let ctx = match lock(&self.callers).as_slice() {
-            [one] => Some(one.ctx.clone()),
-            _ => None,
-        };
-        let level = params
-            .get("level")
-            .and_then(Value::as_str)
-            .and_then(LoggingLevel::parse);
-        match (ctx, level) {
-            (Some(ctx), Some(level)) => {
-                let logger = params.get("logger").and_then(Value::as_str);
-                let data = params.get("data").cloned().unwrap_or(Value::Null);
-                ctx.log(level, logger, data);
-            }
-            _ => eprintln!("upstream {}", crate::terminal::log_line(params)),
-        }
-    }
-
-    /// The upstream asks its client (us) for `method`: ask the one downstream caller waiting.
-    async fn ask_caller(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let (ctx, pending) = {
-            let callers = lock(&self.callers);
-            match callers.as_slice() {
-                [one] => (one.ctx.clone(), one.pending.clone()),
-                [] => {
-                    return Err(ErrorObject::new(
-                        INTERNAL,
-                        format!("{method} outside any call cannot be passed on"),
-                    ))
-                }
-                _ => {
-                    return Err(ErrorObject::new(
-                        INTERNAL,
-                        format!("{method} while several calls are running cannot be passed on"),
-                    ))
-                }
-            }
-        };
-        match ctx.request_client(method, Some(params)).await {
-            Ok(v) => Ok(v),
-            Err(PeerError::InputRequired(_)) => {
-                lock(&pending).asked = true;
-                Err(ErrorObject::new(
-                    INTERNAL,
-                    "asked the client; the call will be retried",
-                ))
-            }
-            // A capability the caller did not declare (-32021, SEP-2575): the upstream hears
-            // the refusal and decides (it may well finish without what it asked for).
-            Err(PeerError::Unavailable(e)) => Err(e),
-            Err(PeerError::Rpc(e)) => Err(e),
-            Err(e) => Err(ErrorObject::new(INTERNAL, e.to_string())),
-        }
-    }
-
     pub async fn close(&self) {
-        let c = lock(&self.client).take();
+        let c = lock(&self.main.client).take();
         if let Some(c) = c {
             c.close().await;
         }
+        for l in self.lanes.drain() {
+            close_lane(l).await;
+        }
+    }
+}
+
+/// Close an extra connection (its process exits, for a stdio server).
+async fn close_lane(lane: Arc<Lane>) {
+    let c = lock(&lane.client).take();
+    if let Some(c) = c {
+        c.close().await;
+    }
+}
+
+/// The upstream's log message, to the one call it can belong to.
+fn log(lane: &Lane, params: &Value) {
+    let ctx = match lock(&lane.callers).as_slice() {
+        [one] => Some(one.ctx.clone()),
+        _ => None,
+    };
+    let level = params
+        .get("level")
+        .and_then(Value::as_str)
+        .and_then(LoggingLevel::parse);
+    match (ctx, level) {
+        (Some(ctx), Some(level)) => {
+            let logger = params.get("logger").and_then(Value::as_str);
+            let data = params.get("data").cloned().unwrap_or(Value::Null);
+            ctx.log(level, logger, data);
+        }
+        _ => eprintln!("upstream {}", crate::terminal::log_line(params)),
+    }
+}
+
+/// The upstream asks its client (us) for `method`: ask the one downstream caller waiting.
+async fn ask_caller(lane: &Lane, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    let (ctx, pending) = {
+        let callers = lock(&lane.callers);
+        match callers.as_slice() {
+            [one] => (one.ctx.clone(), one.pending.clone()),
+            [] => {
+                return Err(ErrorObject::new(
+                    INTERNAL,
+                    format!("{method} outside any call cannot be passed on"),
+                ))
+            }
+            _ => {
+                return Err(ErrorObject::new(
+                    INTERNAL,
+                    format!("{method} while several calls are running cannot be passed on"),
+                ))
+            }
+        }
+    };
+    match ctx.request_client(method, Some(params)).await {
+        Ok(v) => Ok(v),
+        Err(PeerError::InputRequired(_)) => {
+            lock(&pending).asked = true;
+            Err(ErrorObject::new(
+                INTERNAL,
+                "asked the client; the call will be retried",
+            ))
+        }
+        // A capability the caller did not declare (-32021, SEP-2575): the upstream hears
+        // the refusal and decides (it may well finish without what it asked for).
+        Err(PeerError::Unavailable(e)) => Err(e),
+        Err(PeerError::Rpc(e)) => Err(e),
+        Err(e) => Err(ErrorObject::new(INTERNAL, e.to_string())),
     }
 }
 

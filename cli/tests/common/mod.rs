@@ -48,7 +48,7 @@ pub fn ok_json(o: &Output) -> serde_json::Value {
 }
 
 /// A demo-server that can be killed and kept from starting again: it runs (through `sh`) only
-/// while a mark file exists, and leaves its pid.
+/// while a mark file exists, and leaves its pid (every process a bridge starts of it).
 pub struct Flaky {
     pub dir: std::path::PathBuf,
     mark: std::path::PathBuf,
@@ -65,7 +65,7 @@ impl Flaky {
         std::fs::write(&mark, "").expect("mark");
         let demo = mcpcore_tests::example_bin("demo-server");
         let script = format!(
-            "echo $$ > '{}'; test -f '{}' && exec '{}'",
+            "echo $$ >> '{}'; test -f '{}' && exec '{}'",
             pid.display(),
             mark.display(),
             demo.display()
@@ -78,15 +78,15 @@ impl Flaky {
         }
     }
 
-    /// Kill the running server and keep it from starting again.
+    /// Kill the running servers and keep them from starting again.
     pub fn kill(&self) {
         std::fs::remove_file(&self.mark).expect("unmark");
-        let pid = std::fs::read_to_string(&self.pid).expect("pid");
-        let status = std::process::Command::new("kill")
-            .arg(pid.trim())
-            .status()
-            .expect("kill");
-        assert!(status.success());
+        let pids = std::fs::read_to_string(&self.pid).expect("pid");
+        for pid in pids.split_whitespace() {
+            // Some have exited already (a connection closed since): only the live ones matter.
+            let _ = std::process::Command::new("kill").arg(pid).status();
+        }
+        std::fs::write(&self.pid, "").expect("forget the killed");
     }
 
     /// Let it start again.
@@ -126,4 +126,33 @@ pub async fn notification(child: tokio::process::Child) -> serde_json::Value {
         .expect("output");
     assert_eq!(out.status.code(), Some(0));
     serde_json::from_slice(&out.stdout).expect("one JSON line")
+}
+
+/// `mcpcore serve --http 127.0.0.1:0 -- command...`: the child and its URL.
+pub async fn serve(command: &[&str]) -> (tokio::process::Child, String) {
+    serve_with(&[], command).await
+}
+
+/// As [`serve`], with more `serve` flags.
+pub async fn serve_with(flags: &[&str], command: &[&str]) -> (tokio::process::Child, String) {
+    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--quiet"];
+    args.extend_from_slice(flags);
+    args.push("--");
+    args.extend_from_slice(command);
+    let mut child = spawn(&args);
+    use tokio::io::AsyncBufReadExt;
+    let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let url = tokio::time::timeout(LIMIT, async {
+        while let Ok(Some(l)) = err.next_line().await {
+            if let Some(u) = l.strip_prefix("mcpcore: serving ") {
+                return u.to_owned();
+            }
+        }
+        panic!("the bridge did not start");
+    })
+    .await
+    .expect("the bridge starts in time");
+    // Keep reading its stderr so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = err.next_line().await {} });
+    (child, url)
 }
