@@ -44,8 +44,9 @@ pub(crate) async fn run(
     c: &ConnArgs,
     front: Front,
     shared: Option<Shared>,
+    policy: crate::lane::Policy,
 ) -> Result<(), ClientError> {
-    let up = Upstream::start(target, c.clone(), true).await?;
+    let up = Upstream::start(target, c.clone(), true, policy).await?;
     let client = up
         .client()
         .map_err(|e| ClientError::Closed(format!("{e:?}")))?;
@@ -95,6 +96,21 @@ pub(crate) async fn serve(
             }
         }));
     }
+    if Hub::scoped(&members) {
+        let slot = hub_slot.clone();
+        b = b.visibility(move |kind, key, who| {
+            slot.get()
+                .and_then(std::sync::Weak::upgrade)
+                .is_none_or(|h| h.visible(kind, key, who))
+        });
+    }
+    // A 2026-07-28 client subscribes on its listen stream: held upstream as long as it lasts.
+    // One task applies the opens and ends in order (an end never overtakes its open); the
+    // queue holds at most two entries per listen stream, which the engine caps.
+    let (listens, mut heard) = tokio::sync::mpsc::unbounded_channel::<(Vec<String>, bool)>();
+    b = b.on_listen_resources(move |uris, on| {
+        let _ = listens.send((uris.to_vec(), on));
+    });
     let (sub_slot, unsub_slot) = (hub_slot.clone(), hub_slot.clone());
     b = b.subscription_handlers(
         handler_fn(move |_ctx: RequestContext, params: Value| {
@@ -111,6 +127,15 @@ pub(crate) async fn serve(
         .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
     let hub = Hub::start(server.clone(), members).await;
     let _ = hub_slot.set(Arc::downgrade(&hub));
+    let weak = Arc::downgrade(&hub);
+    tokio::spawn(async move {
+        while let Some((uris, on)) = heard.recv().await {
+            let Some(hub) = weak.upgrade() else { break };
+            for uri in uris {
+                hub.subscribe(&uri, on).await;
+            }
+        }
+    });
     match front {
         Front::Http { addr, opts } => {
             let tls = opts.tls.is_some();

@@ -9,7 +9,7 @@ use mcpcore::client::{CallOptions, ClientError, ListKind};
 use mcpcore::server::ItemKind;
 use mcpcore::{handler_fn, HandlerError, RequestContext, Server};
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use crate::upstream::{Change, Upstream};
@@ -38,6 +38,23 @@ pub(crate) struct Naming {
     /// items when not empty, and never the ones `deny` matches.
     pub allow: Vec<String>,
     pub deny: Vec<String>,
+    /// More rules for principals holding an OAuth scope: what a scope allows is visible to its
+    /// holders even when `allow`/`deny` leave it out; what it denies is hidden from them.
+    pub scopes: BTreeMap<String, Rule>,
+}
+
+/// The allow/deny globs of one scope.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Rule {
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+fn any_glob(globs: &[String], name: &str) -> bool {
+    globs.iter().any(|g| glob(g, name))
 }
 
 impl Naming {
@@ -58,9 +75,21 @@ impl Naming {
         }
     }
 
+    /// What every client may see.
+    fn admits_everyone(&self, name: &str) -> bool {
+        (self.allow.is_empty() || any_glob(&self.allow, name)) && !any_glob(&self.deny, name)
+    }
+
+    /// What is served at all: what someone may see.
     fn admits(&self, name: &str) -> bool {
-        (self.allow.is_empty() || self.allow.iter().any(|g| glob(g, name)))
-            && !self.deny.iter().any(|g| glob(g, name))
+        self.admits_everyone(name) || self.scopes.values().any(|r| any_glob(&r.allow, name))
+    }
+
+    /// What a principal holding `held` scopes may see.
+    fn visible(&self, name: &str, held: &[String]) -> bool {
+        let rules: Vec<&Rule> = held.iter().filter_map(|s| self.scopes.get(s)).collect();
+        (self.admits_everyone(name) || rules.iter().any(|r| any_glob(&r.allow, name)))
+            && !rules.iter().any(|r| any_glob(&r.deny, name))
     }
 }
 
@@ -167,11 +196,7 @@ impl Member {
     /// An upstream item as served (renamed), with its registry key; `None` when filtered out.
     fn expose(&self, kind: ItemKind, key: &str, item: &Value) -> Option<(String, Value)> {
         let own = item.get(key).and_then(Value::as_str)?;
-        let filter_name = match kind {
-            ItemKind::Tool | ItemKind::Prompt => own,
-            _ => item.get("name").and_then(Value::as_str).unwrap_or(own),
-        };
-        if !self.naming.admits(filter_name) {
+        if !self.naming.admits(filter_name(kind, own, item)) {
             return None;
         }
         let mut def = item.clone();
@@ -183,6 +208,18 @@ impl Member {
             _ => own.to_owned(),
         };
         Some((k, def))
+    }
+
+    /// Whether this member serves `key` of `kind`, and if so whether `held` scopes see it.
+    fn shows(&self, kind: ItemKind, key: &str, held: &[String]) -> Option<bool> {
+        let list = KINDS.iter().find(|k| k.0 == kind)?.1.items_key();
+        let items = lock(&self.items);
+        let def = items.get(list)?.get(key)?;
+        let own = match kind {
+            ItemKind::Tool | ItemKind::Prompt => self.naming.original(key).unwrap_or(key),
+            _ => key,
+        };
+        Some(self.naming.visible(filter_name(kind, own, def), held))
     }
 
     /// Whether this member lists the resource `uri`.
@@ -205,6 +242,15 @@ impl Member {
             .ok()
             .and_then(|c| c.negotiated())
             .is_some_and(|n| n.raw.pointer("/capabilities/completions").is_some())
+    }
+}
+
+/// The name allow/deny globs match: a tool's or prompt's own name, a resource's or template's
+/// `name` (else its URI).
+fn filter_name<'a>(kind: ItemKind, own: &'a str, item: &'a Value) -> &'a str {
+    match kind {
+        ItemKind::Tool | ItemKind::Prompt => own,
+        _ => item.get("name").and_then(Value::as_str).unwrap_or(own),
     }
 }
 
@@ -325,7 +371,8 @@ impl Hub {
         member.up.forward(ctx, "completion/complete", params).await
     }
 
-    /// A client subscribes to `uri` (legacy `resources/subscribe`): listen for its updates from
+    /// A client subscribes to `uri` (legacy `resources/subscribe`, or a 2026-07-28 listen
+    /// stream's `resourceSubscriptions`): listen for its updates from
     /// the member serving it (else every member). An upstream that cannot is logged, never a
     /// failure of the client's subscription (the engine keeps it, SUB-07).
     pub async fn subscribe(&self, uri: &str, on: bool) {
@@ -345,6 +392,27 @@ impl Hub {
                 eprintln!("mcpcore: {} cannot subscribe to {uri}: {e}", m.name);
             }
         }
+    }
+
+    /// Whether the request's principal sees `key` of `kind` (`ServerBuilder::visibility`):
+    /// the rules of the member serving it, with the principal's scopes.
+    pub fn visible(
+        &self,
+        kind: ItemKind,
+        key: &str,
+        who: Option<&mcpcore::auth::Principal>,
+    ) -> bool {
+        let held = who.map(|p| p.scopes.as_slice()).unwrap_or_default();
+        self.members
+            .iter()
+            .find_map(|m| m.shows(kind, key, held))
+            // Not (yet) mirrored: hidden until its member's rules can say.
+            .unwrap_or(false)
+    }
+
+    /// Whether any member has rules per scope (then lists differ between principals).
+    pub fn scoped(members: &[Arc<Member>]) -> bool {
+        members.iter().any(|m| !m.naming.scopes.is_empty())
     }
 
     /// Whether any member completes arguments.
@@ -381,11 +449,35 @@ mod tests {
             separator: "__".into(),
             allow: vec!["get-*".into(), "echo".into()],
             deny: vec!["*-env".into()],
+            scopes: BTreeMap::from([
+                (
+                    "ops".to_owned(),
+                    Rule {
+                        allow: vec!["*-env".into(), "add".into()],
+                        deny: vec![],
+                    },
+                ),
+                (
+                    "guest".to_owned(),
+                    Rule {
+                        allow: vec![],
+                        deny: vec!["get-*".into()],
+                    },
+                ),
+            ]),
         };
         assert_eq!(n.exposed("echo"), "ev__echo");
         assert_eq!(n.original("ev__echo"), Some("echo"));
         assert_eq!(n.original("other__echo"), None);
-        assert!(n.admits("echo") && n.admits("get-sum"));
-        assert!(!n.admits("get-env") && !n.admits("add"));
+        assert!(n.admits_everyone("echo") && n.admits_everyone("get-sum"));
+        assert!(!n.admits_everyone("get-env") && !n.admits_everyone("add"));
+        // Served because a scope allows them; seen only by its holders.
+        assert!(n.admits("get-env") && n.admits("add") && !n.admits("other"));
+        assert!(!n.visible("get-env", &[]) && !n.visible("add", &["guest".into()]));
+        assert!(n.visible("get-env", &["ops".into()]) && n.visible("add", &["ops".into()]));
+        // A scope's deny hides from its holders what everyone else sees.
+        assert!(n.visible("get-sum", &[]) && !n.visible("get-sum", &["guest".into()]));
+        assert!(!n.visible("get-sum", &["ops".into(), "guest".into()]));
+        assert!(n.visible("echo", &["unknown-scope".into()]));
     }
 }

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{mcpcore, ok_json, LIMIT};
+use mcpcore::client::{Client, ClientError, HttpClientOptions};
 use mcpcore_tests::example_bin;
 use mcpcore_tests::interop::npm_package;
 use serde_json::Value;
@@ -25,7 +26,12 @@ fn config(name: &str, text: &str) -> (PathBuf, String) {
 /// `mcpcore gateway CONFIG --http 127.0.0.1:0 --health 127.0.0.1:0`: the child, the MCP URL
 /// and the health URL.
 async fn gateway(path: &str) -> (tokio::process::Child, String, String) {
-    let mut child = common::spawn(&[
+    gateway_with(path, &[]).await
+}
+
+/// As [`gateway`], with more flags.
+async fn gateway_with(path: &str, flags: &[&str]) -> (tokio::process::Child, String, String) {
+    let mut args = vec![
         "gateway",
         path,
         "--http",
@@ -33,7 +39,9 @@ async fn gateway(path: &str) -> (tokio::process::Child, String, String) {
         "--health",
         "127.0.0.1:0",
         "--quiet",
-    ]);
+    ];
+    args.extend_from_slice(flags);
+    let mut child = common::spawn(&args);
     let mut err = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
     let (mut mcp, mut health) = (None, None);
     tokio::time::timeout(LIMIT, async {
@@ -275,7 +283,7 @@ async fn configuration_errors_name_the_file_and_line() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// SUB-07: a legacy client's `resources/subscribe` is held upstream (server-everything sends
+/// SUB-07, SUB-01: a client's subscription is held upstream (server-everything sends
 /// updates of subscribed resources once its `toggle-subscriber-updates` tool is called), and the
 /// upstream's `notifications/resources/updated` reaches the subscriber.
 #[tokio::test]
@@ -291,13 +299,96 @@ async fn resource_updates_reach_subscribers() {
             "command": ["node", everything.display().to_string(), "stdio"]}}})
         .to_string(),
     );
-    let (_gw, url, _) = gateway(&path).await;
     let uri = "demo://resource/static/document/features.md";
-    let (listen, first) = common::listening(&["--mode", "legacy", "--count", "1", &url, uri]).await;
-    assert!(first.contains(uri), "{first}");
-    ok_json(&mcpcore(&["call", &url, "toggle-subscriber-updates"], "").await);
-    let n = common::notification(listen).await;
-    assert_eq!(n["method"], "notifications/resources/updated");
-    assert_eq!(n["params"]["uri"], uri);
+    // A legacy client subscribes with `resources/subscribe`, a 2026-07-28 one on its listen
+    // stream (SUB-01): each is held upstream on its own (a fresh gateway each), and heard.
+    for mode in ["legacy", "modern"] {
+        let (_gw, url, _) = gateway(&path).await;
+        let (listen, first) = common::listening(&["--mode", mode, "--count", "1", &url, uri]).await;
+        assert!(first.contains(uri), "{mode}: {first}");
+        ok_json(&mcpcore(&["call", &url, "toggle-subscriber-updates"], "").await);
+        let n = common::notification(listen).await;
+        assert_eq!(n["method"], "notifications/resources/updated", "{mode}");
+        assert_eq!(n["params"]["uri"], uri, "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Allow/deny per principal scope (AUTH-06): behind `--auth-jwks`, what a scope allows is listed
+/// and callable for its holders only, what a scope denies is hidden from them, and a hidden
+/// tool is unknown to them (-32602), as if it did not exist.
+#[tokio::test]
+async fn allow_and_deny_per_principal_scope() {
+    use mcpcore_tests::auth::{claims, jwks, jwks_file, TestKey, ISSUER, RESOURCE};
+    let key = TestKey::generate("k1");
+    let jwks_path = jwks_file(&jwks(&[&key]));
+    let demo = example_bin("demo-server").display().to_string();
+    let (dir, path) = config(
+        "scopes.toml",
+        &format!(
+            "[upstreams.demo]\ncommand = [{demo:?}]\ndeny = [\"touch\", \"fail\"]\n\
+             [upstreams.demo.scopes.admin]\nallow = [\"touch\"]\n\
+             [upstreams.demo.scopes.guest]\ndeny = [\"slow\", \"greet\"]\n"
+        ),
+    );
+    let auth = [
+        "--auth-jwks",
+        &jwks_path,
+        "--auth-issuer",
+        ISSUER,
+        "--auth-audience",
+        RESOURCE,
+    ];
+    let (_gw, url, _) = gateway_with(&path, &auth).await;
+    let token = |scope: &str| key.sign(&claims("user", scope));
+    let list = |scope: &'static str, what: &'static str| {
+        let (t, url) = (token(scope), url.clone());
+        async move { ok_json(&mcpcore(&["list", &url, what, "--token", &t], "").await) }
+    };
+    let tools = names(&list("mcp", "tools").await, "tools");
+    assert!(tools.contains(&"echo".to_owned()) && tools.contains(&"slow".to_owned()));
+    assert!(!tools.contains(&"touch".to_owned()) && !tools.contains(&"fail".to_owned()));
+    let admin = names(&list("mcp admin", "tools").await, "tools");
+    assert!(admin.contains(&"touch".to_owned()), "{admin:?}");
+    assert!(
+        !admin.contains(&"fail".to_owned()),
+        "no scope allows it: {admin:?}"
+    );
+    let guest = names(&list("guest", "tools").await, "tools");
+    assert!(!guest.contains(&"slow".to_owned()) && guest.contains(&"echo".to_owned()));
+    let prompts = names(&list("guest", "prompts").await, "prompts");
+    assert!(!prompts.contains(&"greet".to_owned()), "{prompts:?}");
+
+    // Calls straight to the endpoint (the command line would stop at the list): a hidden tool
+    // is unknown, a shown one runs.
+    let call = |scope: &str, tool: &'static str| {
+        let (t, url) = (token(scope), url.clone());
+        async move {
+            let mut http = HttpClientOptions::default();
+            http.headers
+                .push(("Authorization".into(), format!("Bearer {t}")));
+            let c = Client::builder()
+                .connect_http(&url, http)
+                .await
+                .expect("connect");
+            let r = c.call_tool(tool, serde_json::json!({})).await;
+            c.close().await;
+            r
+        }
+    };
+    match call("mcp", "touch").await {
+        Err(ClientError::Rpc(e)) => {
+            assert_eq!(e.code, -32602);
+            assert!(e.message.contains("Unknown tool"), "{e:?}");
+        }
+        other => panic!("a hidden tool is unknown: {other:?}"),
+    }
+    call("admin", "touch")
+        .await
+        .expect("the admin scope allows it");
+    assert!(
+        matches!(call("guest", "slow").await, Err(ClientError::Rpc(e)) if e.code == -32602),
+        "a scope's deny holds for calls too"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
