@@ -391,15 +391,18 @@ impl Upstream {
         mut params: Value,
     ) -> Result<Value, ClientError> {
         let progress = ctx.clone();
-        let opts = CallOptions::new()
+        let mut opts = CallOptions::new()
             .timeout(connect::timeout(&self.conn))
             .cancel(ctx.cancellation_token().clone())
             .client_capabilities(ctx.client_capabilities())
             .manual_input()
-            .log_level(LoggingLevel::Debug)
             .on_progress(move |p, total, message| {
                 progress.progress(p, total, message.as_deref());
             });
+        // A modern server sends the logs its caller wants, and none when it wants none.
+        if let Some(l) = ctx.log_threshold() {
+            opts = opts.log_level(l);
+        }
         for _ in 0..MAX_ROUNDS {
             // The JSON seam hands an unanswered round back as a result: a round all the same.
             let r = match client

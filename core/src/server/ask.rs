@@ -540,6 +540,21 @@ mod tests {
         assert_eq!(r.expect("known"), json!({"action": "decline"}));
     }
 
+    /// LOG-02: a 2026-07-28 request without `logLevel` receives no logs, so a proxy asks for
+    /// none on its behalf.
+    #[test]
+    fn log02_the_threshold_of_a_modern_request_is_its_envelopes() {
+        let ctx = modern_ctx("tools/call", Asks::default());
+        assert_eq!(ctx.log_threshold(), None);
+        let mut env = (**ctx.inner.envelope.as_ref().expect("modern")).clone();
+        env.log_level = Some(crate::LoggingLevel::Warning);
+        let mut inner = modern_ctx("tools/call", Asks::default());
+        if let Some(i) = std::sync::Arc::get_mut(&mut inner.inner) {
+            i.envelope = Some(std::sync::Arc::new(env));
+        }
+        assert_eq!(inner.log_threshold(), Some(crate::LoggingLevel::Warning));
+    }
+
     #[tokio::test]
     async fn mrtr01_only_mrtr_methods_and_input_methods_may_ask() {
         let ctx = modern_ctx("completion/complete", Asks::default());

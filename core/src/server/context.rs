@@ -225,6 +225,25 @@ impl RequestContext {
         self.notify("notifications/progress", params)
     }
 
+    /// The lowest level a [`Self::log`] call on this request delivers: the envelope's `logLevel`
+    /// (2026-07-28), or the session's `logging/setLevel` (legacy; every level until it is set).
+    /// `None` when nothing is delivered: logging is off, or a 2026-07-28 request asked for no
+    /// logs (LOG-02). A proxy asks the server behind it for the same.
+    pub fn log_threshold(&self) -> Option<LoggingLevel> {
+        if !self.inner.session.server.inner.options.logging {
+            return None;
+        }
+        match &self.inner.envelope {
+            Some(e) => e.log_level,
+            None => Some(
+                self.inner
+                    .session
+                    .log_level()
+                    .unwrap_or(LoggingLevel::Debug),
+            ),
+        }
+    }
+
     /// Send a `notifications/message` log entry, filtered by the client's level: modern requests
     /// get logs only when their envelope set `logLevel`; legacy sessions by `logging/setLevel`.
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
