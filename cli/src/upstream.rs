@@ -74,6 +74,8 @@ impl Upstream {
         must_connect: bool,
         policy: Policy,
     ) -> Result<Arc<Self>, ClientError> {
+        // Most stdio servers speak only the handshake era; a discover probe would cost each start
+        // a round trip, or a timeout with servers that ignore it.
         if conn.mode.is_none() && matches!(target, Target::Stdio(_)) {
             conn.mode = Some(crate::connect::Mode::Legacy);
         }

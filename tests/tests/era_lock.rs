@@ -155,15 +155,13 @@ async fn removed_methods_after_a_modern_lock() {
         let r = p.modern(m, params(), json!({})).await;
         assert_eq!(code(&r), -32601, "{m}: {r}");
     }
-    // Unknown methods and listen (not served on stdio) are -32601 too.
-    for m in ["unknown/method", "subscriptions/listen"] {
-        let r = p
-            .modern(
-                m,
-                json!({"notifications": {"toolsListChanged": true}}),
-                json!({}),
-            )
-            .await;
-        assert_eq!(code(&r), -32601, "{m}: {r}");
-    }
+    // Unknown methods are -32601 too.
+    let r = p
+        .modern(
+            "unknown/method",
+            json!({"notifications": {"toolsListChanged": true}}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(code(&r), -32601, "{r}");
 }

@@ -210,12 +210,9 @@ for (const transport of ['stdio', 'http']) {
         // resources/subscribe does not exist on 2026-07-28: core refuses it before sending.
         await assert.rejects(c.subscribeResource('mem://watched'), (e) => e instanceof McpcoreError && e.code === 'invalid_argument' && /use listen/.test(e.message));
       }
-      if (mode === 'modern' && transport === 'stdio') {
-        // SUB-05: core serves subscriptions/listen on Streamable HTTP only; stdio answers -32601.
-        await assert.rejects(c.listen({ promptsChanged: true }).opened, (e) => e instanceof McpError && e.code === -32601);
-        return;
-      }
-      // Legacy (SUB-07): core subscribes the resources and takes the session's matching notifications.
+      // Legacy (SUB-07): core subscribes the resources and takes the session's matching
+      // notifications; 2026-07-28: a listen stream, on stdio interleaved with the connection's
+      // other messages (SUB-03) and ended by notifications/cancelled (SUB-05).
       const sub = c.listen({ promptsChanged: true, resourcesSubscribe: ['mem://watched'] });
       await sub.opened;
       assert.deepEqual(await sub.honored(), { promptsListChanged: true, resourceSubscriptions: ['mem://watched'] });

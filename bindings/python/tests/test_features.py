@@ -149,12 +149,8 @@ async def test_completion_and_list_pages(transport, mode):
 @pytest.mark.parametrize("transport,mode", CASES)
 async def test_listen_in_either_era(transport, mode):
     async with connect(transport, mode) as c:
-        if (transport, mode) == ("stdio", "modern"):
-            # Core: stdio cannot carry listen streams on 2026-07-28 (SUB-05), -32601.
-            with pytest.raises(McpError) as e:
-                await c.listen(tools_changed=True).open()
-            assert e.value.code == -32601
-            return
+        # 2026-07-28 on stdio: the stream shares the connection, its messages tagged with its
+        # id (SUB-03), and ends with notifications/cancelled (SUB-05).
         async with c.listen(tools_changed=True, resources_subscribe=["watch://a"]) as sub:
             assert sub.honored.get("toolsListChanged") is True
             assert sub.honored.get("resourceSubscriptions") == ["watch://a"]

@@ -111,7 +111,7 @@ impl Client {
     /// (SUB-07); its [`Subscription::honored`] is what the server's capabilities promise.
     ///
     /// # Errors
-    /// The server's error (a modern server without listen support answers -32601, as on stdio);
+    /// The server's error (a modern server without listen support answers -32601);
     /// a protocol error when the first message is not the acknowledgement.
     pub async fn listen(&self, filter: Value) -> Result<Subscription, ClientError> {
         self.listen_with(filter, CallOptions::default()).await

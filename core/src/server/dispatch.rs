@@ -167,6 +167,7 @@ impl Session {
         });
         // `initialize` is never cancellable (LC-05): its answer always goes out.
         let cancellable = method != "initialize";
+        let listening = method == "subscriptions/listen";
         let this = self.clone();
         let (span, trace) = traced.unzip();
         let outer = span.clone().unwrap_or_else(tracing::Span::none);
@@ -179,7 +180,9 @@ impl Session {
             let metrics = &this.server.inner.metrics;
             let in_flight = metrics.start();
             let limits = &this.server.inner.options.limits;
-            let (timeout, grace) = (limits.handler_timeout, limits.shutdown_grace);
+            // A listen subscription lasts as long as the client wants: no handler timeout.
+            let timeout = limits.handler_timeout.filter(|_| !listening);
+            let grace = limits.shutdown_grace;
             let (session, rid, rtoken) = (this.clone(), id.clone(), token.clone());
             let routed = async move {
                 session
@@ -433,6 +436,10 @@ impl Session {
             }
             "completion/complete" if has("completions") => methods::complete(ctx.clone(), p).await,
             "logging/setLevel" if has("logging") => methods::set_level(self, p),
+            // Over HTTP the transport serves listen streams; on stdio they share the connection.
+            "subscriptions/listen" if modern && self.kind() == super::SessionKind::Stdio => {
+                super::listen::in_flow(ctx, p).await
+            }
             other if other.starts_with("tasks/") && self.server.inner.tasks.is_some() => {
                 let engine = self.server.inner.tasks.clone();
                 match engine {

@@ -11,7 +11,10 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{era, Server, ServerChange};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use super::{era, ChangeSink, Server, ServerChange};
 use crate::error::{codes, ErrorObject};
 use crate::jsonrpc::{encode_notification, encode_result, Id};
 use crate::protocol::envelope::{KEY_SERVER_INFO, KEY_SUBSCRIPTION_ID};
@@ -202,6 +205,62 @@ impl Server {
             Vec::new()
         })
     }
+}
+
+/// A subscription carried in its connection's own message flow (stdio): each change it asked for
+/// goes to the request's sink, tagged with the subscription id (SUB-03).
+struct InFlow {
+    listen: Listen,
+    out: Arc<dyn super::Outbound>,
+    /// Cancelled when changes from other workers may have been lost.
+    gap: CancellationToken,
+}
+
+impl ChangeSink for InFlow {
+    fn on_change(&self, change: ServerChange<'_>) -> usize {
+        usize::from(
+            self.listen.wants(change) && self.out.try_send(self.listen.notification(change)),
+        )
+    }
+
+    fn on_gap(&self) {
+        self.gap.cancel();
+    }
+}
+
+/// `subscriptions/listen` on a stdio connection (SUB-01…05): the acknowledgement, then every
+/// change asked for, interleaved with the connection's other messages and told apart by the
+/// subscription id, until the client sends `notifications/cancelled` for the listen request
+/// (then no response goes out, CAN-01) or the connection ends. When changes from other workers
+/// may have been lost it ends with its result, so the client listens again and refetches.
+pub(crate) async fn in_flow(
+    ctx: &super::RequestContext,
+    params: Option<&Map<String, Value>>,
+) -> Result<super::Outcome, ErrorObject> {
+    let server = &ctx.session().server;
+    let listen = server.open_listen(ctx.id().clone(), params)?;
+    let out = ctx.sink().clone();
+    if !out.try_send(listen.acknowledgement()) {
+        return Err(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            "the connection is not taking messages",
+        ));
+    }
+    let gap = CancellationToken::new();
+    let sink: Arc<dyn ChangeSink> = Arc::new(InFlow {
+        listen,
+        out,
+        gap: gap.clone(),
+    });
+    server.add_change_sink(Arc::downgrade(&sink));
+    tokio::select! {
+        () = ctx.cancellation_token().cancelled() => {}
+        () = gap.cancelled() => {}
+    }
+    drop(sink);
+    Ok(super::Outcome::Complete(
+        json!({"_meta": { KEY_SUBSCRIPTION_ID: ctx.id().to_value() }}),
+    ))
 }
 
 impl Listen {

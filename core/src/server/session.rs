@@ -416,13 +416,17 @@ impl Session {
         lock(&self.subscriptions).contains(uri)
     }
 
-    /// True when this connection can carry `subscriptions/listen` streams: Streamable HTTP can
-    /// (SUB-05); stdio answers `subscriptions/listen` with -32601 and discovery strips
-    /// `listChanged`/`subscribe` there.
+    /// True when this connection can carry `subscriptions/listen` streams: Streamable HTTP as
+    /// the listen request's response stream, stdio interleaved with the connection's other
+    /// messages (SUB-02, SUB-03, SUB-05). Every kind can today; discovery would strip
+    /// `listChanged`/`subscribe` where one could not.
     pub(crate) fn supports_listen(&self) -> bool {
         matches!(
             self.kind,
-            SessionKind::HttpLegacy | SessionKind::HttpStatelessLegacy | SessionKind::HttpModern
+            SessionKind::Stdio
+                | SessionKind::HttpLegacy
+                | SessionKind::HttpStatelessLegacy
+                | SessionKind::HttpModern
         )
     }
 
