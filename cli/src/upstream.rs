@@ -328,13 +328,15 @@ impl Upstream {
         ctx: &RequestContext,
         main: &Client,
     ) -> Result<Arc<Lane>, HandlerError> {
+        let by_caps = self.policy.per_capabilities && !main.is_modern();
+        if !self.policy.per_session && !by_caps {
+            // The common case costs nothing per call.
+            return Ok(self.main.clone());
+        }
         let caps = lane::asking(&ctx.client_capabilities());
         let (key, ended) = match ctx.legacy_session() {
             Some(s) if self.policy.per_session => (Key::Session(s.key), Some(s.ended)),
-            _ if self.policy.per_capabilities
-                && !main.is_modern()
-                && lane::canonical(&caps) != lane::canonical(&self.main.caps) =>
-            {
+            _ if by_caps && lane::canonical(&caps) != lane::canonical(&self.main.caps) => {
                 (Key::Caps(lane::canonical(&caps)), None)
             }
             _ => return Ok(self.main.clone()),
