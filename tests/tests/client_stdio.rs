@@ -598,20 +598,24 @@ async fn ver02_cached_discovery_skips_the_probe() {
     log2.validate(SchemaEra::Modern);
 }
 
-/// A listen the server refuses (our server has no listen streams on stdio) fails with the
-/// server's error, not a bare "closed".
+/// Listen over stdio (SUB-02, SUB-05): each subscription is acknowledged with what the server
+/// honours and ends when closed (`notifications/cancelled`), again and again, the connection
+/// staying usable; every message is valid 2026-07-28 JSON-RPC.
 #[tokio::test]
-async fn sub_listen_refused_reports_the_servers_error() {
-    let log = TapLog::new("listen-refused");
+async fn sub_listen_over_stdio_opens_and_closes_cleanly() {
+    let log = TapLog::new("listen-stdio");
     let c = connect(Client::builder(), &log, &[]).await;
     assert!(c.is_modern());
     for _ in 0..5 {
-        let e = tokio::time::timeout(BOUND, c.listen(json!({"toolsListChanged": true})))
+        let sub = tokio::time::timeout(BOUND, c.listen(json!({"toolsListChanged": true})))
             .await
             .expect("bounded")
-            .expect_err("refused");
-        assert_eq!(e.rpc_code(), Some(-32601), "{e:?}");
+            .expect("stdio carries listen streams");
+        assert!(sub.honored().is_object(), "{:?}", sub.honored());
+        sub.close().await;
+        c.call_tool("echo", json!({})).await.expect("still usable");
     }
+    assert_eq!(log.client_requests("subscriptions/listen").len(), 5);
     c.close().await;
     log.validate(SchemaEra::Modern);
 }

@@ -181,7 +181,7 @@ for (const mode of ['legacy', 'modern']) {
     await c.callTool('grow', {});
     assert.deepEqual((await c.listTools()).map((x) => x.name), ['grow', 'shrink', 'grown']);
     assert.equal((await c.callTool('grown', {})).content[0].text, 'grown');
-    // Legacy sessions are told; a 2026-07-28 stdio client has no listen stream (SUB-05).
+    // Legacy sessions are told; a 2026-07-28 client is told only on a listen stream (SUB-01).
     if (mode === 'legacy') await announced(1);
     await c.callTool('shrink', {});
     assert.deepEqual((await c.listTools()).map((x) => x.name), ['grow', 'shrink']);
