@@ -210,6 +210,21 @@ pub(crate) fn finish(ctx: &RequestContext, mut ir: InputRequired) -> InputRequir
     ir
 }
 
+/// What makes two requests the same question: everything but a URL-mode elicitation's
+/// `elicitationId`, which a legacy server's shim mints afresh each time it runs the handler
+/// (a bridge in front of it would otherwise ask its client again every round).
+fn same_question(entry: &Value) -> std::borrow::Cow<'_, Value> {
+    let url_mode = entry.pointer("/params/mode").and_then(Value::as_str) == Some("url");
+    if !url_mode || entry.pointer("/params/elicitationId").is_none() {
+        return std::borrow::Cow::Borrowed(entry);
+    }
+    let mut e = entry.clone();
+    if let Some(p) = e.get_mut("params").and_then(Value::as_object_mut) {
+        p.remove("elicitationId");
+    }
+    std::borrow::Cow::Owned(e)
+}
+
 /// Take [`INPUT_KEY_META`] out of a request's params (dropping `_meta` when that was all of
 /// it): the key when it is a usable one.
 fn take_own_key(params: &mut Value) -> Option<String> {
@@ -354,7 +369,7 @@ impl RequestContext {
         }
         let entry = Value::Object(entry);
         mrtr::check_request(&entry, &self.client_capabilities()).map_err(PeerError::Unavailable)?;
-        let digest = arguments_digest(&entry);
+        let digest = arguments_digest(&same_question(&entry));
         let mut asks = lock(&self.inner.asks);
         let key = asks.key(own);
         if let Some(a) = asks.answers.get(&key).filter(|a| a.d == digest) {
@@ -553,6 +568,47 @@ mod tests {
             i.envelope = Some(std::sync::Arc::new(env));
         }
         assert_eq!(inner.log_threshold(), Some(crate::LoggingLevel::Warning));
+    }
+
+    /// A modern `tools/call` context whose client declares URL-mode elicitation.
+    fn url_ctx(asks: Asks) -> RequestContext {
+        let mut ctx = modern_ctx("tools/call", asks);
+        let mut env = (**ctx.inner.envelope.as_ref().expect("modern")).clone();
+        env.client_capabilities = json!({"elicitation": {"url": {}}});
+        if let Some(i) = std::sync::Arc::get_mut(&mut ctx.inner) {
+            i.envelope = Some(std::sync::Arc::new(env));
+        }
+        ctx
+    }
+
+    /// A URL-mode elicitation asked again with a fresh `elicitationId` (a legacy shim's rerun
+    /// behind a bridge) is the same question: the round's answer is found; another URL is not.
+    #[tokio::test]
+    async fn mrtr01_a_url_elicitation_is_the_same_question_under_a_new_id() {
+        let url = |id: &str, to: &str| {
+            Some(json!({"mode": "url", "message": "Sign in", "url": to, "elicitationId": id}))
+        };
+        let ctx = url_ctx(Asks::default());
+        let e = ctx
+            .request_client("elicitation/create", url("a", "https://x.test/1"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(_))));
+        let ir = finish(&ctx, InputRequired::new());
+        let mut retry = Retry {
+            input_responses: json!({"mcpcore.request.0": {"action": "accept"}})
+                .as_object()
+                .cloned(),
+            request_state: ir.request_state,
+        };
+        let ctx = url_ctx(from_retry(&mut retry).expect("carried"));
+        let r = ctx
+            .request_client("elicitation/create", url("b", "https://x.test/1"))
+            .await;
+        assert_eq!(r.expect("the same question"), json!({"action": "accept"}));
+        let e = ctx
+            .request_client("elicitation/create", url("c", "https://x.test/2"))
+            .await;
+        assert!(matches!(&e, Err(PeerError::InputRequired(_))), "{e:?}");
     }
 
     #[tokio::test]
