@@ -12,7 +12,8 @@
 #     ratio mount/official (target >= 5x), and a bare Express route (express.json(), then the same
 #     JSON answer, no MCP: what Express alone costs per request, a ceiling for any mount in it).
 #   * stdio, legacy initialize then tools/call: the repo's Rust driver (bench/, `stdio-bench`),
-#     sequential and pipelined calls/s, ratio.
+#     sequential and pipelined calls/s, ratio; and in the same rounds the Rust demo-server (no
+#     JavaScript at all): the floor of the pipe and core, and the addon's share of it.
 # The addon is a release build (cargo build --release -p mcpcore-node) copied with lib/ into
 # $PEERS/mcpcore-node-release; the SDK is installed from npm into $PEERS/ts-sdk-… (pinned).
 # Knobs: DURATION=5s CONNECTIONS=64 ROUNDS=3 SEQ=20000 PIPE=50000 WINDOW=64 WARMUP=2000
@@ -45,7 +46,7 @@ if ! command -v wrk >/dev/null; then
 fi
 
 echo "== building the addon and the stdio driver (release)"
-cargo build --release -q -p mcpcore-node -p mcpcore-bench
+cargo build --release -q -p mcpcore-node -p mcpcore-bench -p mcpcore-examples --bin demo-server
 TRIPLE=$("$NODE" -p "require('./bindings/node/lib/triple.cjs').triple")
 PKG="$PEERS/mcpcore-node-release"
 rm -rf "$PKG" && mkdir -p "$PKG"
@@ -53,6 +54,7 @@ cp -r bindings/node/lib bindings/node/package.json "$PKG/"
 cp "$CARGO_TARGET_DIR/release/libmcpcore_node.so" "$PKG/mcpcore.$TRIPLE.node"
 export MCPCORE_NODE_PKG="$PKG"
 DRIVER="$CARGO_TARGET_DIR/release/stdio-bench"
+FLOOR="$CARGO_TARGET_DIR/release/demo-server"
 
 PEER="$PEERS/ts-sdk-server-$TS_SERVER-node-$TS_NODE-express-$EXPRESS-zod-$ZOD"
 if [ ! -f "$PEER/node_modules/@modelcontextprotocol/node/package.json" ] || [ ! -f "$PEER/node_modules/express/package.json" ]; then
@@ -144,11 +146,12 @@ echo "== stdio: legacy tools/call echo (stdio-bench: $SEQ sequential, $PIPE pipe
 STDIO_OUT=$("${PIN_LOAD[@]}" "$DRIVER" --rounds "$ROUNDS" --warmup "$WARMUP" --seq "$SEQ" --pipe "$PIPE" \
   --window "$WINDOW" --timeout-secs 300 \
   --server "mcpcore-node=${PIN_SERVER[*]} $NODE $ROOT/bench/node/addon-server.mjs stdio" \
-  --server "ts-sdk-v2=${PIN_SERVER[*]} $NODE $PEER/ts-server.mjs stdio")
+  --server "ts-sdk-v2=${PIN_SERVER[*]} $NODE $PEER/ts-server.mjs stdio" \
+  --server "rust-floor=${PIN_SERVER[*]} $FLOOR")
 echo "$STDIO_OUT" | sed 's/^/   /'
-# stdio-bench's median rows: "<label> calls/s  <ours>  <theirs>  <ratio>x".
-read -r SEQ_O SEQ_T SEQ_RATIO < <(awk '/^sequential calls\/s/ {print $3, $4, $5}' <<<"$STDIO_OUT")
-read -r PIPE_O PIPE_T PIPE_RATIO < <(awk '/^pipelined calls\/s/ {print $3, $4, $5}' <<<"$STDIO_OUT")
+# stdio-bench's median rows: "<label> calls/s  <ours>  <ts>  <floor>  <ours/ts>x  <ours/floor>x".
+read -r SEQ_O SEQ_T SEQ_F SEQ_RATIO SEQ_SHARE < <(awk '/^sequential calls\/s/ {print $3, $4, $5, $6, $7}' <<<"$STDIO_OUT")
+read -r PIPE_O PIPE_T PIPE_F PIPE_RATIO PIPE_SHARE < <(awk '/^pipelined calls\/s/ {print $3, $4, $5, $6, $7}' <<<"$STDIO_OUT")
 
 echo
 echo "== summary (medians; mcpcore-node = the addon, release; ts-sdk-v2 = @modelcontextprotocol/server $TS_SERVER)"
@@ -161,4 +164,6 @@ printf '   %-34s %12s\n' "mount / built-in listener req/s" "$(awk -v a="$M" -v b
 printf '   %-34s %12s %12s\n' "bare Express req/s (no MCP), mount/bare" "$B" "$(awk -v a="$M" -v b="$B" 'BEGIN {printf "%.2f", a / b}')"
 printf '   %-34s %12s %12s %8s\n' "stdio sequential calls/s" "$SEQ_O" "$SEQ_T" "$SEQ_RATIO"
 printf '   %-34s %12s %12s %8s\n' "stdio pipelined calls/s (window $WINDOW)" "$PIPE_O" "$PIPE_T" "$PIPE_RATIO"
-echo "   targets: HTTP >= 10x, Express mount >= 5x, stdio >= 3x"
+printf '   %-34s %12s %12s %8s\n' "stdio sequential, Rust floor" "$SEQ_O" "$SEQ_F" "$SEQ_SHARE"
+printf '   %-34s %12s %12s %8s\n' "stdio pipelined, Rust floor" "$PIPE_O" "$PIPE_F" "$PIPE_SHARE"
+echo "   targets: HTTP >= 10x, Express mount >= 5x, stdio >= 3x, stdio >= 0.80x the Rust floor"

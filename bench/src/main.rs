@@ -172,11 +172,12 @@ fn report(opts: &Opts, results: &[Vec<Figures>]) {
     ];
     println!();
     print!("{:<31}", "median");
+    // A space before every heading: long names overflow their column but stay apart.
     for n in &names {
-        print!("{n:>12}");
+        print!(" {n:>11}");
     }
     for n in names.iter().skip(1) {
-        print!("{:>16}", format!("{} vs {n}", names[0]));
+        print!(" {:>15}", format!("{} vs {n}", names[0]));
     }
     println!();
     for (label, vals, higher_better) in &rows {
