@@ -176,7 +176,7 @@ impl Member {
                     continue;
                 }
                 let original = item_original(kind, &self.naming, k);
-                let h = forwarder(&self.up, kind, original);
+                let h = forwarder(&self.up, kind, original.to_owned());
                 match server.add_json(kind, def.clone(), h) {
                     Ok(_) => {
                         changed.insert(cap);
@@ -215,10 +215,7 @@ impl Member {
         let list = KINDS.iter().find(|k| k.0 == kind)?.1.items_key();
         let items = lock(&self.items);
         let def = items.get(list)?.get(key)?;
-        let own = match kind {
-            ItemKind::Tool | ItemKind::Prompt => self.naming.original(key).unwrap_or(key),
-            _ => key,
-        };
+        let own = item_original(kind, &self.naming, key);
         Some(self.naming.visible(filter_name(kind, own, def), held))
     }
 
@@ -255,10 +252,10 @@ fn filter_name<'a>(kind: ItemKind, own: &'a str, item: &'a Value) -> &'a str {
 }
 
 /// The upstream's key of a served item: names lose the prefix, URIs are the same.
-fn item_original(kind: ItemKind, naming: &Naming, key: &str) -> String {
+fn item_original<'a>(kind: ItemKind, naming: &Naming, key: &'a str) -> &'a str {
     match kind {
-        ItemKind::Tool | ItemKind::Prompt => naming.original(key).unwrap_or(key).to_owned(),
-        _ => key.to_owned(),
+        ItemKind::Tool | ItemKind::Prompt => naming.original(key).unwrap_or(key),
+        _ => key,
     }
 }
 

@@ -88,7 +88,9 @@ pub(crate) struct Lane {
     pub caps: Value,
     /// Cancelled when the session it serves ended.
     pub ended: Option<CancellationToken>,
-    used: Mutex<Instant>,
+    /// When a capability lane last had a call (the others are never idle-closed, so they
+    /// keep no clock).
+    used: Option<Mutex<Instant>>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -134,13 +136,13 @@ pub(crate) fn canonical(v: &Value) -> String {
 impl Lane {
     pub fn new(key: Key, caps: Value, ended: Option<CancellationToken>) -> Arc<Self> {
         Arc::new(Self {
-            key,
             client: Mutex::new(None),
             callers: Mutex::new(Vec::new()),
             next: AtomicU64::new(0),
             caps,
             ended,
-            used: Mutex::new(Instant::now()),
+            used: matches!(key, Key::Caps(_)).then(|| Mutex::new(Instant::now())),
+            key,
         })
     }
 
@@ -158,18 +160,26 @@ impl Lane {
             ctx: ctx.clone(),
             pending: pending.clone(),
         });
-        *lock(&self.used) = Instant::now();
+        self.touch();
         (id, pending)
     }
 
     pub fn leave(&self, id: u64) {
         lock(&self.callers).retain(|c| c.id != id);
-        *lock(&self.used) = Instant::now();
+        self.touch();
     }
 
-    /// No call in flight for `idle`.
+    fn touch(&self) {
+        if let Some(u) = &self.used {
+            *lock(u) = Instant::now();
+        }
+    }
+
+    /// A capability lane with no call in flight for `idle`.
     pub fn idle_for(&self, idle: Duration) -> bool {
-        lock(&self.callers).is_empty() && lock(&self.used).elapsed() >= idle
+        self.used
+            .as_ref()
+            .is_some_and(|u| lock(&self.callers).is_empty() && lock(u).elapsed() >= idle)
     }
 
     /// Whether this lane is done with: its session ended, its connection died, or (a capability
@@ -179,7 +189,7 @@ impl Lane {
             .as_ref()
             .is_some_and(CancellationToken::is_cancelled)
             || lock(&self.client).as_ref().is_some_and(Client::is_closed)
-            || (matches!(self.key, Key::Caps(_)) && self.idle_for(IDLE))
+            || self.idle_for(IDLE)
     }
 }
 
@@ -216,8 +226,8 @@ impl Lanes {
         }
         let victim = open
             .iter()
-            .filter(|(k, l)| matches!(k, Key::Caps(_)) && l.idle_for(Duration::ZERO))
-            .min_by_key(|(_, l)| *lock(&l.used))
+            .filter(|(_, l)| l.idle_for(Duration::ZERO))
+            .min_by_key(|(_, l)| l.used.as_ref().map(|u| *lock(u)))
             .map(|(k, _)| k.clone());
         match victim {
             Some(k) => Ok(open.remove(&k)),
@@ -257,5 +267,25 @@ mod tests {
             canonical(&json!({"b": [1, {"d": 2, "c": 3}], "a": "x"})),
             r#"{"a":"x","b":[1,{"c":3,"d":2}]}"#
         );
+    }
+
+    /// At the bound, the idle capability lane makes room; session lanes never do, so with only
+    /// those the bridge refuses.
+    #[test]
+    fn make_room_evicts_only_idle_capability_lanes() {
+        let lanes = Lanes::default();
+        let session = Lane::new(Key::Session(1), json!({}), Some(CancellationToken::new()));
+        lock(&lanes.open).insert(session.key.clone(), session);
+        assert!(
+            lanes.make_room(1).is_err(),
+            "a session lane is never evicted"
+        );
+        assert!(matches!(lanes.make_room(2), Ok(None)), "room left");
+        let caps = Lane::new(Key::Caps("{}".into()), json!({}), None);
+        lock(&lanes.open).insert(caps.key.clone(), caps);
+        let evicted = lanes.make_room(2).expect("the idle capability lane goes");
+        assert_eq!(evicted.map(|l| l.key.clone()), Some(Key::Caps("{}".into())));
+        assert_eq!(lock(&lanes.open).len(), 1);
+        assert!(!Lane::new(Key::Main, json!({}), None).idle_for(Duration::ZERO));
     }
 }

@@ -31,6 +31,8 @@ pub(crate) struct Upstream {
     conn: ConnArgs,
     /// The main connection: lists, subscriptions, completions, and calls by default.
     main: Arc<Lane>,
+    /// The canonical capabilities the main connection declares (see [`lane::canonical`]).
+    main_sig: String,
     /// The extra connections, and when to open them.
     lanes: Lanes,
     policy: Policy,
@@ -83,6 +85,7 @@ impl Upstream {
             target,
             conn,
             main: Lane::new(Key::Main, lane::main_caps(), None),
+            main_sig: lane::canonical(&lane::main_caps()),
             lanes: Lanes::default(),
             policy,
             restarting: AtomicBool::new(false),
@@ -273,9 +276,7 @@ impl Upstream {
         method: &str,
         mut params: Value,
     ) -> Result<Outcome, HandlerError> {
-        let main = self.client()?;
-        let lane = self.lane_for(&ctx, &main).await?;
-        let client = lane.live().unwrap_or(main);
+        let (lane, client) = self.lane_for(&ctx, self.client()?).await?;
         let passthrough = client.is_modern() && ctx.is_modern();
         if passthrough {
             // A retry of a round passed on: the caller's answers under the upstream's keys,
@@ -322,32 +323,35 @@ impl Upstream {
         }
     }
 
-    /// The connection `ctx`'s call goes on (see [`crate::lane`]), opened if need be.
+    /// The connection `ctx`'s call goes on (see [`crate::lane`]) and its client, opened if need
+    /// be; `main` is the main connection's client.
     async fn lane_for(
         self: &Arc<Self>,
         ctx: &RequestContext,
-        main: &Client,
-    ) -> Result<Arc<Lane>, HandlerError> {
+        main: Client,
+    ) -> Result<(Arc<Lane>, Client), HandlerError> {
         let by_caps = self.policy.per_capabilities && !main.is_modern();
         if !self.policy.per_session && !by_caps {
             // The common case costs nothing per call.
-            return Ok(self.main.clone());
+            return Ok((self.main.clone(), main));
         }
         let caps = lane::asking(&ctx.client_capabilities());
         let (key, ended) = match ctx.legacy_session() {
             Some(s) if self.policy.per_session => (Key::Session(s.key), Some(s.ended)),
-            _ if by_caps && lane::canonical(&caps) != lane::canonical(&self.main.caps) => {
-                (Key::Caps(lane::canonical(&caps)), None)
-            }
-            _ => return Ok(self.main.clone()),
+            _ if by_caps => match lane::canonical(&caps) {
+                sig if sig == self.main_sig => return Ok((self.main.clone(), main)),
+                sig => (Key::Caps(sig), None),
+            },
+            _ => return Ok((self.main.clone(), main)),
         };
-        if let Some(l) = self.lanes.get(&key).filter(|l| l.live().is_some()) {
-            return Ok(l);
+        let open = |l: Arc<Lane>| l.live().map(|c| (l, c));
+        if let Some(found) = self.lanes.get(&key).and_then(open) {
+            return Ok(found);
         }
         let _turn = self.lanes.opening.lock().await;
         if let Some(l) = self.lanes.get(&key) {
-            if l.live().is_some() {
-                return Ok(l);
+            if let Some(found) = open(l.clone()) {
+                return Ok(found);
             }
             self.lanes.remove(&l);
             tokio::spawn(close_lane(l));
@@ -379,9 +383,9 @@ impl Upstream {
                 ),
             )
         })?;
-        *lock(&lane.client) = Some(client);
+        *lock(&lane.client) = Some(client.clone());
         lock(&self.lanes.open).insert(key, lane.clone());
-        Ok(lane)
+        Ok((lane, client))
     }
 
     /// The call upstream. A modern caller gets the upstream's `input_required` rounds as they

@@ -8,6 +8,7 @@ use super::context::RequestContext;
 use super::era::KEY_SERVER_INFO;
 use super::handler::Outcome;
 use super::pagination;
+use super::registry::Registry;
 use super::session::{lock, Session};
 use super::ItemKind;
 use crate::error::{codes, ErrorObject};
@@ -120,24 +121,11 @@ pub(crate) fn initialize(
 /// `server/discover` (DISC-01).
 pub(crate) fn discover(session: &Session) -> Value {
     let inner = &session.server.inner;
-    let mut caps = inner.capabilities.clone();
-    // A transport that cannot deliver listen streams does not promise list changes/subscriptions.
-    if !session.supports_listen() {
-        for (cap, flags) in [
-            ("tools", &["listChanged"][..]),
-            ("prompts", &["listChanged"]),
-            ("resources", &["listChanged", "subscribe"]),
-        ] {
-            if let Some(obj) = caps.get_mut(cap).and_then(Value::as_object_mut) {
-                for f in flags {
-                    obj.remove(*f);
-                }
-            }
-        }
-    }
+    // Every transport carries listen streams (HTTP as their own response, stdio in the
+    // connection's flow), so the listChanged/subscribe promises stand everywhere.
     let mut result = json!({
         "supportedVersions": MODERN_VERSIONS,
-        "capabilities": caps,
+        "capabilities": inner.capabilities,
         "_meta": {KEY_SERVER_INFO: inner.options.server_info},
     });
     if let Some(i) = &inner.options.instructions {
@@ -149,12 +137,12 @@ pub(crate) fn discover(session: &Session) -> Value {
 /// One page of a list method: the items `s`'s client may see, each with its registry key.
 fn list<'a>(
     s: &Session,
+    reg: &Registry,
     kind: ItemKind,
     defs: impl Iterator<Item = (&'a str, Value)>,
     key: &str,
     params: Option<&Map<String, Value>>,
 ) -> MethodResult {
-    let reg = s.server.inner.registry.load();
     let who = s.principal().map(|p| &**p);
     let items: Vec<Value> = defs
         .filter(|(k, _)| reg.visible(kind, k, who))
@@ -189,7 +177,7 @@ pub(crate) fn list_tools(s: &Session, params: Option<&Map<String, Value>>) -> Me
         };
         (key_of(&t.def, "name"), def)
     });
-    list(s, ItemKind::Tool, defs, "tools", params)
+    list(s, &reg, ItemKind::Tool, defs, "tools", params)
 }
 
 pub(crate) fn list_prompts(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
@@ -198,7 +186,7 @@ pub(crate) fn list_prompts(s: &Session, params: Option<&Map<String, Value>>) -> 
         .prompts
         .iter()
         .map(|t| (key_of(&t.def, "name"), t.def.clone()));
-    list(s, ItemKind::Prompt, defs, "prompts", params)
+    list(s, &reg, ItemKind::Prompt, defs, "prompts", params)
 }
 
 pub(crate) fn list_resources(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
@@ -207,7 +195,7 @@ pub(crate) fn list_resources(s: &Session, params: Option<&Map<String, Value>>) -
         .resources
         .iter()
         .map(|t| (key_of(&t.def, "uri"), t.def.clone()));
-    list(s, ItemKind::Resource, defs, "resources", params)
+    list(s, &reg, ItemKind::Resource, defs, "resources", params)
 }
 
 pub(crate) fn list_templates(s: &Session, params: Option<&Map<String, Value>>) -> MethodResult {
@@ -218,16 +206,12 @@ pub(crate) fn list_templates(s: &Session, params: Option<&Map<String, Value>>) -
         .map(|t| (key_of(&t.def, "uriTemplate"), t.def.clone()));
     list(
         s,
+        &reg,
         ItemKind::ResourceTemplate,
         defs,
         "resourceTemplates",
         params,
     )
-}
-
-/// The request's principal, for [`super::registry::Registry::visible`].
-fn who(ctx: &RequestContext) -> Option<&crate::auth::Principal> {
-    ctx.principal()
 }
 
 /// `tools/call` (TOOL-01, TOOL-06, TOOL-07, SEP-1303).
@@ -241,7 +225,7 @@ pub(crate) async fn call_tool(
     let reg = session.server.inner.registry.load();
     let Some(tool) = reg
         .tool(name)
-        .filter(|_| reg.visible(ItemKind::Tool, name, who(&ctx)))
+        .filter(|_| reg.visible(ItemKind::Tool, name, ctx.principal()))
         .cloned()
     else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
@@ -329,7 +313,7 @@ pub(crate) async fn get_prompt(
     let name = str_param(params, "name")?;
     let session = ctx.session().clone();
     let reg = session.server.inner.registry.load();
-    let visible = reg.visible(ItemKind::Prompt, name, who(&ctx));
+    let visible = reg.visible(ItemKind::Prompt, name, ctx.principal());
     let Some(prompt) = reg.prompt(name).filter(|_| visible).cloned() else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown prompt: {name}"
@@ -375,7 +359,7 @@ pub(crate) async fn read_resource(
     let uri = str_param(params, "uri")?;
     let session = ctx.session().clone();
     let reg = session.server.inner.registry.load();
-    let visible = |kind, key: &str| reg.visible(kind, key, who(&ctx));
+    let visible = |kind, key: &str| reg.visible(kind, key, ctx.principal());
     let (handler, vars) = if let Some(r) = reg.resource(uri) {
         if !visible(ItemKind::Resource, uri) {
             return Err(resource_not_found(uri));
@@ -449,7 +433,7 @@ pub(crate) async fn complete(
     match r.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-            if reg.prompt(name).is_none() || !reg.visible(ItemKind::Prompt, name, who(&ctx)) {
+            if reg.prompt(name).is_none() || !reg.visible(ItemKind::Prompt, name, ctx.principal()) {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown prompt: {name}"
                 )));
@@ -457,7 +441,7 @@ pub(crate) async fn complete(
         }
         Some("ref/resource") => {
             let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-            let w = who(&ctx);
+            let w = ctx.principal();
             let known = (reg.resource(uri).is_some() && reg.visible(ItemKind::Resource, uri, w))
                 || (reg.templates.get(uri).is_some()
                     && reg.visible(ItemKind::ResourceTemplate, uri, w));

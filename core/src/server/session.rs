@@ -416,20 +416,6 @@ impl Session {
         lock(&self.subscriptions).contains(uri)
     }
 
-    /// True when this connection can carry `subscriptions/listen` streams: Streamable HTTP as
-    /// the listen request's response stream, stdio interleaved with the connection's other
-    /// messages (SUB-02, SUB-03, SUB-05). Every kind can today; discovery would strip
-    /// `listChanged`/`subscribe` where one could not.
-    pub(crate) fn supports_listen(&self) -> bool {
-        matches!(
-            self.kind,
-            SessionKind::Stdio
-                | SessionKind::HttpLegacy
-                | SessionKind::HttpStatelessLegacy
-                | SessionKind::HttpModern
-        )
-    }
-
     /// True when this connection can carry server→client requests tied to a request (stdio and
     /// legacy HTTP sessions; never a modern request).
     pub(crate) fn can_send_requests(&self) -> bool {
