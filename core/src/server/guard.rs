@@ -24,14 +24,18 @@ use crate::error::{codes, ErrorObject};
 /// The message of a handler timeout's error (a local condition, not an internal detail).
 pub const TIMED_OUT_MESSAGE: &str = "Request timed out";
 
-/// Polls a future and turns a panic inside it into an `Err` (no `unsafe`: the future is boxed,
-/// so it can be polled through a plain `&mut`).
-struct CatchUnwind<F> {
-    inner: Pin<Box<F>>,
+/// Polls a pinned future and turns a panic inside it into an `Err` (no `unsafe`: the future is
+/// reached through a pinned pointer, so it can be polled through a plain `&mut`).
+struct CatchUnwind<P> {
+    inner: Pin<P>,
 }
 
-impl<F: Future> Future for CatchUnwind<F> {
-    type Output = std::thread::Result<F::Output>;
+impl<P> Future for CatchUnwind<P>
+where
+    P: std::ops::DerefMut + Unpin,
+    P::Target: Future,
+{
+    type Output = std::thread::Result<<P::Target as Future>::Output>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let inner = self.get_mut().inner.as_mut();
@@ -73,20 +77,46 @@ pub(crate) async fn run<F>(
 where
     F: Future<Output = Reply> + Send + 'static,
 {
+    match timeout {
+        // Without a timeout the request is polled in place: boxing it (a request future is
+        // a couple of KB) cost an allocation large enough to take glibc's slow path on every
+        // request.
+        None => {
+            let caught = CatchUnwind {
+                inner: std::pin::pin!(fut),
+            };
+            guarded(caught, &token, cancellable, grace).await
+        }
+        // A timed-out handler moves into a task of its own, so it must live in a box.
+        Some(limit) => with_timeout(fut, token, cancellable, limit, grace).await,
+    }
+}
+
+async fn with_timeout<F>(
+    fut: F,
+    token: CancellationToken,
+    cancellable: bool,
+    limit: Duration,
+    grace: Duration,
+) -> Guarded
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
     let mut caught = CatchUnwind {
         inner: Box::pin(fut),
     };
+    // Once the peer cancelled, the grace bound in `guarded` applies and the deadline must not
+    // answer a request the peer gave up on (CAN-01).
     let deadline = async {
-        match timeout {
-            Some(limit) => tokio::time::sleep(limit).await,
-            None => std::future::pending().await,
+        tokio::time::sleep(limit).await;
+        if token.is_cancelled() {
+            std::future::pending::<()>().await;
         }
     };
-    // Biased, handler first: a handler that is ready at once (most are) never arms the timer
-    // or registers with the token, so the guard costs a request next to nothing.
-    let outcome = tokio::select! {
+    // Biased, handler first: a handler that is ready at once never arms the timer.
+    tokio::select! {
         biased;
-        r = &mut caught => r,
+        g = guarded(&mut caught, &token, cancellable, grace) => g,
         () = deadline => {
             token.cancel();
             // Keep polling the handler for a bounded while so it observes the cancellation
@@ -94,12 +124,31 @@ where
             tokio::spawn(async move {
                 let _ = tokio::time::timeout(grace, caught).await;
             });
-            tracing::warn!(?timeout, "handler timed out");
-            return Guarded {
+            tracing::warn!(?limit, "handler timed out");
+            Guarded {
                 reply: failed(ErrorObject::new(codes::INTERNAL_ERROR, TIMED_OUT_MESSAGE)),
                 timed_out: true,
-            };
+            }
         }
+    }
+}
+
+/// The handler, or — once the peer cancelled a cancellable request — the handler bounded by
+/// `grace`.
+async fn guarded<C>(
+    mut caught: C,
+    token: &CancellationToken,
+    cancellable: bool,
+    grace: Duration,
+) -> Guarded
+where
+    C: Future<Output = std::thread::Result<Reply>> + Unpin,
+{
+    // Biased, handler first: a handler that is ready at once (most are) never registers with
+    // the token, so the guard costs a request next to nothing.
+    let outcome = tokio::select! {
+        biased;
+        r = &mut caught => r,
         () = token.cancelled(), if cancellable => {
             match tokio::time::timeout(grace, &mut caught).await {
                 Ok(r) => r,
@@ -110,6 +159,10 @@ where
             }
         }
     };
+    finish(outcome)
+}
+
+fn finish(outcome: std::thread::Result<Reply>) -> Guarded {
     let reply = outcome.unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
@@ -188,6 +241,25 @@ mod tests {
         };
         let g = run(quick, token, true, None, Duration::from_secs(2)).await;
         assert_eq!(g.reply.result, Ok(json!({})));
+    }
+
+    /// CAN-01 with a handler timeout set: a request the peer cancelled is bounded by the grace,
+    /// and a deadline passing meanwhile does not turn it into a "timed out" answer.
+    #[tokio::test(start_paused = true)]
+    async fn a_peer_cancel_is_not_answered_by_the_deadline() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let limit = Some(Duration::from_secs(1));
+        let g = run(
+            std::future::pending::<Reply>(),
+            token,
+            true,
+            limit,
+            Duration::from_secs(3),
+        )
+        .await;
+        assert!(!g.timed_out);
+        assert_eq!(g.reply.result, Err(ErrorObject::internal()));
     }
 
     #[tokio::test]
