@@ -65,7 +65,7 @@ impl AuthorizationBrowser for PyBrowser {
     }
 }
 
-/// The callback's `concurrent.futures.Future` while core waits for it: a wait that ends early
+/// The callback's `Spawn` handle while core waits for it: a wait that ends early
 /// (the connect was cancelled, or core dropped the flow) cancels the callback's asyncio task,
 /// so a callback waiting for the user does not wait for ever. (A plain `def` cannot be
 /// interrupted.)

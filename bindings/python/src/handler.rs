@@ -3,11 +3,13 @@
 //! The Python side (`mcpcore.server`) wraps every registered function as
 //! `invoke(ctx, params, responder)` and reports exactly once through the [`Responder`]. For an
 //! `async def` function `invoke` returns a coroutine, scheduled here on the asyncio loop captured
-//! at serve time (`asyncio.run_coroutine_threadsafe`); peer cancellation cancels that asyncio
-//! task (the handler sees `CancelledError`). For a plain `def` function `invoke` hands the call to
-//! a Python worker thread itself and returns `None`: the loop is not involved (two thread hops
-//! and two loop wake-ups less per call). Either way the tokio task then waits for the responder
-//! without the interpreter lock.
+//! at serve time (`mcpcore._spawn.Spawn`); peer cancellation cancels that asyncio
+//! task (the handler sees `CancelledError`). For a plain `def` function `invoke` runs it right
+//! there and returns `None`: `invoke` is always called on one of the runtime's blocking threads
+//! ([`bridge::attach_blocking`]), a worker thread of its own, so the call needs no further
+//! hand-off (a Python thread pool here cost a thread switch and a Python-level queue per call)
+//! and the loop is not involved. Either way the tokio task then waits for the responder without
+//! the interpreter lock.
 
 use std::sync::{Arc, Mutex};
 
@@ -32,8 +34,8 @@ pub(crate) type Reply = Result<Outcome, HandlerError>;
 pub struct Loop {
     /// The asyncio event loop captured when serving started.
     pub event_loop: Arc<Slot>,
-    /// `asyncio.run_coroutine_threadsafe`.
-    pub run_threadsafe: Arc<Slot>,
+    /// `mcpcore._spawn.Spawn(coro, loop)`: starts a coroutine on the loop from any thread.
+    pub spawn: Arc<Slot>,
 }
 
 impl Loop {
@@ -41,17 +43,13 @@ impl Loop {
     pub fn new(py: Python<'_>, event_loop: Py<PyAny>) -> PyResult<Arc<Self>> {
         Ok(Arc::new(Self {
             event_loop: Slot::new(event_loop),
-            run_threadsafe: Slot::new(
-                py.import("asyncio")?
-                    .getattr("run_coroutine_threadsafe")?
-                    .unbind(),
-            ),
+            spawn: Slot::new(py.import("mcpcore._spawn")?.getattr("Spawn")?.unbind()),
         }))
     }
 
     /// The slots, for the native object that owns this loop (see [`crate::gc`]).
     pub fn slots(&self) -> Vec<Arc<Slot>> {
-        vec![self.event_loop.clone(), self.run_threadsafe.clone()]
+        vec![self.event_loop.clone(), self.spawn.clone()]
     }
 
     /// The event loop, or an error once it was collected.
@@ -80,7 +78,7 @@ pub(crate) struct Call {
 
 impl Call {
     /// Call `invoke(*args, responder)` and schedule the coroutine it returns on the loop; returns
-    /// the `concurrent.futures.Future` (to cancel it; `None` when `invoke` returned `None`, having
+    /// the started coroutine's `Spawn` (to cancel it; `None` when `invoke` returned `None`, having
     /// started the call itself) and the reply channel.
     pub(crate) fn start(
         &self,
@@ -114,7 +112,7 @@ impl Call {
             return Ok((None, rx));
         }
         let lp = &self.event_loop;
-        let run = lp.run_threadsafe.get(py).ok_or_else(gone)?;
+        let run = lp.spawn.get(py).ok_or_else(gone)?;
         let fut = run.call1((coro, lp.event_loop(py)?))?;
         Ok((Some(fut.unbind()), rx))
     }

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import inspect
 import logging
-import os
 import signal
 import sys
-import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _asgi, _native, registration
@@ -189,15 +186,11 @@ class _Entry:
         finally:
             otel_detach(token)
 
-    def start_sync(
+    def run_sync(
         self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
     ) -> None:
-        """A plain ``def`` function: hand the call to a worker thread, without the event loop."""
-        _worker_pool().submit(self._run_sync, native_ctx, params, responder)
-
-    def _run_sync(
-        self, native_ctx: _native.NativeContext, params: Any, responder: _native.Responder
-    ) -> None:
+        """Run a plain ``def`` function; report exactly once. Core calls this on one of its
+        worker threads (never the event loop's), so the call needs no further hand-off."""
         ctx = Context(native_ctx)
         token = otel_attach(ctx)
         try:
@@ -241,23 +234,6 @@ class _Entry:
                 self.label(),
             )
             responder.fail(f"{type(e).__name__}: {e}")
-
-
-_POOL: Optional[concurrent.futures.ThreadPoolExecutor] = None
-_POOL_LOCK = threading.Lock()
-
-
-def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
-    """The threads plain ``def`` handlers run on (sized like asyncio's default executor, which
-    ran them before; its threads are joined at interpreter exit like that executor's)."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = concurrent.futures.ThreadPoolExecutor(
-                max_workers=min(32, (os.cpu_count() or 1) + 4),
-                thread_name_prefix="mcpcore-handler",
-            )
-        return _POOL
 
 
 class Server(Dynamic):

@@ -1,0 +1,46 @@
+"""Start a handler's coroutine on the serving loop from one of core's threads.
+
+``asyncio.run_coroutine_threadsafe`` did this before, but it chains a
+``concurrent.futures.Future`` to the task through callbacks on both sides: most of an
+``async def`` tool call's Python time over stdio. Core only needs the start and a way to cancel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Coroutine, Optional
+
+
+class Spawn:
+    """``Spawn(coro, loop)`` schedules ``coro`` as a task on ``loop`` (thread-safe);
+    ``cancel()``, from any thread, cancels that task (or the start, when it has not run yet)."""
+
+    __slots__ = ("_loop", "_coro", "_task", "_cancelled")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._coro: Optional[Coroutine[Any, Any, Any]] = coro
+        self._task: Optional["asyncio.Task[Any]"] = None
+        self._cancelled = False
+        loop.call_soon_threadsafe(self._start)
+
+    def _start(self) -> None:
+        coro, self._coro = self._coro, None
+        if coro is None:
+            return
+        if self._cancelled:
+            coro.close()
+            return
+        self._task = self._loop.create_task(coro)
+
+    def cancel(self) -> bool:
+        try:
+            self._loop.call_soon_threadsafe(self._cancel)
+        except RuntimeError:  # the loop is closed: nothing runs on it any more
+            return False
+        return True
+
+    def _cancel(self) -> None:
+        self._cancelled = True
+        if self._task is not None:
+            self._task.cancel()
