@@ -144,10 +144,10 @@ impl RequestContext {
     pub fn client_info(&self) -> Option<Value> {
         match &self.inner.envelope {
             Some(e) => e.client_info.clone(),
-            None => {
-                let v = lock(&self.inner.session.legacy).client_info.clone();
-                (!v.is_null()).then_some(v)
-            }
+            None => lock(&self.inner.session.legacy)
+                .client_info
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok()),
         }
     }
     /// `inputResponses` of a retried modern request (or the legacy shim's collected answers).

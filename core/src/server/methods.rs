@@ -97,7 +97,10 @@ pub(crate) fn initialize(
         }
         st.protocol_version = Some(negotiated.to_owned());
         st.client_capabilities = p.get("capabilities").cloned().unwrap_or_else(|| json!({}));
-        st.client_info = p.get("clientInfo").cloned().unwrap_or(Value::Null);
+        st.client_info = p
+            .get("clientInfo")
+            .filter(|v| !v.is_null())
+            .map(|v| v.to_string().into_boxed_str());
         session.mark_initialized();
     }
     session.lock_era(Era::Legacy);

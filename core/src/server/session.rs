@@ -75,7 +75,9 @@ impl EraLock {
 pub(crate) struct LegacyState {
     pub protocol_version: Option<String>,
     pub client_capabilities: Value,
-    pub client_info: Value,
+    /// `clientInfo` as JSON text: read only when a handler asks, and a parsed object would keep
+    /// a map node (about 600 bytes) in every idle session.
+    pub client_info: Option<Box<str>>,
     pub log_level: Option<LoggingLevel>,
 }
 
@@ -113,8 +115,9 @@ pub struct Session {
     /// metrics are on.
     began: Option<std::time::Instant>,
     /// Cancelled when the session is gone (its last holder dropped it): what
-    /// [`SessionHandle::ended`] watches.
-    ended: CancellationToken,
+    /// [`SessionHandle::ended`] watches. Made when a handler first asks for it: most sessions
+    /// never do, and an idle session should cost as little as it can.
+    ended: std::sync::OnceLock<CancellationToken>,
 }
 
 /// A legacy session as a handler may keep per-session state about it, without keeping the
@@ -169,7 +172,7 @@ impl Session {
             key,
             principal: std::sync::OnceLock::new(),
             answers: std::sync::OnceLock::new(),
-            ended: CancellationToken::new(),
+            ended: std::sync::OnceLock::new(),
         });
         if kind != SessionKind::HttpModern {
             s.server.inner.register_session(key, Arc::downgrade(&s));
@@ -182,7 +185,7 @@ impl Session {
     pub(crate) fn handle(&self) -> Option<SessionHandle> {
         matches!(self.kind, SessionKind::Stdio | SessionKind::HttpLegacy).then(|| SessionHandle {
             key: self.key,
-            ended: self.ended.clone(),
+            ended: self.ended.get_or_init(CancellationToken::new).clone(),
         })
     }
 
@@ -471,7 +474,9 @@ impl Server {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        self.ended.cancel();
+        if let Some(ended) = self.ended.get() {
+            ended.cancel();
+        }
         self.server.inner.unregister_session(self.key);
         if let Some(t0) = self.began {
             let transport = self.network_transport();
@@ -497,6 +502,55 @@ mod tests {
     use super::*;
     use crate::server::NullOutbound;
 
+    /// The handshake's `clientInfo` (kept as text) reaches a handler as the object the client
+    /// sent.
+    #[tokio::test]
+    async fn a_handler_reads_the_client_info_of_the_handshake() {
+        let server = Server::builder("t", "1")
+            .tool(
+                crate::Tool::new("who"),
+                crate::handler_fn(|ctx: crate::RequestContext, _args: Value| async move {
+                    Ok::<_, crate::HandlerError>(serde_json::json!({
+                        "content": [], "structuredContent": {"info": ctx.client_info()}
+                    }))
+                }),
+            )
+            .build()
+            .expect("server");
+        {
+            let info = serde_json::json!({"name": "c", "version": "2", "title": "C é"});
+            let want = info.clone();
+            let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
+            let s = server.new_session(SessionKind::Stdio, sink.clone());
+            let init = serde_json::json!({"protocolVersion": "2025-11-25",
+                "capabilities": {}, "clientInfo": info});
+            let r = s
+                .handle_request(
+                    Id::Num(1),
+                    "initialize".into(),
+                    init.as_object().cloned(),
+                    sink.clone(),
+                )
+                .await;
+            let r = r.expect("answered").result;
+            assert!(r.is_ok(), "{r:?}");
+            s.handle_notification("notifications/initialized", None);
+            let call = serde_json::json!({"name": "who", "arguments": {}});
+            let r = s
+                .handle_request(
+                    Id::Num(2),
+                    "tools/call".into(),
+                    call.as_object().cloned(),
+                    sink,
+                )
+                .await
+                .expect("answered")
+                .result
+                .expect("ok");
+            assert_eq!(r["structuredContent"]["info"], want, "{r}");
+        }
+    }
+
     #[test]
     fn stateless_legacy_sessions_are_initialized_by_mode() {
         let server = Server::builder("t", "1").build().expect("server");
@@ -508,7 +562,7 @@ mod tests {
         assert_eq!(s.era(), Some(Era::Legacy));
         assert_eq!(s.negotiated_version().as_deref(), Some("2025-06-18"));
         // No handshake happened, so nothing describes the client.
-        assert_eq!(lock(&s.legacy).client_info, Value::Null);
+        assert_eq!(lock(&s.legacy).client_info, None);
         // HTTP-11: no version header reads as 2025-03-26 (the batch version).
         let s = server
             .stateless_legacy_session("tools/list", None, Arc::new(NullOutbound))

@@ -64,7 +64,11 @@ fn snapshot_with(entry: &Entry, base: &SessionRecord) -> SessionRecord {
     let st = lock(&s.legacy).clone();
     SessionRecord {
         protocol_version: st.protocol_version,
-        client_info: st.client_info,
+        client_info: st
+            .client_info
+            .as_deref()
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default(),
         client_capabilities: st.client_capabilities,
         initialized: s.is_handshake_complete(),
         log_level: st.log_level,
@@ -90,7 +94,8 @@ fn apply(entry: &Entry, rec: SessionRecord) {
             st.protocol_version.clone_from(&rec.protocol_version);
         }
         if !keep("info") {
-            st.client_info.clone_from(&rec.client_info);
+            st.client_info =
+                (!rec.client_info.is_null()).then(|| rec.client_info.to_string().into_boxed_str());
         }
         if !keep("caps") {
             st.client_capabilities.clone_from(&rec.client_capabilities);
