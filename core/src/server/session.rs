@@ -506,6 +506,7 @@ mod tests {
     /// sent.
     #[tokio::test]
     async fn a_handler_reads_the_client_info_of_the_handshake() {
+        use crate::server::test_support::{legacy_session, request};
         let server = Server::builder("t", "1")
             .tool(
                 crate::Tool::new("who"),
@@ -517,38 +518,11 @@ mod tests {
             )
             .build()
             .expect("server");
-        {
-            let info = serde_json::json!({"name": "c", "version": "2", "title": "C é"});
-            let want = info.clone();
-            let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
-            let s = server.new_session(SessionKind::Stdio, sink.clone());
-            let init = serde_json::json!({"protocolVersion": "2025-11-25",
-                "capabilities": {}, "clientInfo": info});
-            let r = s
-                .handle_request(
-                    Id::Num(1),
-                    "initialize".into(),
-                    init.as_object().cloned(),
-                    sink.clone(),
-                )
-                .await;
-            let r = r.expect("answered").result;
-            assert!(r.is_ok(), "{r:?}");
-            s.handle_notification("notifications/initialized", None);
-            let call = serde_json::json!({"name": "who", "arguments": {}});
-            let r = s
-                .handle_request(
-                    Id::Num(2),
-                    "tools/call".into(),
-                    call.as_object().cloned(),
-                    sink,
-                )
-                .await
-                .expect("answered")
-                .result
-                .expect("ok");
-            assert_eq!(r["structuredContent"]["info"], want, "{r}");
-        }
+        let s = legacy_session(&server).await;
+        let call = serde_json::json!({"name": "who", "arguments": {}});
+        let r = request(&s, 1, "tools/call", call).await.expect("ok");
+        let want = serde_json::json!({"name": "t", "version": "1"});
+        assert_eq!(r["structuredContent"]["info"], want, "{r}");
     }
 
     #[test]
