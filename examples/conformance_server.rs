@@ -53,6 +53,7 @@ fn build(
 
 #[tokio::main]
 async fn main() {
+    http_flags::install_memory_trim();
     let (args, backplane) = match backplane_flags::take(std::env::args().skip(1).collect()) {
         Ok(r) => r,
         Err(e) => usage(&e),

@@ -249,6 +249,7 @@ fn core_tools(b: ServerBuilder) -> ServerBuilder {
 
 #[tokio::main]
 async fn main() {
+    http_flags::install_memory_trim();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut flag = |name: &str| {
         let found = args.iter().any(|a| a == name);

@@ -99,3 +99,20 @@ pub fn take(args: Vec<String>, opts: &mut HttpOptions) -> Result<(Vec<String>, b
     }
     Ok((rest, given))
 }
+
+/// Let core give large freed buffers back to the OS after big messages (glibc keeps them
+/// otherwise; see `mcpcore::transport::http::set_memory_trim`).
+pub fn install_memory_trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        mcpcore::transport::http::set_memory_trim(|| {
+            // SAFETY: glibc's malloc_trim only walks the allocator's own state, under its locks.
+            unsafe {
+                malloc_trim(0);
+            }
+        });
+    }
+}

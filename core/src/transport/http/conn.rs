@@ -85,6 +85,9 @@ struct ConnState {
     /// that begin no request (WINDOW_UPDATE while reading an answer, PING, SETTINGS acks), so
     /// bytes between requests do not start the header deadline; the idle deadline bounds them.
     h2: AtomicBool,
+    /// Bytes of the messages this connection carried, for the allocator's trim when it ends
+    /// (answers a peer never read are freed only then).
+    carried: AtomicUsize,
 }
 
 impl ConnState {
@@ -95,6 +98,7 @@ impl ConnState {
                 header_from: Some(now),
             }),
             h2: AtomicBool::new(false),
+            carried: AtomicUsize::new(0),
         }
     }
 
@@ -294,6 +298,14 @@ impl AsyncWrite for GuardedIo {
 struct GuardedBody {
     body: HttpBody,
     _req: InProgress,
+    /// The request's and the answer's sizes, counted for the allocator's trim when dropped.
+    bytes: usize,
+}
+
+impl Drop for GuardedBody {
+    fn drop(&mut self) {
+        super::trim::released(self.bytes);
+    }
 }
 
 impl Body for GuardedBody {
@@ -339,9 +351,24 @@ impl hyper::service::Service<http::Request<Incoming>> for ConnService {
         }
         let guard = InProgress::begin(self.state.clone());
         let svc = self.inner.clone();
+        let state = self.state.clone();
+        let sent = req
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+            .unwrap_or(0);
         Box::pin(async move {
             let resp = svc.handle(req).await;
-            Ok(resp.map(|body| GuardedBody { body, _req: guard }))
+            Ok(resp.map(|body| {
+                let answer = body.size_hint().exact().unwrap_or(0);
+                let bytes = sent.saturating_add(usize::try_from(answer).unwrap_or(usize::MAX));
+                state.carried.fetch_add(bytes, Ordering::Relaxed);
+                GuardedBody {
+                    body,
+                    _req: guard,
+                    bytes,
+                }
+            }))
         })
     }
 }
@@ -499,7 +526,7 @@ fn spawn_connection(
     let io = GuardedIo::new(stream, state.clone(), Timeouts::new(service.options()));
     let svc = ConnService {
         inner: service.clone(),
-        state,
+        state: state.clone(),
         counters: slot.counters.clone(),
     };
     let tls = tls.cloned();
@@ -525,6 +552,7 @@ fn spawn_connection(
         if let Err(e) = r {
             tracing::debug!(error = %e, "HTTP connection ended with an error");
         }
+        super::trim::released(state.carried.load(Ordering::Relaxed));
     });
 }
 

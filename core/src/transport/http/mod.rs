@@ -39,6 +39,7 @@ mod server;
 mod sessions;
 mod sse;
 mod stream;
+mod trim;
 
 /// The `Mcp-Name` / `Mcp-Param-*` value decoder (HTTP-16), published here first.
 pub use crate::protocol::mcp_header::decode_value as decode_header_value;
@@ -48,3 +49,4 @@ pub use body::HttpBody;
 pub use exchange::{BodyFeed, Exchange, ExchangeHead};
 pub use options::{AllowList, HttpOptions, LegacyStores};
 pub use server::{serve, HttpListener, HttpService};
+pub use trim::{set_memory_trim, TRIM_AFTER_BYTES};
