@@ -298,7 +298,9 @@ impl AsyncWrite for GuardedIo {
 struct GuardedBody {
     body: HttpBody,
     _req: InProgress,
-    /// The request's and the answer's sizes, counted for the allocator's trim when dropped.
+    /// The request's and the answer's sizes when large, counted for the allocator's trim when
+    /// dropped (a read answer is freed about then) and again when the connection ends (an
+    /// unread one is freed only then): counting twice only makes a trim come sooner.
     bytes: usize,
 }
 
@@ -351,18 +353,15 @@ impl hyper::service::Service<http::Request<Incoming>> for ConnService {
         }
         let guard = InProgress::begin(self.state.clone());
         let svc = self.inner.clone();
-        let state = self.state.clone();
-        let sent = req
-            .headers()
-            .get(http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-            .unwrap_or(0);
+        let sent = req.body().size_hint().exact().unwrap_or(0);
         Box::pin(async move {
             let resp = svc.handle(req).await;
             Ok(resp.map(|body| {
                 let answer = body.size_hint().exact().unwrap_or(0);
-                let bytes = sent.saturating_add(usize::try_from(answer).unwrap_or(usize::MAX));
-                state.carried.fetch_add(bytes, Ordering::Relaxed);
+                let bytes = super::trim::large(sent.saturating_add(answer));
+                if bytes > 0 {
+                    guard.0.carried.fetch_add(bytes, Ordering::Relaxed);
+                }
                 GuardedBody {
                     body,
                     _req: guard,

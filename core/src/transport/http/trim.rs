@@ -35,7 +35,16 @@ pub fn set_memory_trim(trim: fn()) {
     let _ = TRIM.set(trim);
 }
 
-/// A message of `bytes` was (or is about to be) freed.
+/// `bytes` when they count towards a trim (large, and a trim function installed), else 0.
+pub(crate) fn large(bytes: u64) -> usize {
+    match usize::try_from(bytes) {
+        Ok(n) if n >= LARGE && TRIM.get().is_some() => n,
+        Ok(_) => 0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// Messages of `bytes` (as counted by [`large`]) were, or are about to be, freed.
 pub(crate) fn released(bytes: usize) {
     let Some(&trim) = TRIM.get() else { return };
     if bytes < LARGE {
