@@ -1,4 +1,4 @@
-//! The process's telemetry for the foreign doors: one `tracing` subscriber, installed on first
+//! The process's telemetry for the foreign doors: one `tracing` subscriber ([`super::subscriber`]), installed on first
 //! use, that exports spans over OTLP once [`install`] configured it (the bindings and the C ABI
 //! call it with the options JSON, `{"otlp": {…}, "level": "info"}`) and hands log events to the
 //! route [`super::route_logs`] sets. A Rust program with a subscriber of its own adds
@@ -7,9 +7,6 @@
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 use tracing::level_filters::LevelFilter;
-use tracing::span;
-use tracing::subscriber::Interest;
-use tracing_subscriber::layer::{Context, SubscriberExt};
 
 use super::log::Route;
 use super::otlp::{ExportHandle, OtlpLayer, OtlpOptions};
@@ -67,7 +64,7 @@ pub(crate) fn process() -> Result<&'static Process, String> {
                 otlp: OnceLock::new(),
                 route: RwLock::new(None),
             });
-            let subscriber = tracing_subscriber::registry().with(ProcessLayer(p.clone()));
+            let subscriber = super::subscriber::ProcessSubscriber::new(p.clone());
             tracing::subscriber::set_global_default(subscriber).map_err(|_| {
                 "a tracing subscriber is already installed in this process".to_owned()
             })?;
@@ -79,13 +76,30 @@ pub(crate) fn process() -> Result<&'static Process, String> {
 }
 
 impl Process {
+    /// A process layer exporting through `layer`, for tests of the subscriber.
+    #[cfg(test)]
+    pub(super) fn exporting(layer: OtlpLayer) -> Arc<Self> {
+        let handle = layer.handle();
+        let p = Self {
+            otlp: OnceLock::new(),
+            route: RwLock::new(None),
+        };
+        let _ = p.otlp.set((layer, LevelFilter::TRACE, handle));
+        Arc::new(p)
+    }
+
     pub(crate) fn set_route(&self, route: Option<Route>) {
         *self.route.write().unwrap_or_else(PoisonError::into_inner) = route;
         // Callsites cached `never`/`always` under the old route.
         tracing::callsite::rebuild_interest_cache();
     }
 
-    fn route(&self) -> Option<Route> {
+    /// The exporter, once [`install`] configured one.
+    pub(super) fn otlp(&self) -> Option<&OtlpLayer> {
+        self.otlp.get().map(|(l, _, _)| l)
+    }
+
+    pub(super) fn route(&self) -> Option<Route> {
         self.route
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -94,7 +108,7 @@ impl Process {
 
     /// mcpcore's spans while spans are exported (at their level); its events while a log
     /// route takes them (at its level). Nothing else: a callsite nobody wants costs nothing.
-    fn wants(&self, m: &tracing::Metadata<'_>) -> bool {
+    pub(super) fn wants(&self, m: &tracing::Metadata<'_>) -> bool {
         if !m.target().starts_with("mcpcore") {
             return false;
         }
@@ -104,46 +118,6 @@ impl Process {
                 .is_some_and(|(_, level, _)| m.level() <= level)
         } else {
             self.route().is_some_and(|r| m.level() <= &r.level)
-        }
-    }
-}
-
-struct ProcessLayer(Arc<Process>);
-
-impl<S> tracing_subscriber::Layer<S> for ProcessLayer
-where
-    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
-{
-    fn register_callsite(&self, m: &'static tracing::Metadata<'static>) -> Interest {
-        if self.0.wants(m) {
-            Interest::always()
-        } else {
-            Interest::never()
-        }
-    }
-    fn enabled(&self, m: &tracing::Metadata<'_>, _: Context<'_, S>) -> bool {
-        self.0.wants(m)
-    }
-    fn on_new_span(&self, a: &span::Attributes<'_>, id: &span::Id, ctx: Context<'_, S>) {
-        if let Some((l, _, _)) = self.0.otlp.get() {
-            l.on_new_span(a, id, ctx);
-        }
-    }
-    fn on_record(&self, id: &span::Id, r: &span::Record<'_>, ctx: Context<'_, S>) {
-        if let Some((l, _, _)) = self.0.otlp.get() {
-            l.on_record(id, r, ctx);
-        }
-    }
-    fn on_close(&self, id: span::Id, ctx: Context<'_, S>) {
-        if let Some((l, _, _)) = self.0.otlp.get() {
-            l.on_close(id, ctx);
-        }
-    }
-    fn on_event(&self, e: &tracing::Event<'_>, _: Context<'_, S>) {
-        if e.metadata().is_event() {
-            if let Some(r) = self.0.route() {
-                super::log::deliver(&r, e);
-            }
         }
     }
 }

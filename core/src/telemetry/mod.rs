@@ -20,6 +20,8 @@ mod trace;
 mod install;
 #[cfg(feature = "otlp")]
 mod log;
+#[cfg(feature = "otlp")]
+mod subscriber;
 
 #[cfg(feature = "otlp")]
 pub use install::{flush, install, TelemetryOptions};

@@ -228,9 +228,9 @@ pub struct ExportHandle {
 
 /// Encoded spans, back to back, and where each ends.
 #[derive(Default)]
-struct Encoded {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
+pub(super) struct Encoded {
+    pub bytes: Vec<u8>,
+    pub ends: Vec<usize>,
 }
 
 impl Encoded {
@@ -291,7 +291,7 @@ impl ExportHandle {
     }
 
     /// Everything waiting, oldest first.
-    fn take(&self) -> Encoded {
+    pub(super) fn take(&self) -> Encoded {
         // A full batch's room stays: the buffers never grow by doubling (and copying) again.
         std::mem::replace(&mut *self.queue(), Encoded::with_room(self.max_batch))
     }
@@ -338,49 +338,26 @@ impl OtlpLayer {
     }
 }
 
-impl<S> Layer<S> for OtlpLayer
-where
-    S: Subscriber + for<'a> LookupSpan<'a>,
-{
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+impl OtlpLayer {
+    /// The record of a span being made, `None` for a span not of mcpcore's.
+    pub(super) fn begin(&self, attrs: &Attributes<'_>) -> Option<Open> {
         let meta = attrs.metadata();
         if !meta.target().starts_with("mcpcore") {
-            return;
+            return None;
         }
         let mut open = Open::new(meta.name(), now_ns());
         if let Some(ids) = super::NEXT_IDS.take() {
             open.give_ids(ids.trace, ids.span, ids.parent);
         }
         attrs.record(&mut Visitor(&mut open));
-        if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(open);
-        }
+        Some(open)
     }
 
-    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
-        if let Some(span) = ctx.span(id) {
-            if let Some(open) = span.extensions_mut().get_mut::<Open>() {
-                values.record(&mut Visitor(open));
-            }
-        }
-    }
-
-    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(&id) else { return };
-        let Some(open) = span.extensions_mut().remove::<Open>() else {
-            return;
-        };
-        // The local parent's ids: for spans without W3C ids of their own, and for a span that
-        // has ids but no remote parent (a root by W3C, nested locally).
-        // Looked up only when needed: a span with a W3C parent (the MCP span under the HTTP
-        // span) has all it needs.
-        let local = || {
-            span.parent().and_then(|p| {
-                p.extensions()
-                    .get::<Open>()
-                    .and_then(|o| o.ids.filter(|i| i.1 != [0; 8]))
-            })
-        };
+    /// Queue a closed span for export. `local`: the W3C ids of its local parent, when it has
+    /// one with ids — for spans without ids of their own, and for a span that has ids but no
+    /// remote parent (a root by W3C, nested locally); asked only then (a span with a W3C parent,
+    /// like the MCP span under the HTTP span, has all it needs).
+    pub(super) fn end(&self, open: Open, local: impl FnOnce() -> Option<([u8; 16], [u8; 8])>) {
         let (trace_id, span_id, parent) = match (open.ids, open.remote_parent) {
             (Some((t, s)), Some(p)) if s != [0; 8] => (t, s, Some(p)),
             (Some((t, s)), None) if s != [0; 8] => match local() {
@@ -399,6 +376,44 @@ where
         self.handle
             .push(|out| open.encode(out, (trace_id, span_id), parent, end_ns));
         open.recycle();
+    }
+
+    /// What a span records after it was made.
+    pub(super) fn record(open: &mut Open, values: &Record<'_>) {
+        values.record(&mut Visitor(open));
+    }
+}
+
+impl<S> Layer<S> for OtlpLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if let (Some(open), Some(span)) = (self.begin(attrs), ctx.span(id)) {
+            span.extensions_mut().insert(open);
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(id) {
+            if let Some(open) = span.extensions_mut().get_mut::<Open>() {
+                Self::record(open, values);
+            }
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(&id) else { return };
+        let Some(open) = span.extensions_mut().remove::<Open>() else {
+            return;
+        };
+        self.end(open, || {
+            span.parent().and_then(|p| {
+                p.extensions()
+                    .get::<Open>()
+                    .and_then(|o| o.ids.filter(|i| i.1 != [0; 8]))
+            })
+        });
     }
 }
 
