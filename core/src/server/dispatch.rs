@@ -224,16 +224,20 @@ impl Session {
     /// CAN-01). A notification method sent with an id is refused (-32601), and an id already in
     /// flight gets -32600 while the first keeps its routing. `sink` receives request-related
     /// messages (progress, logs, server→client requests).
-    pub async fn handle_request(
+    ///
+    /// Not an `async fn`: its body would keep the started request's future twice (the match
+    /// scrutinee and the awaited value), doubling the size of every future that awaits it —
+    /// which the HTTP path then copies into its box per request.
+    pub fn handle_request(
         self: &Arc<Self>,
         id: Id,
         method: String,
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
-    ) -> Option<Reply> {
+    ) -> impl std::future::Future<Output = Option<Reply>> + Send + 'static {
         match self.start_request(id, method, params, sink) {
-            Ok(fut) => fut.await,
-            Err(r) => Some(r),
+            Ok(fut) => futures_util::future::Either::Left(fut),
+            Err(r) => futures_util::future::Either::Right(std::future::ready(Some(r))),
         }
     }
 

@@ -116,7 +116,9 @@ pub(crate) async fn request(
     // LHTTP-02: `initialize` without a session id is what mints a session, bound to the
     // principal that created it (AUTH-06; see `auth::check_session`).
     if method == "initialize" && h.get(SESSION_ID).is_none() {
-        return initialize(shared, id, method, params, principal).await;
+        // Boxed: once per session, and its future is twice the size of a call's, which every
+        // legacy request's future would otherwise carry (and copy into its box).
+        return Box::pin(initialize(shared, id, method, params, principal)).await;
     }
     let entry = match lookup(shared, h, Some(&id), principal.as_deref()).await {
         Ok(e) => e,
@@ -137,7 +139,9 @@ pub(crate) async fn request(
         true,
         Some(h.clone()),
     );
-    match session.start_request(id.clone(), method, params, sink) {
+    // The started future is moved into its box before anything is awaited: kept in a match
+    // scrutinee across the awaits below, it would double this function's future.
+    let fut = match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => {
             if session.is_inflight(&id) {
                 return err(
@@ -147,30 +151,28 @@ pub(crate) async fn request(
                     "request id is already in flight",
                 );
             }
-            respond::json_reply(&id, &reply, &Mode::Legacy(entry))
+            return respond::json_reply(&id, &reply, &Mode::Legacy(entry));
         }
-        Ok(fut) => {
-            // Shared stores: what the request changed is written back before its answer is
-            // released, so the client's next request sees it on any worker.
-            let (s2, e2) = (shared.clone(), entry.clone());
-            // Shared stores: a cancel POSTed to another worker finds this one (CAN-01).
-            let claim = super::relay::claim_request(&entry, &id);
-            let fut = async move {
-                let _claim = claim;
-                let reply = fut.await;
-                replica::sync(&s2, &e2).await;
-                reply
-            };
-            let p = Pending {
-                id,
-                fut: Box::pin(fut),
-                rx,
-                session,
-                close,
-            };
-            respond::answer(shared, p, Mode::Legacy(entry)).await
-        }
-    }
+        Ok(fut) => fut,
+    };
+    // Shared stores: what the request changed is written back before its answer is
+    // released, so the client's next request sees it on any worker.
+    let (s2, e2) = (shared.clone(), entry.clone());
+    // Shared stores: a cancel POSTed to another worker finds this one (CAN-01).
+    let claim = super::relay::claim_request(&entry, &id);
+    let p = Pending {
+        id,
+        fut: Box::pin(async move {
+            let _claim = claim;
+            let reply = fut.await;
+            replica::sync(&s2, &e2).await;
+            reply
+        }),
+        rx,
+        session,
+        close,
+    };
+    respond::answer(shared, p, Mode::Legacy(entry)).await
 }
 
 async fn initialize(
@@ -268,19 +270,19 @@ async fn stateless(
     session.bind_principal(principal);
     let cap = shared.server.limits().max_outbound_queue;
     let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h.clone()));
-    match session.start_request(id.clone(), method, params, sink) {
-        Err(reply) => respond::json_reply(&id, &reply, &Mode::LegacyStateless),
-        Ok(fut) => {
-            let p = Pending {
-                id,
-                fut: Box::pin(fut),
-                rx,
-                session,
-                close: tokio_util::sync::CancellationToken::new(),
-            };
-            respond::answer(shared, p, Mode::LegacyStateless).await
-        }
-    }
+    // Boxed before anything is awaited (see `request`).
+    let fut = match session.start_request(id.clone(), method, params, sink) {
+        Err(reply) => return respond::json_reply(&id, &reply, &Mode::LegacyStateless),
+        Ok(fut) => Box::pin(fut),
+    };
+    let p = Pending {
+        id,
+        fut,
+        rx,
+        session,
+        close: tokio_util::sync::CancellationToken::new(),
+    };
+    respond::answer(shared, p, Mode::LegacyStateless).await
 }
 
 /// A legacy notification POST → 202.

@@ -58,21 +58,22 @@ pub(crate) async fn request(
     session.bind_principal(principal);
     let cap = shared.server.limits().max_outbound_queue;
     let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h.clone()));
-    let started =
-        session.start_request_checked(id.clone(), method, params, sink, header_check.err());
-    match started {
-        Err(reply) => respond::json_reply(&id, &reply, &Mode::Modern),
-        Ok(fut) => {
-            let p = Pending {
-                id,
-                fut: Box::pin(fut),
-                rx,
-                session,
-                close: tokio_util::sync::CancellationToken::new(),
-            };
-            respond::answer(shared, p, Mode::Modern).await
-        }
-    }
+    // Boxed before anything is awaited: kept in a match scrutinee across the await below, the
+    // started future would double this function's future (copied into the connection's box
+    // per request).
+    let fut =
+        match session.start_request_checked(id.clone(), method, params, sink, header_check.err()) {
+            Err(reply) => return respond::json_reply(&id, &reply, &Mode::Modern),
+            Ok(fut) => Box::pin(fut),
+        };
+    let p = Pending {
+        id,
+        fut,
+        rx,
+        session,
+        close: tokio_util::sync::CancellationToken::new(),
+    };
+    respond::answer(shared, p, Mode::Modern).await
 }
 
 /// A modern notification POST: accepted (202) and ignored (HTTP-04: core defines no
