@@ -13,12 +13,15 @@ use crate::string::NulTerminated;
 
 /// One request being handled. Borrowed: valid only during the handler callback, and only on the
 /// callback's thread. Copy what you need before handing work to another thread.
+///
+/// Every text is made on the first call of its accessor: a handler pays only for what it reads.
 pub struct mcp_request_t {
-    method: NulTerminated,
-    name: Option<NulTerminated>,
-    params: NulTerminated,
-    meta: Option<NulTerminated>,
-    id: NulTerminated,
+    method: OnceLock<NulTerminated>,
+    name: OnceLock<Option<NulTerminated>>,
+    params_value: Value,
+    params: OnceLock<NulTerminated>,
+    meta: OnceLock<Option<NulTerminated>>,
+    id: OnceLock<NulTerminated>,
     ctx: RequestContext,
     version: OnceLock<Option<NulTerminated>>,
     client_caps: OnceLock<NulTerminated>,
@@ -30,15 +33,14 @@ pub struct mcp_request_t {
 }
 
 impl mcp_request_t {
-    pub(crate) fn new(ctx: &RequestContext, params: &Value) -> Self {
+    pub(crate) fn new(ctx: &RequestContext, params: Value) -> Self {
         Self {
-            method: NulTerminated::new(ctx.method().as_bytes().to_vec()),
-            name: ctx
-                .name()
-                .map(|n| NulTerminated::new(n.as_bytes().to_vec())),
-            params: NulTerminated::json(params),
-            meta: ctx.meta().map(NulTerminated::json),
-            id: NulTerminated::json(&ctx.id().to_value()),
+            method: OnceLock::new(),
+            name: OnceLock::new(),
+            params_value: params,
+            params: OnceLock::new(),
+            meta: OnceLock::new(),
+            id: OnceLock::new(),
             ctx: ctx.clone(),
             version: OnceLock::new(),
             client_caps: OnceLock::new(),
@@ -83,7 +85,12 @@ pub extern "C" fn mcp_request_method(
     request: *const mcp_request_t,
     len_out: *mut usize,
 ) -> *const c_char {
-    text(request, len_out, |r| Some(&r.method))
+    text(request, len_out, |r| {
+        Some(
+            r.method
+                .get_or_init(|| NulTerminated::new(r.ctx.method().as_bytes().to_vec())),
+        )
+    })
 }
 
 /// The tool or prompt name, or the resource URI (`resources/read`), when the method has one.
@@ -103,7 +110,15 @@ pub extern "C" fn mcp_request_name(
     request: *const mcp_request_t,
     len_out: *mut usize,
 ) -> *const c_char {
-    text(request, len_out, |r| r.name.as_ref())
+    text(request, len_out, |r| {
+        r.name
+            .get_or_init(|| {
+                r.ctx
+                    .name()
+                    .map(|n| NulTerminated::new(n.as_bytes().to_vec()))
+            })
+            .as_ref()
+    })
 }
 
 /// The handler's params as JSON text: a tool's or prompt's `arguments` object, a resource
@@ -125,7 +140,12 @@ pub extern "C" fn mcp_request_params_json(
     request: *const mcp_request_t,
     len_out: *mut usize,
 ) -> *const c_char {
-    text(request, len_out, |r| Some(&r.params))
+    text(request, len_out, |r| {
+        Some(
+            r.params
+                .get_or_init(|| NulTerminated::json(&r.params_value)),
+        )
+    })
 }
 
 /// The request's `params._meta` as JSON text, as the client sent it.
@@ -145,7 +165,11 @@ pub extern "C" fn mcp_request_meta_json(
     request: *const mcp_request_t,
     len_out: *mut usize,
 ) -> *const c_char {
-    text(request, len_out, |r| r.meta.as_ref())
+    text(request, len_out, |r| {
+        r.meta
+            .get_or_init(|| r.ctx.meta().map(NulTerminated::json))
+            .as_ref()
+    })
 }
 
 /// The JSON-RPC request id as JSON text (a number like `7` or a string like `"a"`).
@@ -165,7 +189,9 @@ pub extern "C" fn mcp_request_id_json(
     request: *const mcp_request_t,
     len_out: *mut usize,
 ) -> *const c_char {
-    text(request, len_out, |r| Some(&r.id))
+    text(request, len_out, |r| {
+        Some(r.id.get_or_init(|| NulTerminated::json(&r.ctx.id().to_value())))
+    })
 }
 
 /// The protocol version of this request: from the 2026-07-28 envelope, or the version the legacy

@@ -115,7 +115,7 @@ impl Handler for CHandler {
         let cb = self.cb.clone();
         Box::pin(async move {
             let (tx, rx) = oneshot::channel();
-            let request = mcp_request_t::new(&ctx, &params);
+            let request = mcp_request_t::new(&ctx, params);
             let responder = handle::into_raw(mcp_responder_t::new(tx, ctx.clone(), cb.clone()));
             // SAFETY: calling the user's C handler with its own user data, a request that lives
             // until after the call, and an owned responder (see `mcp_handler_fn`).
