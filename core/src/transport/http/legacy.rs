@@ -275,14 +275,12 @@ async fn stateless(
         Err(reply) => return respond::json_reply(&id, &reply, &Mode::LegacyStateless),
         Ok(fut) => Box::pin(fut),
     };
-    let p = Pending {
-        id,
-        fut,
-        rx,
-        session,
-        close: tokio_util::sync::CancellationToken::new(),
-    };
-    respond::answer(shared, p, Mode::LegacyStateless).await
+    respond::answer(
+        shared,
+        Pending::alone(id, fut, rx, session),
+        Mode::LegacyStateless,
+    )
+    .await
 }
 
 /// A legacy notification POST → 202.

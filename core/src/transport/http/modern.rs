@@ -66,14 +66,7 @@ pub(crate) async fn request(
             Err(reply) => return respond::json_reply(&id, &reply, &Mode::Modern),
             Ok(fut) => Box::pin(fut),
         };
-    let p = Pending {
-        id,
-        fut,
-        rx,
-        session,
-        close: tokio_util::sync::CancellationToken::new(),
-    };
-    respond::answer(shared, p, Mode::Modern).await
+    respond::answer(shared, Pending::alone(id, fut, rx, session), Mode::Modern).await
 }
 
 /// A modern notification POST: accepted (202) and ignored (HTTP-04: core defines no

@@ -89,6 +89,24 @@ pub(crate) struct Pending {
     pub close: tokio_util::sync::CancellationToken,
 }
 
+impl Pending {
+    /// The request of a session made for it alone (nothing closes its stream early).
+    pub(crate) fn alone(
+        id: Id,
+        fut: ReplyFuture,
+        rx: mpsc::Receiver<Vec<u8>>,
+        session: Arc<Session>,
+    ) -> Self {
+        Self {
+            id,
+            fut,
+            rx,
+            session,
+            close: tokio_util::sync::CancellationToken::new(),
+        }
+    }
+}
+
 /// Which stream rules apply to an answer: the modern era's, a legacy session's, or stateless
 /// legacy's (an HTTP answering mode; the era itself is [`crate::protocol::Era`]).
 pub(crate) enum Mode {
