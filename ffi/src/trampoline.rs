@@ -121,7 +121,10 @@ impl Handler for CHandler {
             // until after the call, and an owned responder (see `mcp_handler_fn`).
             unsafe { (cb.func)(cb.data.ptr(), &request, responder) };
             drop(request);
+            // Biased: the answer first — a handler that answered during the call is then taken
+            // without registering a waiter on the cancellation token.
             tokio::select! {
+                biased;
                 r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("responder dropped"))),
                 () = ctx.cancelled() => Err(HandlerError::internal("request cancelled")),
             }

@@ -184,17 +184,32 @@ impl Session {
             let timeout = limits.handler_timeout.filter(|_| !listening);
             let grace = limits.shutdown_grace;
             let (session, rid, rtoken) = (this.clone(), id.clone(), token.clone());
-            let routed = async move {
+            // The request's future is made where it is polled (pinned in place, or boxed for a
+            // timeout), never kept as a local of this block: a local lives on across the await
+            // below even once moved, and would double this future (moved per request).
+            let routed = move || async move {
                 session
                     .route(rid, method, params, sink, rtoken, header_mismatch)
                     .await
             };
-            let done = match trace {
-                Some(tc) => {
-                    let routed = TRACE.scope(tc, routed);
-                    super::guard::run(routed, token.clone(), cancellable, timeout, grace).await
+            let done = match (trace, timeout) {
+                (Some(tc), None) => {
+                    let routed = std::pin::pin!(TRACE.scope(tc, routed()));
+                    super::guard::in_place(routed, &token, cancellable, grace).await
                 }
-                None => super::guard::run(routed, token.clone(), cancellable, timeout, grace).await,
+                (None, None) => {
+                    let routed = std::pin::pin!(routed());
+                    super::guard::in_place(routed, &token, cancellable, grace).await
+                }
+                (trace, Some(limit)) => {
+                    let boxed: std::pin::Pin<Box<dyn std::future::Future<Output = Reply> + Send>> =
+                        match trace {
+                            Some(tc) => Box::pin(TRACE.scope(tc, routed())),
+                            None => Box::pin(routed()),
+                        };
+                    let t = token.clone();
+                    super::guard::with_timeout(boxed, t, cancellable, limit, grace).await
+                }
             };
             drop(guard);
             drop(in_flight);
@@ -447,7 +462,9 @@ impl Session {
             other if other.starts_with("tasks/") && self.server.inner.tasks.is_some() => {
                 let engine = self.server.inner.tasks.clone();
                 match engine {
-                    Some(e) => match super::tasks::handle(&e, ctx, other, p).await {
+                    // Boxed: the tasks methods' future is the largest here, and every
+                    // request's future would otherwise be sized (and moved) for it.
+                    Some(e) => match Box::pin(super::tasks::handle(&e, ctx, other, p)).await {
                         Some(r) => r,
                         None => return Err(Reply::pre(ErrorObject::method_not_found(other))),
                     },

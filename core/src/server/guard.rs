@@ -67,6 +67,7 @@ fn failed(e: ErrorObject) -> Reply {
 /// set, and — for a `cancellable` request — a bound after its cancellation: a handler that
 /// ignores its token is dropped `grace` after it fired, so no task outlives its request for long
 /// (the peer gets no answer for a cancelled request anyway, CAN-01).
+#[cfg(test)]
 pub(crate) async fn run<F>(
     fut: F,
     token: CancellationToken,
@@ -78,33 +79,36 @@ where
     F: Future<Output = Reply> + Send + 'static,
 {
     match timeout {
-        // Without a timeout the request is polled in place: boxing it (a request future is
-        // a couple of KB) cost an allocation large enough to take glibc's slow path on every
-        // request.
-        None => {
-            let caught = CatchUnwind {
-                inner: std::pin::pin!(fut),
-            };
-            guarded(caught, &token, cancellable, grace).await
-        }
-        // A timed-out handler moves into a task of its own, so it must live in a box.
-        Some(limit) => with_timeout(fut, token, cancellable, limit, grace).await,
+        None => in_place(std::pin::pin!(fut), &token, cancellable, grace).await,
+        Some(limit) => with_timeout(Box::pin(fut), token, cancellable, limit, grace).await,
     }
 }
 
-async fn with_timeout<F>(
-    fut: F,
+/// [`run`] without a handler timeout: the request is polled where the caller pinned it. Boxing
+/// it (a request future is a couple of KB) cost an allocation large enough to take glibc's slow
+/// path on every request, and taking it by value would keep a second copy in this future.
+pub(crate) fn in_place<'a, F>(
+    fut: Pin<&'a mut F>,
+    token: &'a CancellationToken,
+    cancellable: bool,
+    grace: Duration,
+) -> impl Future<Output = Guarded> + Send + 'a
+where
+    F: Future<Output = Reply> + Send,
+{
+    guarded(CatchUnwind { inner: fut }, token, cancellable, grace)
+}
+
+/// [`run`] with a handler timeout: a timed-out handler moves into a task of its own, so it lives
+/// in a box.
+pub(crate) async fn with_timeout(
+    fut: Pin<Box<dyn Future<Output = Reply> + Send>>,
     token: CancellationToken,
     cancellable: bool,
     limit: Duration,
     grace: Duration,
-) -> Guarded
-where
-    F: Future<Output = Reply> + Send + 'static,
-{
-    let mut caught = CatchUnwind {
-        inner: Box::pin(fut),
-    };
+) -> Guarded {
+    let mut caught = CatchUnwind { inner: fut };
     // Once the peer cancelled, the grace bound in `guarded` applies and the deadline must not
     // answer a request the peer gave up on (CAN-01).
     let deadline = async {
