@@ -275,6 +275,8 @@ typedef struct mcp_listener_t mcp_listener_t;
 /**
  * One request being handled. Borrowed: valid only during the handler callback, and only on the
  * callback's thread. Copy what you need before handing work to another thread.
+ *
+ * Every text is made on the first call of its accessor: a handler pays only for what it reads.
  */
 typedef struct mcp_request_t mcp_request_t;
 
