@@ -242,7 +242,8 @@ impl Session {
     ///
     /// Not an `async fn`: its body would keep the started request's future twice (the match
     /// scrutinee and the awaited value), doubling the size of every future that awaits it —
-    /// which the HTTP path then copies into its box per request.
+    /// which the HTTP path then copies into its box per request. `lazy` + `flatten` keep one
+    /// or the other, and still start the request on the first poll, not before.
     pub fn handle_request(
         self: &Arc<Self>,
         id: Id,
@@ -250,10 +251,14 @@ impl Session {
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
     ) -> impl std::future::Future<Output = Option<Reply>> + Send + 'static {
-        match self.start_request(id, method, params, sink) {
-            Ok(fut) => futures_util::future::Either::Left(fut),
-            Err(r) => futures_util::future::Either::Right(std::future::ready(Some(r))),
-        }
+        use futures_util::future::Either;
+        let this = self.clone();
+        futures_util::FutureExt::flatten(futures_util::future::lazy(move |_| {
+            match this.start_request(id, method, params, sink) {
+                Ok(fut) => Either::Left(fut),
+                Err(r) => Either::Right(std::future::ready(Some(r))),
+            }
+        }))
     }
 
     /// Handle one notification from the peer.
@@ -593,5 +598,27 @@ mod tests {
         let reply = fut.await.expect("initialize is never cancelled");
         assert_eq!(reply.result.expect("ok")["protocolVersion"], "2025-11-25");
         assert!(session.is_legacy_initialized());
+    }
+
+    /// `handle_request` starts the request on its first poll: a future dropped unpolled leaves
+    /// nothing in flight, so the same id can be used again (and a polled one answers).
+    #[tokio::test]
+    async fn handle_request_starts_on_first_poll() {
+        let server = crate::Server::builder("s", "1").build().expect("build");
+        let session = server.new_session(super::super::SessionKind::Stdio, Arc::new(NullOutbound));
+        let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
+        let unpolled = session.handle_request(Id::Num(7), "ping".into(), None, sink.clone());
+        assert!(
+            !session.is_inflight(&Id::Num(7)),
+            "not started before it is polled"
+        );
+        drop(unpolled);
+        assert!(!session.is_inflight(&Id::Num(7)));
+        let reply = session
+            .handle_request(Id::Num(7), "ping".into(), None, sink)
+            .await
+            .expect("answered");
+        assert!(reply.result.is_ok(), "the id is free: {:?}", reply.result);
+        assert!(!session.is_inflight(&Id::Num(7)), "finished requests leave");
     }
 }
