@@ -5,8 +5,8 @@
 //! any span's extensions, reference counts taken on every enter), and under load its
 //! bookkeeping cost more than the spans' own recording — some twenty slab lookups and an
 //! extension map per request. Here a span is one slab slot holding its OTLP record; entering
-//! and leaving it only push and pop its id on this thread's stack; its local parent's W3C ids are copied
-//! when it is made (they never change after), so closing it looks nothing else up.
+//! and leaving it only push and pop its id on this thread's stack; its local parent's W3C ids
+//! are copied when it is made (they never change after), so closing it looks nothing else up.
 
 use sharded_slab::Slab;
 use std::cell::RefCell;
