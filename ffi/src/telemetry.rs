@@ -94,7 +94,9 @@ unsafe fn write_text(out: *mut *mut c_char, text: String) -> Result<(), FfiError
 ///                      "http://localhost:4318"), `tracesEndpoint`, `metricsEndpoint`,
 ///                      `headers`, `serviceName` (`OTEL_SERVICE_NAME`), `timeoutMs` (10000),
 ///                      `maxQueue` (2048 spans; past it spans are dropped), `maxBatch` (512),
-///                      `intervalMs` (1000), `metricsIntervalMs` (60000)], `level` ["info":
+///                      `intervalMs` (1000), `metricsIntervalMs` (60000), `stopFlushMs`
+///                      (2000: how long a server that stopped serving waits for its last
+///                      spans to be exported; 0: no wait)], `level` ["info":
 ///                      a span per request; "error", "warn", "debug", "trace"].
 /// @param options_len   length of `options_json`.
 /// @param error_out     optional detailed error.

@@ -4,6 +4,45 @@
 
 use std::collections::HashMap;
 
+use mcpcore::client::{Client, ConnectMode, HttpClientOptions};
+use mcpcore::transport::http::{serve, HttpListener, HttpOptions};
+use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, ServerOptions, Tool};
+use serde_json::Value;
+
+/// A server with an `echo` tool answering its arguments as text (`opts` adjusts its options).
+pub fn echo_server(name: &str, opts: impl FnOnce(&mut ServerOptions)) -> Server {
+    Server::builder(name, "1")
+        .options(opts)
+        .tool(
+            Tool::new("echo"),
+            handler_fn(|_ctx, args: Value| async move {
+                Ok::<_, HandlerError>(CallToolResult::text(args.to_string()))
+            }),
+        )
+        .build()
+        .expect("server")
+}
+
+/// `server` on 127.0.0.1 over HTTP, and a 2026-07-28 client connected to it.
+pub async fn served_over_http(server: Server) -> (HttpListener, Client) {
+    let l = serve(
+        server,
+        "127.0.0.1:0".parse().expect("addr"),
+        HttpOptions::default(),
+    )
+    .await
+    .expect("listen");
+    let c = Client::builder()
+        .mode(ConnectMode::Modern)
+        .connect_http(
+            &format!("http://{}/mcp", l.local_addr()),
+            HttpClientOptions::default(),
+        )
+        .await
+        .expect("connect");
+    (l, c)
+}
+
 /// One exported span, as decoded.
 #[derive(Clone, Debug, Default)]
 pub struct Span {

@@ -4,25 +4,15 @@
 //! resource names the service. Its own binary: `telemetry::install` sets the process's one
 //! global subscriber.
 
-use mcpcore::client::{Client, ConnectMode, HttpClientOptions};
+use mcpcore::client::Client;
 use mcpcore::telemetry::{flush, install, TelemetryOptions};
-use mcpcore::transport::http::{serve, HttpOptions};
-use mcpcore::{handler_fn, CallToolResult, HandlerError, Server, Tool};
-use mcpcore_tests::otlp::{Receiver, Span};
-use serde_json::{json, Value};
+use mcpcore::Server;
+use mcpcore_tests::otlp::{echo_server, served_over_http, Receiver, Span};
+use serde_json::json;
 use std::time::Duration;
 
 fn server() -> Server {
-    Server::builder("otlp", "1")
-        .options(|o| o.metrics = true)
-        .tool(
-            Tool::new("echo"),
-            handler_fn(|_ctx, args: Value| async move {
-                Ok::<_, HandlerError>(CallToolResult::text(args.to_string()))
-            }),
-        )
-        .build()
-        .expect("server")
+    echo_server("otlp", |o| o.metrics = true)
 }
 
 fn one<'a>(spans: &'a [Span], name: &str, kind: u64, transport: &str) -> &'a Span {
@@ -51,21 +41,7 @@ async fn spans_reach_an_otlp_receiver_as_one_trace() {
     install(&opts).expect("install");
     assert!(install(&opts).is_err(), "once per process");
 
-    let l = serve(
-        server(),
-        "127.0.0.1:0".parse().expect("addr"),
-        HttpOptions::default(),
-    )
-    .await
-    .expect("listen");
-    let c = Client::builder()
-        .mode(ConnectMode::Modern)
-        .connect_http(
-            &format!("http://{}/mcp", l.local_addr()),
-            HttpClientOptions::default(),
-        )
-        .await
-        .expect("connect");
+    let (_l, c) = served_over_http(server()).await;
     c.call_tool("echo", json!({"via": "http"}))
         .await
         .expect("call");

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Client, Server, onLog } from '../lib/index.js';
 
@@ -77,6 +78,33 @@ test('configureTelemetry exports spans over OTLP/HTTP (child process)', async ()
   const [code] = await once(child, 'exit');
   assert.equal(code, 0, out);
   assert.match(out, /^ok/m);
+});
+
+test('a stdio server exports its spans before serveStdio resolves (stdin ended, child process)', async () => {
+  const bodies = [];
+  const rx = createServer((req, res) => {
+    const parts = [];
+    req.on('data', (d) => parts.push(d));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') bodies.push(Buffer.concat(parts));
+      res.writeHead(200, { 'content-length': '0' }).end();
+    });
+  });
+  rx.listen(0, '127.0.0.1');
+  await once(rx, 'listening');
+  try {
+    const script = fileURLToPath(new URL('../testing/otlp-stdio.mjs', import.meta.url));
+    const env = { MCPCORE_TEST_OTLP: `http://127.0.0.1:${rx.address().port}` };
+    const c = await Client.connectStdio(process.execPath, [script], { mode: 'modern', env });
+    assert.equal((await c.callTool('echo', {})).content[0].text, 'ok');
+    const spans = () => Buffer.concat(bodies).toString('latin1').split('tools/call echo').length - 1;
+    assert.equal(spans(), 0, 'nothing exported while serving (ten-minute interval)');
+    // Closing the client ends the child's stdin; it exits once serveStdio resolved.
+    await c.close();
+    assert.ok(spans() >= 1, 'the server span was exported before the child exited');
+  } finally {
+    rx.close();
+  }
 });
 
 const NOTE = 'notifications/mcpcore-test-note';

@@ -128,6 +128,61 @@ def test_spans_export_over_otlp_and_a_handlers_span_nests_under_the_servers():
     assert "ok" in done.stdout
 
 
+STOPPING_SERVER = """
+import sys
+import mcpcore
+from mcpcore import Server
+
+mcpcore.configure_telemetry({"otlp": {"endpoint": sys.argv[1], "intervalMs": 600000}})
+server = Server("stop-flush", "1.0")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    return text
+
+
+server.run_stdio()
+"""
+
+
+def test_a_stdio_server_exports_its_spans_before_run_stdio_returns():
+    """With a ten-minute export interval the spans leave the child only because a server that
+    stops serving (stdin ended) exports what it recorded before returning (``stopFlushMs``)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    bodies: List[bytes] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = self.rfile.read(int(self.headers.get("content-length", "0")))
+            if self.path == "/v1/traces":
+                bodies.append(body)
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    rx = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=rx.serve_forever, daemon=True).start()
+    argv = [sys.executable, "-c", STOPPING_SERVER, f"http://127.0.0.1:{rx.server_port}"]
+
+    async def call() -> None:
+        async with Client.connect_stdio(argv) as c:
+            assert (await c.call_tool("echo", {"text": "hi"}))["content"][0]["text"] == "hi"
+            assert not bodies, "nothing exported while serving (ten-minute interval)"
+
+    try:
+        # Leaving the block ends the child's stdin and waits for it to exit.
+        asyncio.run(call())
+    finally:
+        rx.shutdown()
+    assert b"tools/call echo" in b"".join(bodies), "the server span was exported before exit"
+
+
 NOTE = "notifications/mcpcore-test-note"
 
 

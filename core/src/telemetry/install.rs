@@ -155,3 +155,18 @@ pub fn flush(timeout: Duration) -> bool {
         .and_then(|p| p.otlp.get())
         .is_some_and(|(_, _, h)| h.flush(timeout))
 }
+
+/// A server stopped serving (stdin ended, the HTTP endpoint shut down): wait, at most the
+/// exporter's `stopFlushMs`, for what it recorded to be exported — the process often exits
+/// next, and spans wait for a full batch or the export interval. Nothing when nothing is
+/// exported. The wait blocks a thread: it runs on the runtime's blocking pool.
+pub(crate) async fn flush_on_stop() {
+    let handle = PROCESS
+        .get()
+        .and_then(|p| p.as_ref().ok())
+        .and_then(|p| p.otlp.get())
+        .map(|(_, _, h)| h.clone());
+    if let Some(h) = handle {
+        let _ = tokio::task::spawn_blocking(move || h.flush_on_stop()).await;
+    }
+}

@@ -24,7 +24,13 @@ mod log;
 mod subscriber;
 
 #[cfg(feature = "otlp")]
+pub(crate) use install::flush_on_stop;
+#[cfg(feature = "otlp")]
 pub use install::{flush, install, TelemetryOptions};
+
+/// Without the `otlp` feature nothing is exported, so a stopping server has nothing to wait for.
+#[cfg(not(feature = "otlp"))]
+pub(crate) async fn flush_on_stop() {}
 #[cfg(feature = "otlp")]
 pub use log::{parse_level_filter, route_logs, LogRecord, LogSink};
 #[cfg(feature = "otlp")]

@@ -60,6 +60,11 @@ pub struct OtlpOptions {
     /// How often the metrics of servers with `metrics` on are exported, in ms
     /// (`OTEL_METRIC_EXPORT_INTERVAL`, else 60,000).
     pub metrics_interval_ms: Option<u64>,
+    /// How long a server that stops serving (stdin ended, HTTP shut down) waits, in ms, for
+    /// the spans and metrics recorded so far to be exported before its serve call returns
+    /// (else 2,000; 0: it does not wait). A stdio server usually exits right after: without
+    /// the wait, what it recorded since the last export is lost.
+    pub stop_flush_ms: Option<u64>,
 }
 
 /// The resolved configuration.
@@ -74,6 +79,7 @@ pub(crate) struct Resolved {
     pub max_queue: usize,
     pub max_batch: usize,
     pub interval: Duration,
+    pub stop_flush: Duration,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -197,6 +203,7 @@ impl OtlpOptions {
                     .unwrap_or(1000)
                     .max(1),
             ),
+            stop_flush: Duration::from_millis(self.stop_flush_ms.unwrap_or(2000)),
         })
     }
 }
@@ -224,6 +231,7 @@ pub struct ExportHandle {
     max_queue: usize,
     max_batch: usize,
     dropped: AtomicU64,
+    stop_flush: Duration,
 }
 
 /// Encoded spans, back to back, and where each ends.
@@ -296,6 +304,14 @@ impl ExportHandle {
         std::mem::replace(&mut *self.queue(), Encoded::with_room(self.max_batch))
     }
 
+    /// [`Self::flush`] bounded by `stopFlushMs`, for a server that stopped serving; nothing
+    /// when that is 0.
+    pub(super) fn flush_on_stop(&self) {
+        if !self.stop_flush.is_zero() {
+            self.flush(self.stop_flush);
+        }
+    }
+
     /// Spans dropped because the queue was full.
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
@@ -322,6 +338,7 @@ impl OtlpLayer {
             max_queue: cfg.max_queue,
             max_batch: cfg.max_batch,
             dropped: AtomicU64::new(0),
+            stop_flush: cfg.stop_flush,
         });
         // Weak: the exporter ends when the handle (and with it the channel's sender) is gone.
         let queue = std::sync::Arc::downgrade(&handle);
@@ -549,6 +566,16 @@ mod tests {
         let d = OtlpOptions::default().resolve().expect("defaults");
         assert_eq!((d.max_queue, d.max_batch), (2048, 512));
         assert_eq!(d.interval, Duration::from_millis(1000));
+        assert_eq!(
+            d.stop_flush,
+            Duration::from_secs(2),
+            "a stopping server waits 2 s"
+        );
+        let mut t = super::super::TelemetryOptions::default();
+        crate::options::apply_json(&mut t, &serde_json::json!({"otlp": {"stopFlushMs": 0}}))
+            .expect("stopFlushMs");
+        let no_wait = t.otlp.expect("otlp").resolve().expect("0");
+        assert!(no_wait.stop_flush.is_zero(), "0: no wait");
         std::env::set_var("OTEL_BSP_MAX_QUEUE_SIZE", "4096");
         std::env::set_var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1024");
         std::env::set_var("OTEL_BSP_SCHEDULE_DELAY", "250");

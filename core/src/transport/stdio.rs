@@ -69,7 +69,13 @@ where
         .map_err(|e| StdioError::Io(std::io::Error::new(std::io::ErrorKind::NotConnected, e)))?;
     let (reader, writer) = stdio_streams();
     let server = server.clone();
-    match tokio::spawn(async move { serve_io_until(&server, reader, writer, stop).await }).await {
+    let served = tokio::spawn(async move { serve_io_until(&server, reader, writer, stop).await });
+    let served = served.await;
+    // The process's own stdio: it usually exits next, so what it recorded is exported now
+    // (bounded by `stopFlushMs`), after the answers were written. Not for every byte stream
+    // served ([`serve_io`]): an in-process connection's end is not the process's.
+    crate::telemetry::flush_on_stop().await;
+    match served {
         Ok(outcome) => outcome,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => Err(StdioError::Io(std::io::Error::other(

@@ -254,6 +254,7 @@ impl StdioPump {
     pub async fn drain(&self, stdout_gone: bool) {
         lock(&self.input).closed = true;
         drain(&self.tracker, &self.session, &self.limits, stdout_gone).await;
+        crate::telemetry::flush_on_stop().await;
     }
 
     fn frames(&self, mut bytes: &[u8]) -> Result<(), StdioError> {

@@ -222,6 +222,7 @@ impl HttpService {
         s.hard_stop.cancel();
         s.sessions.close_all();
         let _ = tokio::time::timeout(Duration::from_secs(1), s.tracker.wait()).await;
+        crate::telemetry::flush_on_stop().await;
     }
 
     /// Handle one request.
