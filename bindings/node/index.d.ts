@@ -395,6 +395,13 @@ export declare function configureTelemetry(options?: Record<string, any>): void
 export declare function flushTelemetry(timeoutMs?: number | undefined | null): Promise<boolean>
 
 /**
+ * Before the process exits (`lib/index.cjs` calls it from the `exit` event, whose listeners
+ * must be synchronous): export what was recorded, blocking at most `stopFlushMs`; false when
+ * nothing exports.
+ */
+export declare function flushTelemetryAtExit(): boolean
+
+/**
  * `data` as an image (`image/*`) or audio (`audio/*`) content block, by core's rule
  * (`mcpcore::server::media_block`); another MIME type is thrown (`lib/` rethrows it as a
  * `TypeError`).

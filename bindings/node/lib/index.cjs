@@ -10,6 +10,9 @@ const native = require('./native.cjs');
 /** Install core's telemetry for this process (once; see index.d.ts). */
 function configureTelemetry(options) {
   native.configureTelemetry(options ?? undefined);
+  // What was recorded and not yet exported leaves before the process does (at most
+  // `stopFlushMs`): `exit` listeners must be synchronous, so the native flush blocks.
+  process.once('exit', () => native.flushTelemetryAtExit());
 }
 
 /** The handler `onLog` routes to now (its remover only removes that one). */

@@ -659,7 +659,9 @@ export declare class Client {
 }
 
 /** Install core's telemetry for this process (once): `{ otlp: {...} }` exports spans and
- * metrics over OTLP/HTTP to the collector the `OTEL_*` environment names. */
+ * metrics over OTLP/HTTP to the collector the `OTEL_*` environment names. When the process
+ * exits (its `exit` event, `process.exit()` included), what was recorded and not yet exported
+ * is exported first, waiting at most `otlp.stopFlushMs` (default 2,000). */
 export declare function configureTelemetry(options?: { otlp?: JsonObject; level?: 'error' | 'warn' | 'info' | 'debug' | 'trace' }): void;
 /** A log event of mcpcore's own (core's), as `onLog` hands it over. */
 export interface LogRecord {

@@ -31,6 +31,15 @@ pub async fn flush_telemetry(timeout_ms: Option<u32>) -> bool {
         .unwrap_or(false)
 }
 
+/// Before the process exits (`lib/index.cjs` calls it from the `exit` event, whose listeners
+/// must be synchronous): export what was recorded, blocking at most `stopFlushMs`; false when
+/// nothing exports.
+#[cfg_attr(test, allow(dead_code))]
+#[napi]
+pub fn flush_telemetry_at_exit() -> bool {
+    mcpcore::telemetry::flush_at_exit()
+}
+
 /// The JavaScript log handler, called on the JavaScript thread with `(level, target, message)`;
 /// weak, so it never keeps the process alive.
 pub type LogFn = ThreadsafeFunction<

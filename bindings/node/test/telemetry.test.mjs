@@ -80,7 +80,8 @@ test('configureTelemetry exports spans over OTLP/HTTP (child process)', async ()
   assert.match(out, /^ok/m);
 });
 
-test('a stdio server exports its spans before serveStdio resolves (stdin ended, child process)', async () => {
+/** An OTLP/HTTP receiver on 127.0.0.1: `spans()` counts the `tools/call echo` spans received. */
+async function traceReceiver() {
   const bodies = [];
   const rx = createServer((req, res) => {
     const parts = [];
@@ -92,16 +93,40 @@ test('a stdio server exports its spans before serveStdio resolves (stdin ended, 
   });
   rx.listen(0, '127.0.0.1');
   await once(rx, 'listening');
+  const spans = () => Buffer.concat(bodies).toString('latin1').split('tools/call echo').length - 1;
+  return { rx, spans, endpoint: `http://127.0.0.1:${rx.address().port}` };
+}
+
+test('a stdio server exports its spans before serveStdio resolves (stdin ended, child process)', async () => {
+  const { rx, spans, endpoint } = await traceReceiver();
   try {
     const script = fileURLToPath(new URL('../testing/otlp-stdio.mjs', import.meta.url));
-    const env = { MCPCORE_TEST_OTLP: `http://127.0.0.1:${rx.address().port}` };
+    const env = { MCPCORE_TEST_OTLP: endpoint };
     const c = await Client.connectStdio(process.execPath, [script], { mode: 'modern', env });
     assert.equal((await c.callTool('echo', {})).content[0].text, 'ok');
-    const spans = () => Buffer.concat(bodies).toString('latin1').split('tools/call echo').length - 1;
     assert.equal(spans(), 0, 'nothing exported while serving (ten-minute interval)');
     // Closing the client ends the child's stdin; it exits once serveStdio resolved.
     await c.close();
     assert.ok(spans() >= 1, 'the server span was exported before the child exited');
+  } finally {
+    rx.close();
+  }
+});
+
+test('a process that exits (process.exit) exports its client spans first', async () => {
+  const { rx, spans, endpoint } = await traceReceiver();
+  try {
+    const script = fileURLToPath(new URL('../testing/otlp-exit.mjs', import.meta.url));
+    const child = spawn(process.execPath, [script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, MCPCORE_TEST_OTLP: endpoint },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, out);
+    assert.match(out, /^ok/m);
+    assert.ok(spans() >= 1, 'the client span was exported before the process exited');
   } finally {
     rx.close();
   }

@@ -47,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(telemetry::metrics_text, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::configure_telemetry, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::flush_telemetry_at_exit, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::route_logs, m)?)?;
     m.add("APP_MIME_TYPE", server::APP_MIME_TYPE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

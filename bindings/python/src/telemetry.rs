@@ -38,6 +38,14 @@ pub fn flush_telemetry(py: Python<'_>, timeout: f64) -> bool {
     py.detach(|| mcpcore::telemetry::flush(t))
 }
 
+/// Before the interpreter exits (registered with `atexit` by `configure_telemetry`): export
+/// what was recorded, waiting at most `stopFlushMs` with the GIL released. `False` when nothing
+/// exports.
+#[pyfunction]
+pub fn flush_telemetry_at_exit(py: Python<'_>) -> bool {
+    py.detach(mcpcore::telemetry::flush_at_exit)
+}
+
 /// A record on its way to the interpreter: `(levelno, target, message)` with Python's
 /// `logging` numbers (TRACE is 5).
 type Rec = (u8, String, String);

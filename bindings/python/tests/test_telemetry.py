@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import urllib.request
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -146,9 +146,8 @@ server.run_stdio()
 """
 
 
-def test_a_stdio_server_exports_its_spans_before_run_stdio_returns():
-    """With a ten-minute export interval the spans leave the child only because a server that
-    stops serving (stdin ended) exports what it recorded before returning (``stopFlushMs``)."""
+def _trace_receiver() -> Tuple[Any, List[bytes]]:
+    """An OTLP/HTTP receiver on 127.0.0.1 keeping the bodies of ``/v1/traces``; shut it down."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -168,6 +167,13 @@ def test_a_stdio_server_exports_its_spans_before_run_stdio_returns():
 
     rx = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=rx.serve_forever, daemon=True).start()
+    return rx, bodies
+
+
+def test_a_stdio_server_exports_its_spans_before_run_stdio_returns():
+    """With a ten-minute export interval the spans leave the child only because a server that
+    stops serving (stdin ended) exports what it recorded before returning (``stopFlushMs``)."""
+    rx, bodies = _trace_receiver()
     argv = [sys.executable, "-c", STOPPING_SERVER, f"http://127.0.0.1:{rx.server_port}"]
 
     async def call() -> None:
@@ -181,6 +187,54 @@ def test_a_stdio_server_exports_its_spans_before_run_stdio_returns():
     finally:
         rx.shutdown()
     assert b"tools/call echo" in b"".join(bodies), "the server span was exported before exit"
+
+
+EXITING_CLIENT = """
+import asyncio
+import sys
+import mcpcore
+from mcpcore import Client
+
+mcpcore.configure_telemetry({"otlp": {"endpoint": sys.argv[1], "intervalMs": 600000}})
+
+
+async def main():
+    async with Client.connect_stdio([sys.executable, "-c", sys.argv[2]]) as c:
+        await c.call_tool("echo", {"text": "hi"})
+
+
+asyncio.run(main())
+print("called")
+"""
+
+PLAIN_SERVER = """
+from mcpcore import Server
+
+server = Server("plain", "1.0")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    return text
+
+
+server.run_stdio()
+"""
+
+
+def test_a_script_exports_its_client_spans_when_the_interpreter_exits():
+    """A client script ends without flushing, long before the ten-minute interval: its spans
+    leave only because ``configure_telemetry`` registered an ``atexit`` flush."""
+    rx, bodies = _trace_receiver()
+    try:
+        argv = [sys.executable, "-c", EXITING_CLIENT, f"http://127.0.0.1:{rx.server_port}"]
+        done = subprocess.run(
+            [*argv, PLAIN_SERVER], capture_output=True, text=True, timeout=60, check=False
+        )
+    finally:
+        rx.shutdown()
+    assert done.returncode == 0 and "called" in done.stdout, done.stderr
+    assert b"tools/call echo" in b"".join(bodies), "the client span was exported at exit"
 
 
 NOTE = "notifications/mcpcore-test-note"

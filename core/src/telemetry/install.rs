@@ -149,11 +149,7 @@ pub fn install(opts: &TelemetryOptions) -> Result<(), String> {
 /// Export every finished span now; waits at most `timeout`. `false` when nothing is exported
 /// (no [`install`] with `otlp`) or the deadline passed.
 pub fn flush(timeout: Duration) -> bool {
-    PROCESS
-        .get()
-        .and_then(|p| p.as_ref().ok())
-        .and_then(|p| p.otlp.get())
-        .is_some_and(|(_, _, h)| h.flush(timeout))
+    exporter().is_some_and(|h| h.flush(timeout))
 }
 
 /// A server stopped serving (stdin ended, the HTTP endpoint shut down): wait, at most the
@@ -161,12 +157,23 @@ pub fn flush(timeout: Duration) -> bool {
 /// next, and spans wait for a full batch or the export interval. Nothing when nothing is
 /// exported. The wait blocks a thread: it runs on the runtime's blocking pool.
 pub(crate) async fn flush_on_stop() {
-    let handle = PROCESS
+    if let Some(h) = exporter() {
+        let _ = tokio::task::spawn_blocking(move || h.flush_for_stop()).await;
+    }
+}
+
+/// For a process about to exit (Python's `atexit`, Node's `exit` event, a C or Rust `main`
+/// returning): export what was recorded, waiting at most the exporter's `stopFlushMs` (the
+/// process ends either way). `false` when nothing is exported, `stopFlushMs` is 0 or the
+/// deadline passed. Blocks the calling thread.
+pub fn flush_at_exit() -> bool {
+    exporter().is_some_and(|h| h.flush_for_stop())
+}
+
+fn exporter() -> Option<Arc<ExportHandle>> {
+    PROCESS
         .get()
         .and_then(|p| p.as_ref().ok())
         .and_then(|p| p.otlp.get())
-        .map(|(_, _, h)| h.clone());
-    if let Some(h) = handle {
-        let _ = tokio::task::spawn_blocking(move || h.flush_on_stop()).await;
-    }
+        .map(|(_, _, h)| h.clone())
 }

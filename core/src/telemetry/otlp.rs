@@ -19,7 +19,7 @@
 //! spoken (`OTEL_EXPORTER_OTLP_PROTOCOL` naming another protocol is refused).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tracing::span::{Attributes, Id, Record};
 use tracing::Subscriber;
@@ -264,12 +264,29 @@ impl Encoded {
 impl ExportHandle {
     /// Send every finished span now and wait (at most `timeout`) for the export to end.
     pub fn flush(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
         let (tx, rx) = sync_channel(1);
-        // Never blocks: a full wake-up channel means the exporter is already awake.
-        match self.tx.try_send(Msg::Flush(tx)) {
-            Ok(()) => rx.recv_timeout(timeout).is_ok(),
-            Err(_) => false,
+        let mut msg = Msg::Flush(tx);
+        loop {
+            // A full wake-up channel: the exporter is busy with a slow collector. The request
+            // is retried until the deadline (a flush before exit must not give up at once).
+            match self.tx.try_send(msg) {
+                Ok(()) => {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    return rx.recv_timeout(left).is_ok();
+                }
+                Err(TrySendError::Full(m)) if std::time::Instant::now() < deadline => {
+                    msg = m;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(_) => return false,
+            }
         }
+    }
+
+    /// [`Self::flush`] bounded by `stopFlushMs`; `false` at once when that is 0.
+    pub(super) fn flush_for_stop(&self) -> bool {
+        !self.stop_flush.is_zero() && self.flush(self.stop_flush)
     }
 
     fn queue(&self) -> std::sync::MutexGuard<'_, Encoded> {
@@ -302,14 +319,6 @@ impl ExportHandle {
     pub(super) fn take(&self) -> Encoded {
         // A full batch's room stays: the buffers never grow by doubling (and copying) again.
         std::mem::replace(&mut *self.queue(), Encoded::with_room(self.max_batch))
-    }
-
-    /// [`Self::flush`] bounded by `stopFlushMs`, for a server that stopped serving; nothing
-    /// when that is 0.
-    pub(super) fn flush_on_stop(&self) {
-        if !self.stop_flush.is_zero() {
-            self.flush(self.stop_flush);
-        }
     }
 
     /// Spans dropped because the queue was full.

@@ -4,6 +4,7 @@ events in Python's :mod:`logging` (logger ``mcpcore`` and its children, named af
 modules: ``mcpcore.transport.http``, …). Core records and exports everything; these functions
 only pass it the options."""
 
+import atexit
 import logging
 from typing import Any, Dict, Optional
 
@@ -30,8 +31,13 @@ def configure_telemetry(options: Optional[Dict[str, Any]] = None) -> None:
     ``options`` is core's ``TelemetryOptions`` JSON shape: ``{"otlp": {...}}`` exports spans
     and metrics to a collector — fields left out come from the standard environment
     (``OTEL_EXPORTER_OTLP_ENDPOINT``, ``OTEL_SERVICE_NAME``, ``OTEL_EXPORTER_OTLP_HEADERS``, …)
-    — and ``"level"`` (default ``"info"``: a span per request) picks what is recorded."""
+    — and ``"level"`` (default ``"info"``: a span per request) picks what is recorded.
+
+    When the interpreter exits normally, what was recorded and not yet exported is exported
+    first (waiting at most ``stopFlushMs``, default 2 s): a short script's spans are not lost."""
     _native.configure_telemetry(options)
+    # Registered after the import's runtime shutdown, so it runs before it (atexit is LIFO).
+    atexit.register(_native.flush_telemetry_at_exit)
 
 
 def flush_telemetry(timeout: float = 5.0) -> bool:
