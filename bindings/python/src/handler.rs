@@ -3,8 +3,9 @@
 //! The Python side (`mcpcore.server`) wraps every registered function as
 //! `invoke(ctx, params, responder)` and reports exactly once through the [`Responder`]. For an
 //! `async def` function `invoke` returns a coroutine, scheduled here on the asyncio loop captured
-//! at serve time (`mcpcore._spawn.Spawn`); peer cancellation cancels that asyncio
-//! task (the handler sees `CancelledError`). For a plain `def` function `invoke` runs it right
+//! at serve time (`mcpcore._spawn.Spawn`), or, while a stdio serve call runs, queued in the
+//! loop's [`Inbox`] and started on the loop's own thread; peer cancellation cancels that
+//! asyncio task (the handler sees `CancelledError`). For a plain `def` function `invoke` runs it right
 //! there and returns `None`: `invoke` is always called on one of the runtime's blocking threads
 //! ([`bridge::attach_blocking`]), a worker thread of its own, so the call needs no further
 //! hand-off (a Python thread pool here cost a thread switch and a Python-level queue per call)
@@ -26,6 +27,11 @@ use crate::bridge;
 use crate::context::PyContext;
 use crate::convert;
 use crate::gc::Slot;
+use crate::inbox::{self, Inbox};
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// What the Python wrapper reports.
 pub(crate) type Reply = Result<Outcome, HandlerError>;
@@ -34,8 +40,11 @@ pub(crate) type Reply = Result<Outcome, HandlerError>;
 pub struct Loop {
     /// The asyncio event loop captured when serving started.
     pub event_loop: Arc<Slot>,
-    /// `mcpcore._spawn.Spawn(coro, loop)`: starts a coroutine on the loop from any thread.
+    /// `mcpcore._spawn.Spawn(coro, loop, now)`: starts a coroutine on the loop from any thread
+    /// (or at once, on the loop's own thread).
     pub spawn: Arc<Slot>,
+    /// Open while a stdio serve call runs: `async def` calls reach the loop through it.
+    inbox: Mutex<Option<Arc<Inbox>>>,
 }
 
 impl Loop {
@@ -44,7 +53,18 @@ impl Loop {
         Ok(Arc::new(Self {
             event_loop: Slot::new(event_loop),
             spawn: Slot::new(py.import("mcpcore._spawn")?.getattr("Spawn")?.unbind()),
+            inbox: Mutex::new(None),
         }))
+    }
+
+    /// The open inbox, if any.
+    pub fn inbox(&self) -> Option<Arc<Inbox>> {
+        lock(&self.inbox).clone()
+    }
+
+    /// Open (`Some`) or close (`None`) the inbox; returns the one replaced.
+    pub fn set_inbox(&self, inbox: Option<Arc<Inbox>>) -> Option<Arc<Inbox>> {
+        std::mem::replace(&mut *lock(&self.inbox), inbox)
     }
 
     /// The slots, for the native object that owns this loop (see [`crate::gc`]).
@@ -69,6 +89,32 @@ pub struct PyHandler {
     pub event_loop: Arc<Loop>,
     /// How core shapes the entry's plain values (`Responder.value` / `.bytes`).
     pub shape: Arc<ResultShape>,
+    /// `invoke` is a coroutine function (an `async def` entry): it can go through the loop's
+    /// [`Inbox`] when one is open. A plain `def` never runs on the loop's thread.
+    pub is_async: bool,
+}
+
+impl PyHandler {
+    pub fn new(
+        py: Python<'_>,
+        invoke: Arc<Slot>,
+        event_loop: Arc<Loop>,
+        shape: ResultShape,
+    ) -> Self {
+        let is_async = invoke.get(py).is_some_and(|f| {
+            py.import("inspect")
+                .and_then(|m| m.getattr("iscoroutinefunction"))
+                .and_then(|check| check.call1((f,)))
+                .and_then(|r| r.is_truthy())
+                .unwrap_or(false)
+        });
+        Self {
+            invoke,
+            event_loop,
+            shape: Arc::new(shape),
+            is_async,
+        }
+    }
 }
 
 pub(crate) struct Call {
@@ -97,24 +143,33 @@ impl Call {
         shaping: Option<(Arc<ResultShape>, Option<String>)>,
     ) -> PyResult<(Option<Py<PyAny>>, oneshot::Receiver<Reply>)> {
         let (tx, rx) = oneshot::channel();
-        let responder = Py::new(
-            py,
-            Responder {
-                tx: Mutex::new(Some(tx)),
-                shaping,
-            },
-        )?;
+        let responder = Responder::new(tx, shaping);
+        let fut = self.invoke_with(py, args, Py::new(py, responder)?, false)?;
+        Ok((fut, rx))
+    }
+
+    /// Call `invoke(*args, responder)` and start the coroutine it returns as a task on the
+    /// loop: from any thread through `Spawn` (`now` false), or right here when this is the
+    /// loop's own thread (`now`: [`crate::inbox`]). The `Spawn`, to cancel it; `None` when
+    /// `invoke` returned `None`, having run the call itself.
+    pub(crate) fn invoke_with(
+        &self,
+        py: Python<'_>,
+        args: Vec<Bound<'_, PyAny>>,
+        responder: Py<Responder>,
+        now: bool,
+    ) -> PyResult<Option<Py<PyAny>>> {
         let mut all = args;
         all.push(responder.into_bound(py).into_any());
         let invoke = self.invoke.get(py).ok_or_else(gone)?;
         let coro = invoke.call1(pyo3::types::PyTuple::new(py, all)?)?;
         if coro.is_none() {
-            return Ok((None, rx));
+            return Ok(None);
         }
         let lp = &self.event_loop;
         let run = lp.spawn.get(py).ok_or_else(gone)?;
-        let fut = run.call1((coro, lp.event_loop(py)?))?;
-        Ok((Some(fut.unbind()), rx))
+        let fut = run.call1((coro, lp.event_loop(py)?, now))?;
+        Ok(Some(fut.unbind()))
     }
 }
 
@@ -125,6 +180,11 @@ impl Handler for PyHandler {
             event_loop: self.event_loop.clone(),
         };
         let shaping = Some((self.shape.clone(), ctx.name().map(str::to_owned)));
+        if self.is_async {
+            if let Some(inbox) = self.event_loop.inbox() {
+                return Box::pin(inbox::call(inbox, this, ctx, params, shaping));
+            }
+        }
         Box::pin(async move {
             // The interpreter is held only to create and schedule the coroutine, off the
             // tokio workers; the wait for the reply holds nothing.
@@ -191,12 +251,22 @@ pub struct Responder {
 }
 
 impl Responder {
+    pub(crate) fn new(
+        tx: oneshot::Sender<Reply>,
+        shaping: Option<(Arc<ResultShape>, Option<String>)>,
+    ) -> Self {
+        Self {
+            tx: Mutex::new(Some(tx)),
+            shaping,
+        }
+    }
+
     fn shaped(&self, r: Result<Value, String>) {
         self.send(r.map(Outcome::Complete).map_err(HandlerError::internal));
     }
 
-    fn send(&self, reply: Reply) {
-        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+    pub(crate) fn send(&self, reply: Reply) {
+        let tx = lock(&self.tx).take();
         if let Some(tx) = tx {
             let _ = tx.send(reply);
         }

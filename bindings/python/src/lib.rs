@@ -16,6 +16,7 @@ mod embed;
 mod errors;
 mod gc;
 mod handler;
+mod inbox;
 mod listen;
 mod server;
 mod telemetry;

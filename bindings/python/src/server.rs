@@ -112,11 +112,12 @@ impl NativeServer {
             if let Some(key) = dynamic::entry_key(&kind, &def) {
                 items.add(key, invoke.clone());
             }
-            let h = Arc::new(PyHandler {
+            let h = Arc::new(PyHandler::new(
+                py,
                 invoke,
-                event_loop: lp.clone(),
-                shape: Arc::new(ResultShape::of(&kind, &def)),
-            });
+                lp.clone(),
+                ResultShape::of(&kind, &def),
+            ));
             if kind == "gate" {
                 let name = def.get("name").and_then(Value::as_str).unwrap_or_default();
                 gates.insert(name.to_owned(), h);
@@ -159,11 +160,12 @@ impl NativeServer {
         };
         let def = convert::from_py(definition)?;
         let slot = Slot::new(invoke);
-        let h: Arc<dyn Handler> = Arc::new(PyHandler {
-            invoke: slot.clone(),
-            event_loop: self.event_loop.clone(),
-            shape: Arc::new(ResultShape::of(shape_kind, &def)),
-        });
+        let h: Arc<dyn Handler> = Arc::new(PyHandler::new(
+            py,
+            slot.clone(),
+            self.event_loop.clone(),
+            ResultShape::of(shape_kind, &def),
+        ));
         let server = self.server.clone();
         // Detached: a handler core drops under its registry lock (the replaced one, or this
         // one refused) releases its callable later, never running Python code there.
@@ -200,6 +202,33 @@ impl NativeServer {
 
     fn __clear__(&self) {
         self.owned.clear();
+    }
+
+    /// Open the inbox `async def` calls take to this server's loop while a serve call runs
+    /// (`crate::inbox`); the descriptor the caller watches with `loop.add_reader(fd,
+    /// drain_inbox)`. `None` where there is none (not Unix, or no socket pair to be had).
+    fn open_inbox(&self) -> Option<i64> {
+        let inbox = Arc::new(crate::inbox::Inbox::new().ok()?);
+        let fd = inbox.fd();
+        if let Some(old) = self.event_loop.set_inbox(Some(inbox)) {
+            old.close();
+        }
+        Some(fd)
+    }
+
+    /// The loop's reader callback for the inbox: start the calls waiting in it.
+    fn drain_inbox(&self, py: Python<'_>) {
+        if let Some(inbox) = self.event_loop.inbox() {
+            inbox.drain(py);
+        }
+    }
+
+    /// Close the inbox (after `loop.remove_reader`): later calls take the thread path, calls
+    /// still queued fail.
+    fn close_inbox(&self) {
+        if let Some(old) = self.event_loop.set_inbox(None) {
+            old.close();
+        }
     }
 
     /// Serve stdin/stdout until EOF (an awaitable).

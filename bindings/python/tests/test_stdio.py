@@ -48,6 +48,14 @@ async def test_async_tool_runs_on_the_loop_with_context(client):
     assert r["structuredContent"] == {"main": True}
 
 
+async def test_async_calls_sent_together_each_get_their_own_answer(client):
+    """Many ``async def`` calls at once: the ones queued for the loop together (core's inbox)
+    start in one turn of it, each with its own arguments, context and answer."""
+    rs = await asyncio.gather(*(client.call_tool("add", {"a": i, "b": 1000}) for i in range(200)))
+    assert [r["structuredContent"]["sum"] for r in rs] == [i + 1000.0 for i in range(200)]
+    assert {r["structuredContent"]["era"] for r in rs} == {client.era}
+
+
 async def test_mcp_error_is_sent_exactly(client):
     with pytest.raises(McpError) as e:
         await client.call_tool("fail_rpc", {"code": -32042})

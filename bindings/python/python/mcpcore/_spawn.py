@@ -8,21 +8,37 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any, Coroutine, Optional
+
+
+# 3.12+: a task that starts running in the call that creates it; a handler that finishes
+# without waiting is then answered within the same turn of the loop.
+_EAGER = sys.version_info >= (3, 12)
 
 
 class Spawn:
     """``Spawn(coro, loop)`` schedules ``coro`` as a task on ``loop`` (thread-safe);
-    ``cancel()``, from any thread, cancels that task (or the start, when it has not run yet)."""
+    ``cancel()``, from any thread, cancels that task (or the start, when it has not run yet).
+    ``Spawn(coro, loop, True)``, on the loop's own thread, starts it right away (eagerly where
+    asyncio can)."""
 
     __slots__ = ("_loop", "_coro", "_task", "_cancelled")
 
-    def __init__(self, coro: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, coro: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop, now: bool = False
+    ) -> None:
         self._loop = loop
         self._coro: Optional[Coroutine[Any, Any, Any]] = coro
         self._task: Optional["asyncio.Task[Any]"] = None
         self._cancelled = False
-        loop.call_soon_threadsafe(self._start)
+        if not now:
+            loop.call_soon_threadsafe(self._start)
+        elif _EAGER:
+            self._coro = None
+            self._task = asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg,unused-ignore]
+        else:
+            self._start()
 
     def _start(self) -> None:
         coro, self._coro = self._coro, None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import signal
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _asgi, _native, registration
 from ._asgi import AsgiApp
@@ -234,6 +235,26 @@ class _Entry:
                 self.label(),
             )
             responder.fail(f"{type(e).__name__}: {e}")
+
+
+@contextlib.contextmanager
+def _inbox(native: _native.NativeServer, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """While a serve call on ``loop`` runs, ``async def`` calls reach the loop through core's
+    inbox (one socket the loop watches) instead of through a worker thread; where the loop
+    cannot watch it, they take the thread path."""
+    fd = native.open_inbox()
+    if fd is not None:
+        try:
+            loop.add_reader(fd, native.drain_inbox)
+        except (NotImplementedError, RuntimeError, ValueError, OSError):
+            native.close_inbox()
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            loop.remove_reader(fd)
+            native.close_inbox()
 
 
 class Server(Dynamic):
@@ -520,9 +541,11 @@ class Server(Dynamic):
 
     async def serve_stdio(self) -> None:
         """Serve stdin/stdout until EOF. ``async def`` handlers run on this event loop."""
-        native = self._build(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        native = self._build(loop)
         try:
-            await native.serve_stdio()
+            with _inbox(native, loop):
+                await native.serve_stdio()
         finally:
             self._serving.remove(native)
 
@@ -594,9 +617,11 @@ class Server(Dynamic):
         ``asyncio.start_server``, a subprocess's pipes): newline-delimited JSON-RPC, as on
         stdio, until the input ends (or the peer goes away) and every answer is written. The
         writer is left open for the caller to close."""
-        native = self._build(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        native = self._build(loop)
         try:
-            await _asgi.serve_streams(native, reader, writer)
+            with _inbox(native, loop):
+                await _asgi.serve_streams(native, reader, writer)
         finally:
             self._serving.remove(native)
 
