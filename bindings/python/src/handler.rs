@@ -2,11 +2,11 @@
 //!
 //! The Python side (`mcpcore.server`) wraps every registered function as
 //! `invoke(ctx, params, responder)` and reports exactly once through the [`Responder`]. For an
-//! `async def` function `invoke` returns a coroutine, scheduled here on the asyncio loop captured
-//! at serve time (`mcpcore._spawn.Spawn`), or, while a stdio serve call runs, queued in the
-//! loop's [`Inbox`] and started on the loop's own thread; peer cancellation cancels that
-//! asyncio task (the handler sees `CancelledError`). For a plain `def` function `invoke` runs it right
-//! there and returns `None`: `invoke` is always called on one of the runtime's blocking threads
+//! `async def` function `invoke` returns a coroutine, scheduled here on the asyncio loop
+//! captured at serve time (`mcpcore._spawn.Spawn`), or, while a serve call runs (stdio,
+//! streams, HTTP), queued in the loop's [`Inbox`] and started on the loop's own thread; peer
+//! cancellation cancels that asyncio task (the handler sees `CancelledError`). For a plain
+//! `def` function `invoke` runs it right there and returns `None`: `invoke` is always called on one of the runtime's blocking threads
 //! ([`bridge::attach_blocking`]), a worker thread of its own, so the call needs no further
 //! hand-off (a Python thread pool here cost a thread switch and a Python-level queue per call)
 //! and the loop is not involved. Either way the tokio task then waits for the responder without
@@ -43,7 +43,8 @@ pub struct Loop {
     /// `mcpcore._spawn.Spawn(coro, loop, now)`: starts a coroutine on the loop from any thread
     /// (or at once, on the loop's own thread).
     pub spawn: Arc<Slot>,
-    /// Open while a stdio serve call runs: `async def` calls reach the loop through it.
+    /// Open while a serve call runs (stdio, streams, HTTP): `async def` calls reach the loop
+    /// through it.
     inbox: Mutex<Option<Arc<Inbox>>>,
 }
 
@@ -62,9 +63,17 @@ impl Loop {
         lock(&self.inbox).clone()
     }
 
-    /// Open (`Some`) or close (`None`) the inbox; returns the one replaced.
-    pub fn set_inbox(&self, inbox: Option<Arc<Inbox>>) -> Option<Arc<Inbox>> {
-        std::mem::replace(&mut *lock(&self.inbox), inbox)
+    /// Open the inbox; returns the one replaced.
+    pub fn set_inbox(&self, inbox: Arc<Inbox>) -> Option<Arc<Inbox>> {
+        lock(&self.inbox).replace(inbox)
+    }
+
+    /// Close `inbox` if it is the one open.
+    pub fn clear_inbox(&self, inbox: &Arc<Inbox>) {
+        let mut open = lock(&self.inbox);
+        if open.as_ref().is_some_and(|o| Arc::ptr_eq(o, inbox)) {
+            *open = None;
+        }
     }
 
     /// The slots, for the native object that owns this loop (see [`crate::gc`]).

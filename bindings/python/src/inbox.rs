@@ -1,4 +1,4 @@
-//! `Inbox`: how an `async def` handler's call reaches the asyncio loop while a stdio serve call
+//! `Inbox`: how an `async def` handler's call reaches the asyncio loop while a serve call
 //! runs, without a thread between them.
 //!
 //! Without it, a call goes from the runtime's worker to a blocking thread, which takes the
@@ -10,10 +10,12 @@
 //! 3.12+). The byte is written without the interpreter lock, so a worker never waits for it.
 //!
 //! Calls queued while the loop is busy are started together on its next turn. The serve call
-//! closes the inbox when it ends (`close_inbox`); calls still queued then are answered as
-//! failed, and later calls take the thread path again.
+//! closes the inbox when it ends (`InboxDrain.close`); calls still queued then are answered as
+//! failed, and later calls take the thread path again. A call the loop has not taken within
+//! [`PATIENCE`] is taken back and started the thread way: a loop can end without the serve
+//! call closing its inbox (an HTTP handle never closed).
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use mcpcore::server::ResultShape;
@@ -25,7 +27,7 @@ use tokio::sync::oneshot;
 use crate::bridge;
 use crate::context::PyContext;
 use crate::convert;
-use crate::handler::{Call, Reply, Responder};
+use crate::handler::{Call, Loop, Reply, Responder};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -61,34 +63,32 @@ struct Job {
     state: Arc<Mutex<CallState>>,
 }
 
-/// The queue of calls for one loop and the socket pair that wakes it.
+/// The queue of calls for one loop and the end of the socket pair that wakes it. The other
+/// end belongs to the Python side (`mcpcore.server._Inbox`), which watches it: when this
+/// inbox is dropped (its server collected while serving), the loop sees end of file there and
+/// unregisters it, so no closed descriptor stays in the loop's selector.
 pub struct Inbox {
     jobs: Mutex<Vec<Job>>,
-    /// The end the loop watches.
-    read: Sock,
     /// The end a worker writes one byte to when the queue was empty.
     wake: Sock,
 }
 
 impl Inbox {
-    /// A new inbox (both ends non-blocking).
-    pub fn new() -> std::io::Result<Self> {
+    /// A new inbox and the descriptor of the other end, non-blocking, now owned by the caller
+    /// (for `loop.add_reader`).
+    pub fn new() -> std::io::Result<(Self, i64)> {
         let (read, wake) = socket_pair()?;
         read.set_nonblocking(true)?;
         wake.set_nonblocking(true)?;
-        Ok(Self {
-            jobs: Mutex::new(Vec::new()),
-            read,
-            wake,
-        })
-    }
-
-    /// The descriptor for `loop.add_reader`.
-    pub fn fd(&self) -> i64 {
         #[cfg(unix)]
-        return i64::from(std::os::fd::AsRawFd::as_raw_fd(&self.read));
+        let fd = i64::from(std::os::fd::IntoRawFd::into_raw_fd(read));
         #[cfg(windows)]
-        return std::os::windows::io::AsRawSocket::as_raw_socket(&self.read) as i64;
+        let fd = std::os::windows::io::IntoRawSocket::into_raw_socket(read) as i64;
+        let inbox = Self {
+            jobs: Mutex::new(Vec::new()),
+            wake,
+        };
+        Ok((inbox, fd))
     }
 
     fn push(&self, job: Job) {
@@ -103,14 +103,12 @@ impl Inbox {
         }
     }
 
-    /// On the loop's thread (its reader callback): start every queued call. The wake-up bytes
-    /// are read before the queue is taken, so a call queued after the take writes a new one.
+    /// On the loop's thread (its reader callback, after it read the wake-up bytes, so a call
+    /// queued after the take writes a new one): start every queued call.
     pub fn drain(&self, py: Python<'_>) {
-        let mut buf = [0u8; 64];
-        while matches!((&self.read).read(&mut buf), Ok(n) if n > 0) {}
         let jobs = std::mem::take(&mut *lock(&self.jobs));
         for job in jobs {
-            start(py, job);
+            start(py, job, true);
         }
     }
 
@@ -120,8 +118,79 @@ impl Inbox {
     }
 }
 
-/// Start one queued call on the loop's thread (the interpreter lock held).
-fn start(py: Python<'_>, job: Job) {
+/// The Python side's handle on an open inbox (`mcpcore.server._Inbox` keeps it): called on
+/// the loop's thread when the socket woke it. It refers to the inbox, not to the server, so a
+/// serving server stays collectable and its calls are still started after it was.
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct InboxDrain {
+    inbox: Arc<Inbox>,
+    owner: std::sync::Weak<Loop>,
+    /// The watched end (owned by the Python side, open while it calls [`InboxDrain::drain`]).
+    fd: i64,
+}
+
+impl InboxDrain {
+    pub fn new(inbox: Arc<Inbox>, owner: &Arc<Loop>, fd: i64) -> Self {
+        Self {
+            inbox,
+            owner: Arc::downgrade(owner),
+            fd,
+        }
+    }
+
+    /// Read the wake-up bytes waiting on the watched end; `false` at end of file (this side's
+    /// end closed) or on an error other than "nothing more to read".
+    fn read_wakeups(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::fd::FromRawFd;
+            let Ok(fd) = i32::try_from(self.fd) else {
+                return false;
+            };
+            // SAFETY: the Python side owns `fd` and keeps it open while it calls `drain`; the
+            // stream is never dropped (ManuallyDrop), so it does not close it.
+            let sock = std::mem::ManuallyDrop::new(unsafe { Sock::from_raw_fd(fd) });
+            let mut buf = [0u8; 512];
+            loop {
+                match std::io::Read::read(&mut &*sock, &mut buf) {
+                    Ok(0) => return false,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => return false,
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        false
+    }
+}
+
+#[pymethods]
+impl InboxDrain {
+    /// On the loop's thread when the watched end is readable: read the wake-up bytes, then
+    /// start the calls waiting (in that order, so a call queued after the take writes a new
+    /// byte). `False` when the end closed and the reader should be removed.
+    fn drain(&self, py: Python<'_>) -> bool {
+        let open = self.read_wakeups();
+        self.inbox.drain(py);
+        open
+    }
+
+    /// The serve call ended (after `loop.remove_reader`): later calls take the thread path,
+    /// calls still queued fail.
+    fn close(&self) {
+        if let Some(owner) = self.owner.upgrade() {
+            owner.clear_inbox(&self.inbox);
+        }
+        self.inbox.close();
+    }
+}
+
+/// Start one queued call: on the loop's thread (`now`, from [`Inbox::drain`]), or through
+/// `Spawn` from a blocking thread (a call taken back from an inbox the loop stopped reading).
+/// The interpreter lock is held.
+fn start(py: Python<'_>, job: Job, now: bool) {
     if lock(&job.state).cancelled {
         return;
     }
@@ -140,7 +209,7 @@ fn start(py: Python<'_>, job: Job) {
     let args = Py::new(py, PyContext::new(ctx))
         .map(|c| c.into_bound(py).into_any())
         .and_then(|c| Ok(vec![c, convert::to_py(py, &params)?]));
-    let started = args.and_then(|args| call.invoke_with(py, args, responder.clone_ref(py), true));
+    let started = args.and_then(|args| call.invoke_with(py, args, responder.clone_ref(py), now));
     match started {
         Ok(Some(spawn)) => {
             let mut s = lock(&state);
@@ -158,6 +227,21 @@ fn start(py: Python<'_>, job: Job) {
     }
 }
 
+/// How long a queued call waits for the loop to take it before it is taken back and started
+/// the thread way: a loop that ended without its serve call closing the inbox (an HTTP handle
+/// never closed) must not leave calls waiting forever. A loop merely busy that long loses
+/// nothing: the call then waits for it through `call_soon_threadsafe` instead.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Inbox {
+    /// Take back the queued call with `state`, if the loop has not taken it yet.
+    fn reclaim(&self, state: &Arc<Mutex<CallState>>) -> Option<Job> {
+        let mut jobs = lock(&self.jobs);
+        let i = jobs.iter().position(|j| Arc::ptr_eq(&j.state, state))?;
+        Some(jobs.remove(i))
+    }
+}
+
 /// An `async def` call through `inbox`: queued for the loop, then the reply awaited (or the
 /// peer's cancellation, which cancels the task).
 pub(crate) async fn call(
@@ -167,7 +251,7 @@ pub(crate) async fn call(
     params: Value,
     shaping: Option<(Arc<ResultShape>, Option<String>)>,
 ) -> Result<mcpcore::Outcome, HandlerError> {
-    let (tx, rx) = oneshot::channel();
+    let (tx, mut rx) = oneshot::channel();
     let state = Arc::new(Mutex::new(CallState::default()));
     inbox.push(Job {
         call,
@@ -177,22 +261,33 @@ pub(crate) async fn call(
         tx,
         state: state.clone(),
     });
-    drop(inbox);
-    tokio::select! {
-        r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
-        () = ctx.cancelled() => {
-            let spawn = {
-                let mut s = lock(&state);
-                s.cancelled = true;
-                s.spawn.take()
-            };
-            if let Some(spawn) = spawn {
-                bridge::attach_blocking(move |py| {
-                    let _ = spawn.bind(py).call_method0("cancel");
-                })
-                .await;
+    let patience = tokio::time::sleep(PATIENCE);
+    tokio::pin!(patience);
+    let mut waited = false;
+    loop {
+        tokio::select! {
+            r = &mut rx => {
+                return r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply")));
             }
-            Err(HandlerError::cancelled())
+            () = ctx.cancelled() => break,
+            () = &mut patience, if !waited => {
+                waited = true;
+                if let Some(job) = inbox.reclaim(&state) {
+                    bridge::attach_blocking(move |py| start(py, job, false)).await;
+                }
+            }
         }
     }
+    let spawn = {
+        let mut s = lock(&state);
+        s.cancelled = true;
+        s.spawn.take()
+    };
+    if let Some(spawn) = spawn {
+        bridge::attach_blocking(move |py| {
+            let _ = spawn.bind(py).call_method0("cancel");
+        })
+        .await;
+    }
+    Err(HandlerError::cancelled())
 }

@@ -35,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
     m.add_class::<server::HttpHandle>()?;
     m.add_class::<handler::Responder>()?;
+    m.add_class::<inbox::InboxDrain>()?;
     m.add_class::<context::PyContext>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<listen::NativeSubscription>()?;

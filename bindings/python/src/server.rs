@@ -205,30 +205,20 @@ impl NativeServer {
     }
 
     /// Open the inbox `async def` calls take to this server's loop while a serve call runs
-    /// (`crate::inbox`); the descriptor the caller watches with `loop.add_reader(fd,
-    /// drain_inbox)`. `None` where there is none (not Unix, or no socket pair to be had).
-    fn open_inbox(&self) -> Option<i64> {
-        let inbox = Arc::new(crate::inbox::Inbox::new().ok()?);
-        let fd = inbox.fd();
-        if let Some(old) = self.event_loop.set_inbox(Some(inbox)) {
+    /// (`crate::inbox`): the descriptor of the socket that wakes the loop, owned by the caller
+    /// from now on, who watches it (`loop.add_reader`) and calls the returned drain's
+    /// `drain()` when it is readable; its `close()` ends the inbox. `None` where there is none (not Unix, or
+    /// no socket pair).
+    fn open_inbox(&self) -> Option<(i64, crate::inbox::InboxDrain)> {
+        let (inbox, fd) = crate::inbox::Inbox::new().ok()?;
+        let inbox = Arc::new(inbox);
+        if let Some(old) = self.event_loop.set_inbox(inbox.clone()) {
             old.close();
         }
-        Some(fd)
-    }
-
-    /// The loop's reader callback for the inbox: start the calls waiting in it.
-    fn drain_inbox(&self, py: Python<'_>) {
-        if let Some(inbox) = self.event_loop.inbox() {
-            inbox.drain(py);
-        }
-    }
-
-    /// Close the inbox (after `loop.remove_reader`): later calls take the thread path, calls
-    /// still queued fail.
-    fn close_inbox(&self) {
-        if let Some(old) = self.event_loop.set_inbox(None) {
-            old.close();
-        }
+        Some((
+            fd,
+            crate::inbox::InboxDrain::new(inbox, &self.event_loop, fd),
+        ))
     }
 
     /// Serve stdin/stdout until EOF (an awaitable).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from mcpcore import Client, McpError
@@ -51,6 +53,29 @@ async def test_http_in_either_era(endpoint, mode):
         assert r["content"][0]["text"] == "Hello, Lin! (accept)"
         r = await c.read_resource("demo://notes/x")
         assert r["contents"][0]["text"] == "Note x"
+
+
+def test_an_async_call_after_the_serving_loop_closed_fails_instead_of_waiting():
+    """The handle was never closed and the loop that served it is gone: an ``async def`` call
+    queued for that loop is taken back after the inbox's patience (1 s) and answered as
+    failed, never left waiting."""
+    loop = asyncio.new_event_loop()
+    handle = loop.run_until_complete(server.serve_http("127.0.0.1", 0))
+    loop.close()
+
+    async def call() -> None:
+        async with await Client.connect_http(handle.url, mode="modern") as c:
+            with pytest.raises(McpError) as e:
+                await asyncio.wait_for(c.call_tool("add", {"a": 1, "b": 2}), 15)
+            assert e.value.code == -32603
+            # A plain def still runs (on core's thread, no loop needed).
+            r = await c.call_tool("echo", {"text": "still"})
+            assert r["content"][0]["text"] == "still"
+
+    try:
+        asyncio.run(call())
+    finally:
+        asyncio.run(handle.close())
 
 
 async def test_close_is_idempotent():

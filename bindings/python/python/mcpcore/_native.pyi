@@ -4,6 +4,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tup
 
 __all__ = [
     "NativeServer",
+    "InboxDrain",
     "HttpHandle",
     "Responder",
     "NativeContext",
@@ -114,6 +115,11 @@ class HttpHandle:
     def close(self) -> Awaitable[None]: ...
 
 @final
+class InboxDrain:
+    def drain(self) -> bool: ...
+    def close(self) -> None: ...
+
+@final
 class NativeServer:
     def __new__(
         cls,
@@ -124,9 +130,7 @@ class NativeServer:
         event_loop: Any,
         options: Optional[Dict[str, Any]] = None,
     ) -> NativeServer: ...
-    def open_inbox(self) -> Optional[int]: ...
-    def drain_inbox(self) -> None: ...
-    def close_inbox(self) -> None: ...
+    def open_inbox(self) -> Optional[Tuple[int, InboxDrain]]: ...
     def serve_stdio(self) -> Awaitable[None]: ...
     def serve_http(
         self, host: str, port: int, options: Optional[Dict[str, Any]] = None

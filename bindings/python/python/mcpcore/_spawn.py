@@ -33,7 +33,12 @@ class Spawn:
         self._task: Optional["asyncio.Task[Any]"] = None
         self._cancelled = False
         if not now:
-            loop.call_soon_threadsafe(self._start)
+            try:
+                loop.call_soon_threadsafe(self._start)
+            except RuntimeError:  # the loop is closed: the coroutine will never run
+                self._coro = None
+                coro.close()
+                raise
         elif _EAGER:
             self._coro = None
             self._task = asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg,unused-ignore]

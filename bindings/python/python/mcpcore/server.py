@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 import signal
+import socket
 import sys
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _asgi, _native, registration
 from ._asgi import AsgiApp
@@ -76,6 +76,8 @@ class HttpHandle:
     def __init__(self, native: _native.HttpHandle) -> None:
         self._native = native
         self._on_close: Optional[Callable[[], None]] = None
+        # Once the endpoint stopped: the serving loop's inbox closes (see _Inbox).
+        self._after_close: Optional[Callable[[], None]] = None
 
     @property
     def port(self) -> int:
@@ -98,6 +100,9 @@ class HttpHandle:
         if on_close is not None:
             on_close()
         await self._native.close()
+        after, self._after_close = self._after_close, None
+        if after is not None:
+            after()
 
     async def __aenter__(self) -> "HttpHandle":
         return self
@@ -237,24 +242,65 @@ class _Entry:
             responder.fail(f"{type(e).__name__}: {e}")
 
 
-@contextlib.contextmanager
-def _inbox(native: _native.NativeServer, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+class _Inbox:
     """While a serve call on ``loop`` runs, ``async def`` calls reach the loop through core's
-    inbox (one socket the loop watches) instead of through a worker thread; where the loop
-    cannot watch it, they take the thread path."""
-    fd = native.open_inbox()
-    if fd is not None:
+    inbox instead of through a worker thread: core writes a byte to a socket this side owns
+    and the loop watches, and the loop's thread then starts the queued calls. Where the loop
+    cannot watch a socket, calls take the thread path. The loop's reader refers to the inbox
+    only, not to the server, so a serving server stays collectable. ``close()`` on the loop's
+    thread, or from another (then scheduled on the loop)."""
+
+    def __init__(self, native: _native.NativeServer, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._sock: Optional[socket.socket] = None
+        opened = native.open_inbox()
+        if opened is None:
+            return
+        fd, self._drain = opened
+        sock = socket.socket(fileno=fd)
         try:
-            loop.add_reader(fd, native.drain_inbox)
+            loop.add_reader(sock, self._ready)
         except (NotImplementedError, RuntimeError, ValueError, OSError):
-            native.close_inbox()
-            fd = None
-    try:
-        yield
-    finally:
-        if fd is not None:
-            loop.remove_reader(fd)
-            native.close_inbox()
+            sock.close()
+            self._drain.close()
+            return
+        self._sock = sock
+
+    def __enter__(self) -> "_Inbox":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _ready(self) -> None:
+        # Core reads the wake-up bytes and starts the queued calls; False: its end closed.
+        if self._sock is not None and not self._drain.drain():
+            self._close_here()
+
+    def close(self) -> None:
+        if self._sock is None:
+            return
+        try:
+            running: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._close_here()
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._close_here)
+        except RuntimeError:  # the loop is closed: nothing watches the socket any more
+            sock, self._sock = self._sock, None
+            sock.close()
+            self._drain.close()
+
+    def _close_here(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is None:
+            return
+        self._loop.remove_reader(sock)
+        sock.close()
+        self._drain.close()
 
 
 class Server(Dynamic):
@@ -544,7 +590,7 @@ class Server(Dynamic):
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
-            with _inbox(native, loop):
+            with _Inbox(native, loop):
                 await native.serve_stdio()
         finally:
             self._serving.remove(native)
@@ -587,13 +633,17 @@ class Server(Dynamic):
         ``options`` is core's ``HttpOptions`` JSON shape (``{"maxSessions": 100}``, …)."""
 
         async def start() -> HttpHandle:
-            native = self._build(asyncio.get_running_loop())
+            loop = asyncio.get_running_loop()
+            native = self._build(loop)
+            inbox = _Inbox(native, loop)
             try:
                 handle = HttpHandle(await native.serve_http(host, port, options))
             except BaseException:
+                inbox.close()
                 self._serving.remove(native)
                 raise
             handle._on_close = lambda: self._serving.remove(native)
+            handle._after_close = inbox.close
             return handle
 
         return Opening(start)
@@ -620,7 +670,7 @@ class Server(Dynamic):
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
-            with _inbox(native, loop):
+            with _Inbox(native, loop):
                 await _asgi.serve_streams(native, reader, writer)
         finally:
             self._serving.remove(native)
