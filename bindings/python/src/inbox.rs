@@ -64,9 +64,8 @@ struct Job {
 }
 
 /// The queue of calls for one loop and the end of the socket pair that wakes it. The other
-/// end belongs to the Python side (`mcpcore.server._Inbox`), which watches it: when this
-/// inbox is dropped (its server collected while serving), the loop sees end of file there and
-/// unregisters it, so no closed descriptor stays in the loop's selector.
+/// end belongs to the Python side (`mcpcore._inbox.Inbox`), which watches it and closes it
+/// together with the reader, so no closed descriptor ever stays in the loop's selector.
 pub struct Inbox {
     jobs: Mutex<Vec<Job>>,
     /// The end a worker writes one byte to when the queue was empty.
@@ -118,7 +117,7 @@ impl Inbox {
     }
 }
 
-/// The Python side's handle on an open inbox (`mcpcore.server._Inbox` keeps it): called on
+/// The Python side's handle on an open inbox (`mcpcore._inbox.Inbox` keeps it): called on
 /// the loop's thread when the socket woke it. It refers to the inbox, not to the server, so a
 /// serving server stays collectable and its calls are still started after it was.
 #[pyclass(module = "mcpcore._native", frozen)]

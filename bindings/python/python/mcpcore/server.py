@@ -6,12 +6,12 @@ import asyncio
 import inspect
 import logging
 import signal
-import socket
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from . import _asgi, _native, registration
 from ._asgi import AsgiApp
+from ._inbox import Inbox
 from ._opening import Opening
 from ._schema import (
     coerce,
@@ -76,7 +76,7 @@ class HttpHandle:
     def __init__(self, native: _native.HttpHandle) -> None:
         self._native = native
         self._on_close: Optional[Callable[[], None]] = None
-        # Once the endpoint stopped: the serving loop's inbox closes (see _Inbox).
+        # Once the endpoint stopped: the serving loop's inbox closes (see mcpcore._inbox).
         self._after_close: Optional[Callable[[], None]] = None
 
     @property
@@ -240,67 +240,6 @@ class _Entry:
                 self.label(),
             )
             responder.fail(f"{type(e).__name__}: {e}")
-
-
-class _Inbox:
-    """While a serve call on ``loop`` runs, ``async def`` calls reach the loop through core's
-    inbox instead of through a worker thread: core writes a byte to a socket this side owns
-    and the loop watches, and the loop's thread then starts the queued calls. Where the loop
-    cannot watch a socket, calls take the thread path. The loop's reader refers to the inbox
-    only, not to the server, so a serving server stays collectable. ``close()`` on the loop's
-    thread, or from another (then scheduled on the loop)."""
-
-    def __init__(self, native: _native.NativeServer, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._sock: Optional[socket.socket] = None
-        opened = native.open_inbox()
-        if opened is None:
-            return
-        fd, self._drain = opened
-        sock = socket.socket(fileno=fd)
-        try:
-            loop.add_reader(sock, self._ready)
-        except (NotImplementedError, RuntimeError, ValueError, OSError):
-            sock.close()
-            self._drain.close()
-            return
-        self._sock = sock
-
-    def __enter__(self) -> "_Inbox":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def _ready(self) -> None:
-        # Core reads the wake-up bytes and starts the queued calls; False: its end closed.
-        if self._sock is not None and not self._drain.drain():
-            self._close_here()
-
-    def close(self) -> None:
-        if self._sock is None:
-            return
-        try:
-            running: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            self._close_here()
-            return
-        try:
-            self._loop.call_soon_threadsafe(self._close_here)
-        except RuntimeError:  # the loop is closed: nothing watches the socket any more
-            sock, self._sock = self._sock, None
-            sock.close()
-            self._drain.close()
-
-    def _close_here(self) -> None:
-        sock, self._sock = self._sock, None
-        if sock is None:
-            return
-        self._loop.remove_reader(sock)
-        sock.close()
-        self._drain.close()
 
 
 class Server(Dynamic):
@@ -590,7 +529,7 @@ class Server(Dynamic):
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
-            with _Inbox(native, loop):
+            with Inbox(native, loop):
                 await native.serve_stdio()
         finally:
             self._serving.remove(native)
@@ -635,7 +574,7 @@ class Server(Dynamic):
         async def start() -> HttpHandle:
             loop = asyncio.get_running_loop()
             native = self._build(loop)
-            inbox = _Inbox(native, loop)
+            inbox = Inbox(native, loop)
             try:
                 handle = HttpHandle(await native.serve_http(host, port, options))
             except BaseException:
@@ -670,7 +609,7 @@ class Server(Dynamic):
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
-            with _Inbox(native, loop):
+            with Inbox(native, loop):
                 await _asgi.serve_streams(native, reader, writer)
         finally:
             self._serving.remove(native)
