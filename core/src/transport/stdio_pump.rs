@@ -9,17 +9,22 @@
 //! calling thread: a handler that answers without waiting (a synchronous JavaScript function)
 //! is answered within the same `feed` call, with no hand-off at all. A request that waits
 //! (an async handler, a server→client request) continues as a task on the runtime, and its
-//! answer is queued for the embedder, who is told through the `wake` callback.
+//! answer is queued for the embedder, who is told through the `wake` callback; or, for an
+//! embedder whose handlers finish on its own thread ([`StdioPump::local`]: a Python task on
+//! the asyncio loop), it is kept and polled again on that thread once woken.
 //!
 //! Framing is the JSON-RPC codec's: newline-delimited, a trailing `\r` trimmed, blank
 //! lines skipped, each frame capped at [`crate::Limits::max_message_bytes`] (a frame crossing
 //! the cap is answered -32600 and ends the connection, STDIO-01), and a final frame without a
 //! newline still counts at end of input ([`StdioPump::feed_eof`]).
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io::Read;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -29,7 +34,8 @@ use super::stdio::{drain, finish_batch, start_batch, Batch, StdioError};
 use super::Outbound;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{classify, encode_error, parse_frame, Incoming, ParsedFrame};
-use crate::server::{encode_reply, Server, Session, SessionKind};
+use crate::server::{encode_reply, Reply, Server, Session, SessionKind};
+use crate::Id;
 use crate::Limits;
 
 /// Chunks up to this many bytes count as a lone frame (as in [`super::spin`]).
@@ -37,6 +43,55 @@ const SMALL_READ: usize = 1024;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A request being served: its answer, or `None` when it was cancelled.
+type RequestFuture = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
+
+/// Requests kept for the embedder's thread ([`StdioPump::local`]) and the ones woken since
+/// they were last polled.
+#[derive(Default)]
+struct Held {
+    futs: Mutex<HashMap<u64, (Id, RequestFuture)>>,
+    ready: Mutex<Vec<u64>>,
+    next: AtomicU64,
+    /// To wake the embedder (weak: the output side owns nothing of this).
+    out: Weak<PumpOut>,
+}
+
+impl Held {
+    fn wake(&self, key: u64) {
+        let first = {
+            let mut ready = lock(&self.ready);
+            if ready.contains(&key) {
+                return;
+            }
+            ready.push(key);
+            ready.len() == 1
+        };
+        if first {
+            if let Some(out) = self.out.upgrade() {
+                out.notify();
+            }
+        }
+    }
+}
+
+/// The waker of a kept request: marks it ready and wakes the embedder (from any thread).
+struct HeldWaker {
+    key: u64,
+    held: Weak<Held>,
+}
+
+impl Wake for HeldWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        if let Some(held) = self.held.upgrade() {
+            held.wake(self.key);
+        }
+    }
 }
 
 /// What is waiting to be written, and whether the embedder is inside `feed` (it then takes the
@@ -73,6 +128,14 @@ impl PumpOut {
             (self.wake)();
         }
         true
+    }
+
+    /// Something for the embedder's next `take_output`: wake it unless it is inside a call
+    /// that returns output anyway.
+    fn notify(&self) {
+        if !lock(&self.state).feeding {
+            (self.wake)();
+        }
     }
 
     /// The embedder is inside `feed`: output is returned by that call, nobody needs waking.
@@ -128,6 +191,9 @@ pub struct StdioPump {
     input: Mutex<InState>,
     /// Stdin for [`StdioPump::spin`]: opened on first use, `None` inside when it is no pipe.
     poller: Mutex<Option<Option<Poller>>>,
+    /// Requests that wait, kept to be polled on the embedder's thread ([`StdioPump::local`]);
+    /// `None`: they continue as runtime tasks.
+    held: Option<Arc<Held>>,
 }
 
 impl StdioPump {
@@ -162,7 +228,23 @@ impl StdioPump {
             limits,
             input: Mutex::new(InState::default()),
             poller: Mutex::new(None),
+            held: None,
         })
+    }
+
+    /// Keep requests that wait on the embedder's thread instead of handing them to the
+    /// runtime: when one is woken (from any thread), the embedder is woken too (the `wake`
+    /// callback), and its next [`StdioPump::take_output`] polls it there. For an embedder whose
+    /// handlers finish on its own thread (a Python task on the asyncio loop) this saves the
+    /// round through a runtime thread: the handler's answer is written from the thread that
+    /// ran it. [`StdioPump::drain`] hands what is still kept to the runtime.
+    #[must_use]
+    pub fn local(mut self) -> Self {
+        self.held = Some(Arc::new(Held {
+            out: Arc::downgrade(&self.out),
+            ..Held::default()
+        }));
+        self
     }
 
     /// Handle `bytes` read from stdin: every complete frame is handled in order, and what is
@@ -171,8 +253,9 @@ impl StdioPump {
         self.out.hold();
         lock(&self.input).spin_next = bytes.len() <= SMALL_READ;
         let result = self.frames(bytes);
+        self.run_held();
         Fed {
-            output: self.out.take(),
+            output: self.take_held_output(),
             result,
         }
     }
@@ -194,14 +277,84 @@ impl StdioPump {
             self.on_frame(frame);
         }
         Fed {
-            output: self.out.take(),
+            output: self.take_held_output(),
             result: Ok(()),
         }
     }
 
-    /// What was queued since the last `feed` / `take_output` (after a `wake`).
+    /// What was queued since the last `feed` / `take_output` (after a `wake`); kept requests
+    /// that were woken are polled first ([`StdioPump::local`]).
     pub fn take_output(&self) -> Vec<u8> {
-        self.out.take()
+        self.out.hold();
+        self.run_held();
+        self.take_held_output()
+    }
+
+    /// The output queued during a call that held it. A kept request woken meanwhile (the
+    /// embedder was not woken: it was inside the call) wakes it now, for its next
+    /// `take_output`.
+    fn take_held_output(&self) -> Vec<u8> {
+        let out = self.out.take();
+        if let Some(held) = &self.held {
+            if !lock(&held.ready).is_empty() {
+                (self.out.wake)();
+            }
+        }
+        out
+    }
+
+    /// Poll the kept requests that were woken; a finished one's answer is queued.
+    fn run_held(&self) {
+        let Some(held) = &self.held else {
+            return;
+        };
+        // Bounded: a request woken again while it is polled waits for the next call (its
+        // wake-up calls the embedder again).
+        for _ in 0..4 {
+            let ready = std::mem::take(&mut *lock(&held.ready));
+            if ready.is_empty() {
+                return;
+            }
+            for key in ready {
+                let Some((id, mut fut)) = lock(&held.futs).remove(&key) else {
+                    continue;
+                };
+                let waker = Waker::from(Arc::new(HeldWaker {
+                    key,
+                    held: Arc::downgrade(held),
+                }));
+                match fut.as_mut().poll(&mut Context::from_waker(&waker)) {
+                    Poll::Ready(Some(reply)) => self.answer(encode_reply(&id, &reply)),
+                    Poll::Ready(None) => {}
+                    Poll::Pending => {
+                        lock(&held.futs).insert(key, (id, fut));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keep a request that waits (local mode), or hand it to the runtime.
+    fn keep(&self, id: Id, fut: RequestFuture) {
+        if let Some(held) = &self.held {
+            if !lock(&self.input).closed {
+                let key = held.next.fetch_add(1, Ordering::Relaxed);
+                lock(&held.futs).insert(key, (id, fut));
+                // Its first poll saw a no-op waker: poll it again with its own.
+                held.wake(key);
+                return;
+            }
+        }
+        self.spawn(id, fut);
+    }
+
+    fn spawn(&self, id: Id, fut: RequestFuture) {
+        let out = self.out.clone();
+        self.tracker.spawn(async move {
+            if let Some(reply) = fut.await {
+                out.push(&encode_reply(&id, &reply), true);
+            }
+        });
     }
 
     /// Wait for more input by polling stdin for up to `budget` without sleeping, right after an
@@ -253,6 +406,12 @@ impl StdioPump {
     /// afterwards.
     pub async fn drain(&self, stdout_gone: bool) {
         lock(&self.input).closed = true;
+        if let Some(held) = &self.held {
+            let kept = std::mem::take(&mut *lock(&held.futs));
+            for (id, fut) in kept.into_values() {
+                self.spawn(id, fut);
+            }
+        }
         drain(&self.tracker, &self.session, &self.limits, stdout_gone).await;
         crate::telemetry::flush_on_stop().await;
     }
@@ -329,18 +488,11 @@ impl StdioPump {
                         // Polled once here: a request that needs no waiting is answered now,
                         // without a task. The waker is a no-op because a pending request is
                         // handed to the runtime, whose first poll registers the real one.
-                        let mut fut = Box::pin(fut);
+                        let mut fut: RequestFuture = Box::pin(fut);
                         match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
                             Poll::Ready(Some(reply)) => self.answer(encode_reply(&id, &reply)),
                             Poll::Ready(None) => {}
-                            Poll::Pending => {
-                                let out = self.out.clone();
-                                self.tracker.spawn(async move {
-                                    if let Some(reply) = fut.await {
-                                        out.push(&encode_reply(&id, &reply), true);
-                                    }
-                                });
-                            }
+                            Poll::Pending => self.keep(id, fut),
                         }
                     }
                     Err(reply) => self.answer(encode_reply(&id, &reply)),

@@ -170,3 +170,87 @@ async fn drain_lets_a_request_in_flight_finish() {
     assert_eq!(out[0]["id"], 6);
     assert_eq!(out[0]["result"]["content"][0]["text"], "later");
 }
+
+/// The thread a handler finished on.
+type Seen = Arc<Mutex<Option<std::thread::ThreadId>>>;
+
+/// A local pump whose `gated` tool waits until the test opens the gate, recording the thread
+/// its handler finished on.
+fn gated() -> (StdioPump, Arc<AtomicUsize>, Arc<tokio::sync::Notify>, Seen) {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let seen = Arc::new(Mutex::new(None));
+    let (g, s) = (gate.clone(), seen.clone());
+    let server = Server::builder("pump", "1")
+        .limits(quiet())
+        .tool(
+            Tool::new("gated"),
+            handler_fn(move |_ctx, _args: Value| {
+                let (g, s) = (g.clone(), s.clone());
+                async move {
+                    g.notified().await;
+                    *lock(&s) = Some(std::thread::current().id());
+                    Ok::<_, HandlerError>(CallToolResult::text("opened"))
+                }
+            }),
+        )
+        .build()
+        .expect("server");
+    let wakes = Arc::new(AtomicUsize::new(0));
+    let w = wakes.clone();
+    let wake = Box::new(move || {
+        w.fetch_add(1, Ordering::SeqCst);
+    });
+    let p = StdioPump::new(&server, wake).expect("pump").local();
+    (p, wakes, gate, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_kept_request_finishes_on_the_embedders_thread_once_woken() {
+    let (p, wakes, gate, seen) = gated();
+    handshake(&p);
+    assert!(p.feed(&line(&call(7, "gated"))).output.is_empty());
+    // Kept, not handed to the runtime: no runtime thread polls it, nobody was woken yet.
+    assert_eq!(wakes.load(Ordering::SeqCst), 0);
+    // Opened from another thread: its waker wakes the embedder, once.
+    let g = gate.clone();
+    std::thread::spawn(move || g.notify_one())
+        .join()
+        .expect("thread");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while wakes.load(Ordering::SeqCst) == 0 {
+        assert!(std::time::Instant::now() < deadline, "no wake");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(
+        *lock(&seen),
+        None,
+        "polled before the embedder took the output"
+    );
+    let out = messages(&p.take_output());
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 7);
+    assert_eq!(out[0]["result"]["content"][0]["text"], "opened");
+    assert_eq!(*lock(&seen), Some(std::thread::current().id()));
+    assert_eq!(wakes.load(Ordering::SeqCst), 1);
+    assert!(p.take_output().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn drain_hands_kept_requests_to_the_runtime() {
+    let (p, _, gate, seen) = gated();
+    handshake(&p);
+    assert!(p.feed(&line(&call(8, "gated"))).output.is_empty());
+    let g = gate.clone();
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        g.notify_one();
+    });
+    p.drain(false).await;
+    opener.await.expect("opener");
+    let out = messages(&p.take_output());
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 8);
+    // It finished as a runtime task, not on this thread.
+    assert_ne!(*lock(&seen), Some(std::thread::current().id()));
+    assert!(lock(&seen).is_some());
+}
