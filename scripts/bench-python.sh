@@ -47,7 +47,8 @@ if ! command -v wrk >/dev/null; then
   apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
 fi
 
-venv="$PEERS/python-sdk-$SDK_VERSION"
+# One venv per interpreter asked for (PYTHON=python3.12 measures both servers on 3.12).
+venv="$PEERS/python-sdk-$SDK_VERSION${PYTHON:+-$(basename "$PYTHON")}"
 if [ ! -x "$venv/bin/python" ]; then
   echo "== creating the peer venv $venv"
   "${PYTHON:-python3}" -m venv "$venv"

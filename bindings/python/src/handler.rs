@@ -190,8 +190,13 @@ impl Handler for PyHandler {
         };
         let shaping = Some((self.shape.clone(), ctx.name().map(str::to_owned)));
         if self.is_async {
-            if let Some(inbox) = self.event_loop.inbox() {
-                return Box::pin(inbox::call(inbox, this, ctx, params, shaping));
+            let route = if crate::pump::pumping(&self.event_loop) {
+                Some(inbox::Route::Here)
+            } else {
+                self.event_loop.inbox().map(inbox::Route::Queue)
+            };
+            if let Some(route) = route {
+                return Box::pin(inbox::call(route, this, ctx, params, shaping));
             }
         }
         Box::pin(async move {

@@ -17,6 +17,7 @@
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use mcpcore::server::ResultShape;
 use mcpcore::{HandlerError, RequestContext};
@@ -34,12 +35,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 #[cfg(unix)]
-type Sock = std::os::unix::net::UnixStream;
+pub(crate) type Sock = std::os::unix::net::UnixStream;
 /// Elsewhere there is no inbox ([`Inbox::new`] fails): calls take the thread path.
 #[cfg(not(unix))]
-type Sock = std::net::TcpStream;
+pub(crate) type Sock = std::net::TcpStream;
 
-fn socket_pair() -> std::io::Result<(Sock, Sock)> {
+pub(crate) fn socket_pair() -> std::io::Result<(Sock, Sock)> {
     #[cfg(unix)]
     return Sock::pair();
     #[cfg(not(unix))]
@@ -136,33 +137,6 @@ impl InboxDrain {
             fd,
         }
     }
-
-    /// Read the wake-up bytes waiting on the watched end; `false` at end of file (this side's
-    /// end closed) or on an error other than "nothing more to read".
-    fn read_wakeups(&self) -> bool {
-        #[cfg(unix)]
-        {
-            use std::os::fd::FromRawFd;
-            let Ok(fd) = i32::try_from(self.fd) else {
-                return false;
-            };
-            // SAFETY: the Python side owns `fd` and keeps it open while it calls `drain`; the
-            // stream is never dropped (ManuallyDrop), so it does not close it.
-            let sock = std::mem::ManuallyDrop::new(unsafe { Sock::from_raw_fd(fd) });
-            let mut buf = [0u8; 512];
-            loop {
-                match std::io::Read::read(&mut &*sock, &mut buf) {
-                    Ok(0) => return false,
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => return false,
-                }
-            }
-        }
-        #[cfg(not(unix))]
-        false
-    }
 }
 
 #[pymethods]
@@ -171,7 +145,7 @@ impl InboxDrain {
     /// start the calls waiting (in that order, so a call queued after the take writes a new
     /// byte). `False` when the end closed and the reader should be removed.
     fn drain(&self, py: Python<'_>) -> bool {
-        let open = self.read_wakeups();
+        let open = read_wakeups(self.fd);
         self.inbox.drain(py);
         open
     }
@@ -183,6 +157,37 @@ impl InboxDrain {
             owner.clear_inbox(&self.inbox);
         }
         self.inbox.close();
+    }
+}
+
+/// Read the wake-up bytes waiting on the watched end `fd` (owned by the Python side, open
+/// while it calls here); `false` at end of file (the writing end closed) or on an error other
+/// than "nothing more to read".
+pub(crate) fn read_wakeups(fd: i64) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::FromRawFd;
+        let Ok(fd) = i32::try_from(fd) else {
+            return false;
+        };
+        // SAFETY: the Python side owns `fd` and keeps it open while it calls here; the stream
+        // is never dropped (ManuallyDrop), so it does not close it.
+        let sock = std::mem::ManuallyDrop::new(unsafe { Sock::from_raw_fd(fd) });
+        let mut buf = [0u8; 512];
+        loop {
+            match std::io::Read::read(&mut &*sock, &mut buf) {
+                Ok(0) => return false,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        false
     }
 }
 
@@ -230,7 +235,7 @@ fn start(py: Python<'_>, job: Job, now: bool) {
 /// the thread way: a loop that ended without its serve call closing the inbox (an HTTP handle
 /// never closed) must not leave calls waiting forever. A loop merely busy that long loses
 /// nothing: the call then waits for it through `call_soon_threadsafe` instead.
-const PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+const PATIENCE: Duration = Duration::from_secs(1);
 
 impl Inbox {
     /// Take back the queued call with `state`, if the loop has not taken it yet.
@@ -241,10 +246,19 @@ impl Inbox {
     }
 }
 
-/// An `async def` call through `inbox`: queued for the loop, then the reply awaited (or the
-/// peer's cancellation, which cancels the task).
+/// How an `async def` call reaches the loop.
+pub(crate) enum Route {
+    /// Queued in the loop's inbox (from one of core's threads).
+    Queue(Arc<Inbox>),
+    /// Started right here: this is the loop's own thread, inside `NativePump.feed` (which holds
+    /// the interpreter lock), so the call needs no queue and no wake-up (`crate::pump`).
+    Here,
+}
+
+/// An `async def` call: queued for the loop or started at once (`route`), then the reply
+/// awaited (or the peer's cancellation, which cancels the task).
 pub(crate) async fn call(
-    inbox: Arc<Inbox>,
+    route: Route,
     call: Call,
     ctx: RequestContext,
     params: Value,
@@ -252,26 +266,40 @@ pub(crate) async fn call(
 ) -> Result<mcpcore::Outcome, HandlerError> {
     let (tx, mut rx) = oneshot::channel();
     let state = Arc::new(Mutex::new(CallState::default()));
-    inbox.push(Job {
+    let job = Job {
         call,
         ctx: ctx.clone(),
         params,
         shaping,
         tx,
         state: state.clone(),
-    });
-    let patience = tokio::time::sleep(PATIENCE);
+    };
+    let inbox = match route {
+        Route::Queue(inbox) => {
+            inbox.push(job);
+            Some(inbox)
+        }
+        Route::Here => {
+            // `None` once the interpreter is shutting down: the job (and its sender) drop, and
+            // the call fails below.
+            bridge::attach(move |py| start(py, job, true));
+            None
+        }
+    };
+    // Only a queued call can wait for a loop that no longer reads its inbox.
+    let mut waited = inbox.is_none();
+    let patience = tokio::time::sleep(if waited { Duration::ZERO } else { PATIENCE });
     tokio::pin!(patience);
-    let mut waited = false;
     loop {
         tokio::select! {
+            biased;
             r = &mut rx => {
                 return r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply")));
             }
             () = ctx.cancelled() => break,
             () = &mut patience, if !waited => {
                 waited = true;
-                if let Some(job) = inbox.reclaim(&state) {
+                if let Some(job) = inbox.as_ref().and_then(|i| i.reclaim(&state)) {
                     bridge::attach_blocking(move |py| start(py, job, false)).await;
                 }
             }

@@ -18,6 +18,7 @@ mod gc;
 mod handler;
 mod inbox;
 mod listen;
+mod pump;
 mod server;
 mod telemetry;
 
@@ -36,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::HttpHandle>()?;
     m.add_class::<handler::Responder>()?;
     m.add_class::<inbox::InboxDrain>()?;
+    m.add_class::<pump::NativePump>()?;
     m.add_class::<context::PyContext>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<listen::NativeSubscription>()?;

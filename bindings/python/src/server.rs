@@ -221,6 +221,16 @@ impl NativeServer {
         ))
     }
 
+    /// Open a stdio connection served from the loop's own thread (`crate::pump`): the pump and
+    /// the descriptor of the socket that wakes the loop when output is waiting, owned by the
+    /// caller from now on. `None` where there is no socket pair (not Unix).
+    fn open_pump(&self) -> PyResult<Option<(crate::pump::NativePump, i64)>> {
+        if cfg!(not(unix)) {
+            return Ok(None);
+        }
+        crate::pump::NativePump::open(&self.server, &self.event_loop).map(Some)
+    }
+
     /// Serve stdin/stdout until EOF (an awaitable).
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let server = self.server.clone();

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -260,7 +261,10 @@ def complete(ref: dict, argument: dict) -> list:
 
 
 if __name__ == "__main__":
+    # MCPCORE_TEST_ON_LOOP=1/0 forces serve_stdio's on_loop (unset: its default).
+    forced = os.environ.get("MCPCORE_TEST_ON_LOOP")
+    on_loop = None if forced is None else forced == "1"
     if len(sys.argv) > 1 and sys.argv[1] == "--async":
-        asyncio.run(server.serve_stdio())
+        asyncio.run(server.serve_stdio(on_loop=on_loop))
     else:
-        server.run_stdio()
+        server.run_stdio(on_loop=on_loop)

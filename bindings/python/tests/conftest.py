@@ -37,3 +37,16 @@ def demo_server() -> str:
         )
     assert exe.exists(), f"demo-server not found at {exe}"
     return str(exe)
+
+
+# A legacy `initialize` request, as raw-wire tests send it.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}

@@ -16,6 +16,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from conftest import INITIALIZE
 from embed_fixtures import (
     Hang,
     fastapi_app,
@@ -294,12 +295,13 @@ async def _line(reader: asyncio.StreamReader) -> Dict[str, Any]:
     return out
 
 
-async def test_serve_streams_serves_a_tcp_connection():
+@pytest.mark.parametrize("on_loop", [False, True])
+async def test_serve_streams_serves_a_tcp_connection(on_loop: bool):
     server = make_server()
     done: List[bool] = []
 
     async def on_connect(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-        await server.serve_streams(r, w)
+        await server.serve_streams(r, w, on_loop=on_loop)
         done.append(True)
         w.close()
 
@@ -307,17 +309,7 @@ async def test_serve_streams_serves_a_tcp_connection():
     port = tcp.sockets[0].getsockname()[1]
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"},
-            },
-        }
-        writer.write(json.dumps(init).encode() + b"\n")
+        writer.write(json.dumps(INITIALIZE).encode() + b"\n")
         assert (await _line(reader))["result"]["serverInfo"]["name"] == "embed-test"
         writer.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}

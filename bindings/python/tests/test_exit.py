@@ -6,19 +6,10 @@ import json
 import subprocess
 import sys
 
-from conftest import APP
+from conftest import APP, INITIALIZE
 
 REQUESTS = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    },
+    INITIALIZE,
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {
         "jsonrpc": "2.0",

@@ -12,13 +12,18 @@ MODES = ["legacy", "modern"]
 VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
 
 
-@pytest.fixture(params=MODES)
-async def client(request, app_argv):
+# Each era, served by core's threads and from the loop's own thread (``on_loop``, core's pump).
+@pytest.fixture(
+    params=[(m, t) for t in ("0", "1") for m in MODES], ids=lambda p: f"{p[0]}-loop{p[1]}"
+)
+async def client(request, app_argv, monkeypatch):
     async def on_elicitation(params):
         assert params["message"] == "Name?"
         return {"action": "accept", "content": {"name": "Ada"}}
 
-    c = await Client.connect_stdio(app_argv, mode=request.param, on_elicitation=on_elicitation)
+    mode, on_loop = request.param
+    monkeypatch.setenv("MCPCORE_TEST_ON_LOOP", on_loop)
+    c = await Client.connect_stdio(app_argv, mode=mode, on_elicitation=on_elicitation)
     try:
         yield c
     finally:

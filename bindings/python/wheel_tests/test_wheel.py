@@ -129,6 +129,12 @@ def shout(text: str) -> dict:
     return {"loud": text.upper()}
 
 
+@server.tool()
+async def whisper(text: str) -> dict:
+    \"\"\"Lower-case the text (async: from 3.12 on, stdio is then served on the loop's thread).\"\"\"
+    return {"quiet": text.lower()}
+
+
 server.run_stdio()
 """
 
@@ -143,9 +149,11 @@ assert (here / "py.typed").is_file()
 for mode in ("legacy", "modern"):
     with Client.connect_stdio([sys.executable, "server.py"], mode=mode) as c:
         assert c.era == mode, c.era
-        assert [t["name"] for t in c.list_tools()] == ["shout"]
+        assert [t["name"] for t in c.list_tools()] == ["shout", "whisper"]
         r = c.call_tool("shout", {"text": "from the wheel"})
         assert r["structuredContent"] == {"loud": "FROM THE WHEEL"}, r
+        r = c.call_tool("whisper", {"text": "FROM THE LOOP"})
+        assert r["structuredContent"] == {"quiet": "from the loop"}, r
 print("round trip ok", mcpcore.__name__)
 """
 

@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from . import _asgi, _native, registration
+from . import _asgi, _native, _pump, registration
 from ._asgi import AsgiApp
 from ._inbox import Inbox
 from ._opening import Opening
@@ -524,19 +524,27 @@ class Server(Dynamic):
 
         return registration.serve(self, build)
 
-    async def serve_stdio(self) -> None:
-        """Serve stdin/stdout until EOF. ``async def`` handlers run on this event loop."""
+    async def serve_stdio(self, *, on_loop: Optional[bool] = None) -> None:
+        """Serve stdin/stdout until EOF. ``async def`` handlers run on this event loop.
+
+        ``on_loop``: read and answer on this loop's own thread (when stdin and stdout are pipes
+        or sockets), so an ``async def`` handler that finishes without waiting is answered with
+        no thread hand-off; otherwise core's threads read and write, and plain ``def`` handlers
+        avoid the loop entirely. The default (``None``) picks the loop where asyncio starts
+        tasks eagerly (3.12+) and the server has an ``async def`` handler."""
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
             with Inbox(native, loop):
-                await native.serve_stdio()
+                if not (_pump.wanted(on_loop, self) and await _pump.serve_stdio(native)):
+                    await native.serve_stdio()
         finally:
             self._serving.remove(native)
 
-    def run_stdio(self) -> None:
-        """Serve stdin/stdout until EOF (blocking; runs its own event loop)."""
-        asyncio.run(self.serve_stdio())
+    def run_stdio(self, *, on_loop: Optional[bool] = None) -> None:
+        """Serve stdin/stdout until EOF (blocking; runs its own event loop). ``on_loop`` as
+        for :meth:`serve_stdio`."""
+        asyncio.run(self.serve_stdio(on_loop=on_loop))
 
     def run_http(
         self, host: str = "127.0.0.1", port: int = 8000, *, options: Optional[Dict[str, Any]] = None
@@ -600,17 +608,25 @@ class Server(Dynamic):
         return AsgiApp(self, options)
 
     async def serve_streams(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        on_loop: Optional[bool] = None,
     ) -> None:
         """Serve one connection over an asyncio stream pair (a TCP or Unix socket from
         ``asyncio.start_server``, a subprocess's pipes): newline-delimited JSON-RPC, as on
         stdio, until the input ends (or the peer goes away) and every answer is written. The
-        writer is left open for the caller to close."""
+        writer is left open for the caller to close. ``on_loop`` as for :meth:`serve_stdio`."""
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
             with Inbox(native, loop):
-                await _asgi.serve_streams(native, reader, writer)
+                if not (
+                    _pump.wanted(on_loop, self)
+                    and await _pump.serve_streams(native, reader, writer)
+                ):
+                    await _asgi.serve_streams(native, reader, writer)
         finally:
             self._serving.remove(native)
 

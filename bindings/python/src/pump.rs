@@ -1,0 +1,194 @@
+//! `NativePump`: a stdio connection served from the asyncio loop's own thread through core's
+//! [`StdioPump`] (framing and dispatch stay in core, STDIO-01…04).
+//!
+//! Why: served on core's runtime, an `async def` call crosses threads twice on its way
+//! (runtime reader → the loop's thread for the coroutine → runtime writer), each crossing a
+//! wake-up of a sleeping thread. Here the loop's thread reads the input itself and hands it to
+//! [`NativePump::feed`]; a request is started and polled once right there, and an `async def`
+//! handler is started as a task on the spot ([`pumping`] tells `crate::handler` so). A handler
+//! that finishes without waiting (3.12+ starts tasks eagerly) is answered within the same
+//! `feed` call, with no thread hand-off at all. A request that waits (a task that awaits, a
+//! plain `def` on a blocking thread, a server→client request) continues on core's runtime; its
+//! answer is queued and the loop is woken through a socket it watches (one byte, written
+//! without the interpreter lock), and then takes it with [`NativePump::take`].
+
+use std::cell::Cell;
+use std::io::Write;
+use std::sync::{Arc, Mutex, Weak};
+
+use mcpcore::transport::stdio_pump::{Fed, StdioPump};
+use mcpcore::Server;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::bridge;
+use crate::handler::Loop;
+use crate::inbox::{read_wakeups, socket_pair};
+
+thread_local! {
+    /// The loop whose pump is feeding on this thread, else null: its `async def` calls start
+    /// here, on the loop's thread, with the interpreter lock held.
+    static PUMPING: Cell<*const Loop> = const { Cell::new(std::ptr::null()) };
+}
+
+/// True while this thread is inside a `feed` of a pump serving `lp`'s handlers.
+pub(crate) fn pumping(lp: &Arc<Loop>) -> bool {
+    PUMPING.with(|p| std::ptr::eq(p.get(), Arc::as_ptr(lp)))
+}
+
+/// Marks this thread as feeding for `lp` until dropped (restoring what was there: a feed may
+/// run inside another server's handler).
+struct Feeding(*const Loop);
+
+impl Feeding {
+    fn enter(lp: &Weak<Loop>) -> Self {
+        Self(PUMPING.with(|p| p.replace(Weak::as_ptr(lp))))
+    }
+}
+
+impl Drop for Feeding {
+    fn drop(&mut self) {
+        PUMPING.with(|p| p.set(self.0));
+    }
+}
+
+/// One stdio connection served from the loop's thread (driven by `mcpcore._pump`).
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct NativePump {
+    pump: Arc<StdioPump>,
+    /// The loop this server's handlers run on (compared, never upgraded: the pump does not keep
+    /// the server's Python objects alive).
+    owner: Weak<Loop>,
+    /// The watched end of the wake-up socket (owned by the Python side).
+    fd: i64,
+    /// Why the connection ended early (a frame over the size cap).
+    failed: Mutex<Option<String>>,
+}
+
+impl NativePump {
+    /// A pump for a new connection of `server` and the descriptor of the socket that wakes the
+    /// loop when output is waiting (non-blocking, owned by the caller from now on).
+    pub fn open(server: &Server, owner: &Arc<Loop>) -> PyResult<(Self, i64)> {
+        let (read, wake) = socket_pair().map_err(|e| PyOSError::new_err(e.to_string()))?;
+        read.set_nonblocking(true)
+            .and_then(|()| wake.set_nonblocking(true))
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        #[cfg(unix)]
+        let fd = i64::from(std::os::fd::IntoRawFd::into_raw_fd(read));
+        #[cfg(not(unix))]
+        let fd = {
+            drop(read);
+            -1
+        };
+        // A full socket already holds a wake-up the loop has not read: nothing is lost.
+        let notify = Box::new(move || {
+            let _ = (&wake).write(&[1]);
+        });
+        let _rt = bridge::runtime()?.handle().enter();
+        // Local: a request that waits is polled again on the loop's thread once woken, so an
+        // answer a task gave there is written without a round through a runtime thread.
+        let pump = StdioPump::new(server, notify)
+            .map(StdioPump::local)
+            .map_err(|e| {
+                #[cfg(unix)]
+                close_fd(fd);
+                PyValueError::new_err(e.to_string())
+            })?;
+        let pump = Self {
+            pump: Arc::new(pump),
+            owner: Arc::downgrade(owner),
+            fd,
+            failed: Mutex::new(None),
+        };
+        Ok((pump, fd))
+    }
+
+    fn fed<'py>(&self, py: Python<'py>, fed: Fed) -> Option<Bound<'py, PyBytes>> {
+        if let Err(e) = fed.result {
+            *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+        }
+        (!fed.output.is_empty()).then(|| PyBytes::new(py, &fed.output))
+    }
+
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        f: impl FnOnce(&StdioPump) -> Fed,
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let _rt = bridge::runtime()?.handle().enter();
+        let fed = {
+            let _feeding = Feeding::enter(&self.owner);
+            f(&self.pump)
+        };
+        Ok(self.fed(py, fed))
+    }
+}
+
+#[cfg(unix)]
+fn close_fd(fd: i64) {
+    use std::os::fd::FromRawFd;
+    if let Ok(fd) = i32::try_from(fd) {
+        // SAFETY: `fd` was just made by `into_raw_fd` and handed to nobody.
+        drop(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
+    }
+}
+
+#[pymethods]
+impl NativePump {
+    /// Bytes read from the input: every complete frame is handled; returns what to write now,
+    /// or `None`.
+    fn feed<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        self.run(py, |p| p.feed(data))
+    }
+
+    /// The input ended: a last frame without a newline is handled; returns what to write.
+    fn end<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        self.run(py, StdioPump::feed_eof)
+    }
+
+    /// Poll this process's stdin for the next request for up to the server's
+    /// `stdioIdleSpinUs` (core's `StdioPump::spin`; the interpreter lock is released while it
+    /// polls): what to write when input arrived (possibly empty bytes), `None` when none did.
+    fn spin<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let _rt = bridge::runtime()?.handle().enter();
+        let owner = self.owner.clone();
+        let pump = self.pump.clone();
+        let fed = py.detach(move || {
+            let _feeding = Feeding::enter(&owner);
+            pump.spin()
+        });
+        Ok(fed.map(|fed| self.fed(py, fed).unwrap_or_else(|| PyBytes::new(py, b""))))
+    }
+
+    /// After a wake-up: read the wake-up bytes, poll the requests that were woken, and return
+    /// the output queued since, or `None`.
+    fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        read_wakeups(self.fd);
+        let _rt = bridge::runtime()?.handle().enter();
+        let out = {
+            let _feeding = Feeding::enter(&self.owner);
+            self.pump.take_output()
+        };
+        Ok((!out.is_empty()).then(|| PyBytes::new(py, &out)))
+    }
+
+    /// Why the connection must end (a frame crossed the size cap), or `None`.
+    #[getter]
+    fn failed(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Stop reading and let the requests in flight finish (STDIO-04; at once when
+    /// `stdout_gone`); an awaitable. Take the remaining output afterwards.
+    fn drain<'py>(&self, py: Python<'py>, stdout_gone: bool) -> PyResult<Bound<'py, PyAny>> {
+        let pump = self.pump.clone();
+        bridge::awaitable(py, async move {
+            pump.drain(stdout_gone).await;
+            Ok(())
+        })
+    }
+}
