@@ -62,9 +62,9 @@ def argv(script: pathlib.Path, on_loop: Optional[bool]) -> List[str]:
 async def test_the_loop_reads_stdin_only_when_asked(script, on_loop):
     async with await Client.connect_stdio(argv(script, on_loop), mode="legacy") as c:
         r = await c.call_tool("probe", {})
-    # The default serves from the loop where tasks start eagerly (3.12+): this server has
-    # `async def` tools.
-    expected = on_loop if on_loop is not None else sys.version_info >= (3, 12)
+    # The default serves from the loop on asyncio's own loop (a task's first step runs at
+    # once): this server has `async def` tools.
+    expected = on_loop if on_loop is not None else True
     assert r["structuredContent"] == {"stdin_blocking": not expected, "on_main": True}
 
 
@@ -121,3 +121,35 @@ def test_end_of_input_answers_what_is_owed_then_exits(script, on_loop):
     assert out["code"] == 0, out["stderr"]
     ids = sorted(a["id"] for a in out["answers"])
     assert ids == [1, 11, 12, 13, 14]
+
+
+async def test_a_task_started_from_a_loop_callback_takes_its_first_step_at_once():
+    """``Spawn(coro, loop, True)`` from a plain callback of the loop runs the coroutine up to
+    its first wait before returning (eagerly on 3.12+, by running the step it scheduled on
+    asyncio's own loop before that); from inside a running task it keeps the schedule."""
+    from mcpcore._spawn import Spawn
+
+    loop = asyncio.get_running_loop()
+    steps: List[str] = []
+
+    async def handler(name: str) -> None:
+        steps.append(f"{name} started")
+        await asyncio.sleep(0)
+        steps.append(f"{name} resumed")
+
+    def callback() -> None:
+        Spawn(handler("cb"), loop, True)
+        steps.append("cb returned")
+
+    loop.call_soon(callback)
+    await asyncio.sleep(0.05)
+    assert steps[:2] == ["cb started", "cb returned"]
+    steps.clear()
+    Spawn(handler("task"), loop, True)
+    steps.append("task returned")
+    await asyncio.sleep(0.05)
+    if sys.version_info >= (3, 12):
+        assert steps[:2] == ["task started", "task returned"]  # eager_start swaps tasks
+    else:
+        assert steps[:2] == ["task returned", "task started"]
+    assert "cb resumed" not in steps and "task resumed" in steps

@@ -6,6 +6,7 @@ waiting is answered before the loop moves on, with no thread in between."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import os
 import socket
@@ -15,21 +16,27 @@ from typing import Any, Callable, Optional
 
 from . import _native, registration
 
-# 3.12+ starts a task in the call that creates it: a handler that finishes without waiting is
-# then answered within the same ``feed``. Before that, a task runs one turn of the loop later,
-# and the runtime's threads serve about as fast (plain ``def`` handlers faster).
+# 3.12+ starts a task in the call that creates it (``_spawn.Spawn`` does the same on asyncio's
+# own loop before 3.12): a handler that finishes without waiting is then answered within the
+# same ``feed``. Where the first step waits for the loop's next turn instead (uvloop before
+# 3.12), the runtime's threads serve about as fast; plain ``def`` handlers are faster there.
 EAGER = sys.version_info >= (3, 12)
+
+
+def _starts_at_once(loop: asyncio.AbstractEventLoop) -> bool:
+    return EAGER or isinstance(getattr(loop, "_ready", None), collections.deque)
+
 
 # Requests handled by polling stdin (core's ``StdioPump::spin``) before the loop runs again.
 SPIN_TURNS = 64
 
 
 def wanted(on_loop: Optional[bool], host: Any) -> bool:
-    """Whether to serve from the loop's thread: as asked, or by default where tasks start
-    eagerly and ``host`` has an ``async def`` handler."""
+    """Whether to serve from the loop's thread: as asked, or by default where a task's first
+    step runs at once and ``host`` has an ``async def`` handler."""
     if on_loop is not None:
         return on_loop
-    return EAGER and any(
+    return _starts_at_once(asyncio.get_running_loop()) and any(
         inspect.iscoroutinefunction(invoke) for _, _, invoke in registration.entries(host)
     )
 

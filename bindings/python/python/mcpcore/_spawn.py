@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import sys
 from typing import Any, Coroutine, Optional
 
@@ -44,6 +45,7 @@ class Spawn:
             self._task = asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg,unused-ignore]
         else:
             self._start()
+            self._first_step_now()
 
     def _start(self) -> None:
         coro, self._coro = self._coro, None
@@ -53,6 +55,24 @@ class Spawn:
             coro.close()
             return
         self._task = self._loop.create_task(coro)
+
+    def _first_step_now(self) -> None:
+        """Before 3.12 a new task's first step is a callback for the loop's next turn. Run it
+        here instead, as 3.12's ``eager_start`` does, when it is plainly the callback just
+        scheduled (the last one ready on a standard asyncio loop) and no task is running
+        (``_enter_task`` would refuse): a handler that finishes without waiting is then
+        answered within this turn. Anything else (uvloop, a running task) keeps the schedule."""
+        task = self._task
+        ready = getattr(self._loop, "_ready", None)
+        if task is None or not isinstance(ready, collections.deque) or not ready:
+            return
+        if asyncio.current_task(self._loop) is not None:
+            return
+        handle = ready[-1]
+        if getattr(getattr(handle, "_callback", None), "__self__", None) is not task:
+            return
+        ready.pop()
+        handle._run()
 
     def cancel(self) -> bool:
         try:

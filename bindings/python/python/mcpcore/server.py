@@ -530,8 +530,9 @@ class Server(Dynamic):
         ``on_loop``: read and answer on this loop's own thread (when stdin and stdout are pipes
         or sockets), so an ``async def`` handler that finishes without waiting is answered with
         no thread hand-off; otherwise core's threads read and write, and plain ``def`` handlers
-        avoid the loop entirely. The default (``None``) picks the loop where asyncio starts
-        tasks eagerly (3.12+) and the server has an ``async def`` handler."""
+        avoid the loop entirely. The default (``None``) picks the loop when the server has an
+        ``async def`` handler and a task's first step can run at once (3.12+, or asyncio's own
+        loop before 3.12)."""
         loop = asyncio.get_running_loop()
         native = self._build(loop)
         try:
