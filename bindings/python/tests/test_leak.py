@@ -4,7 +4,7 @@ demo-server (the binding's stdio client path). After a warm-up and `gc.collect()
 after a first and after a second measured phase of equal work; it must stay flat (within 10 %
 and within a small per-operation budget), and nothing may stay referenced by the interpreter.
 
-Bounds: 1,000 HTTP connect/close cycles, 10,000 calls, 200 stdio cycles in all; the calls are
+Bounds: 1,000 HTTP connect/close cycles, 10,000 calls, 280 stdio cycles in all; the calls are
 issued 50 at a time so the test finishes in well under a minute on the dev build.
 """
 
@@ -143,7 +143,13 @@ async def test_stdio_connect_close_stays_flat(demo_server: str):
     await cycles(40)
     settle()
     phases = []
-    for _ in range(2):
+    for _ in range(3):
         await cycles(80)
         phases.append(settle())
-    assert_flat("stdio 80 cycles", phases[0], phases[1], 80, 80 * BYTES_PER_CYCLE)
+    # A leak grows in every phase; a one-time step of the allocator (a new arena or thread
+    # stack, seen once at +1 MiB in a 141 MiB test process with flat object counts) does not:
+    # the flatter of the two consecutive pairs must be within the budget.
+    pairs = sorted(
+        [(phases[0], phases[1]), (phases[1], phases[2])], key=lambda p: p[1][0] - p[0][0]
+    )
+    assert_flat("stdio 80 cycles", pairs[0][0], pairs[0][1], 80, 80 * BYTES_PER_CYCLE)
