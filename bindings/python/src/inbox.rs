@@ -35,16 +35,30 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 #[cfg(unix)]
-pub(crate) type Sock = std::os::unix::net::UnixStream;
+type Sock = std::os::unix::net::UnixStream;
 /// Elsewhere there is no inbox ([`Inbox::new`] fails): calls take the thread path.
 #[cfg(not(unix))]
-pub(crate) type Sock = std::net::TcpStream;
+type Sock = std::net::TcpStream;
 
-pub(crate) fn socket_pair() -> std::io::Result<(Sock, Sock)> {
+fn socket_pair() -> std::io::Result<(Sock, Sock)> {
     #[cfg(unix)]
     return Sock::pair();
     #[cfg(not(unix))]
     Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// A non-blocking socket pair that wakes the loop: the end core writes one byte to, and the
+/// descriptor of the end the loop watches (now owned by the caller, the Python side). Used by
+/// the inbox and by `crate::pump`.
+pub(crate) fn wake_pair() -> std::io::Result<(Sock, i64)> {
+    let (read, wake) = socket_pair()?;
+    read.set_nonblocking(true)?;
+    wake.set_nonblocking(true)?;
+    #[cfg(unix)]
+    let fd = i64::from(std::os::fd::IntoRawFd::into_raw_fd(read));
+    #[cfg(windows)]
+    let fd = std::os::windows::io::IntoRawSocket::into_raw_socket(read) as i64;
+    Ok((wake, fd))
 }
 
 /// Where a queued call stands: cancelled by the peer before or after it started, and the
@@ -77,13 +91,7 @@ impl Inbox {
     /// A new inbox and the descriptor of the other end, non-blocking, now owned by the caller
     /// (for `loop.add_reader`).
     pub fn new() -> std::io::Result<(Self, i64)> {
-        let (read, wake) = socket_pair()?;
-        read.set_nonblocking(true)?;
-        wake.set_nonblocking(true)?;
-        #[cfg(unix)]
-        let fd = i64::from(std::os::fd::IntoRawFd::into_raw_fd(read));
-        #[cfg(windows)]
-        let fd = std::os::windows::io::IntoRawSocket::into_raw_socket(read) as i64;
+        let (wake, fd) = wake_pair()?;
         let inbox = Self {
             jobs: Mutex::new(Vec::new()),
             wake,

@@ -24,7 +24,7 @@ use pyo3::types::PyBytes;
 
 use crate::bridge;
 use crate::handler::Loop;
-use crate::inbox::{read_wakeups, socket_pair};
+use crate::inbox::{read_wakeups, wake_pair};
 
 thread_local! {
     /// The loop whose pump is feeding on this thread, else null: its `async def` calls start
@@ -70,17 +70,7 @@ impl NativePump {
     /// A pump for a new connection of `server` and the descriptor of the socket that wakes the
     /// loop when output is waiting (non-blocking, owned by the caller from now on).
     pub fn open(server: &Server, owner: &Arc<Loop>) -> PyResult<(Self, i64)> {
-        let (read, wake) = socket_pair().map_err(|e| PyOSError::new_err(e.to_string()))?;
-        read.set_nonblocking(true)
-            .and_then(|()| wake.set_nonblocking(true))
-            .map_err(|e| PyOSError::new_err(e.to_string()))?;
-        #[cfg(unix)]
-        let fd = i64::from(std::os::fd::IntoRawFd::into_raw_fd(read));
-        #[cfg(not(unix))]
-        let fd = {
-            drop(read);
-            -1
-        };
+        let (wake, fd) = wake_pair().map_err(|e| PyOSError::new_err(e.to_string()))?;
         // A full socket already holds a wake-up the loop has not read: nothing is lost.
         let notify = Box::new(move || {
             let _ = (&wake).write(&[1]);

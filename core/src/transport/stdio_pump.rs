@@ -285,6 +285,9 @@ impl StdioPump {
     /// What was queued since the last `feed` / `take_output` (after a `wake`); kept requests
     /// that were woken are polled first ([`StdioPump::local`]).
     pub fn take_output(&self) -> Vec<u8> {
+        if self.held.is_none() {
+            return self.out.take();
+        }
         self.out.hold();
         self.run_held();
         self.take_held_output()
