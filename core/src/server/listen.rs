@@ -214,12 +214,18 @@ struct InFlow {
     out: Arc<dyn super::Outbound>,
     /// Cancelled when changes from other workers may have been lost.
     gap: CancellationToken,
+    /// The listen request's own token: once the client cancelled it, no change goes out, even
+    /// before the request's task has run again to unregister this sink (CAN-01: a cancelled
+    /// listen ends at once; under load that task may be polled only after later changes).
+    ended: CancellationToken,
 }
 
 impl ChangeSink for InFlow {
     fn on_change(&self, change: ServerChange<'_>) -> usize {
         usize::from(
-            self.listen.wants(change) && self.out.try_send(self.listen.notification(change)),
+            !self.ended.is_cancelled()
+                && self.listen.wants(change)
+                && self.out.try_send(self.listen.notification(change)),
         )
     }
 
@@ -251,6 +257,7 @@ pub(crate) async fn in_flow(
         listen,
         out,
         gap: gap.clone(),
+        ended: ctx.cancellation_token().clone(),
     });
     server.add_change_sink(Arc::downgrade(&sink));
     tokio::select! {
@@ -374,6 +381,38 @@ mod tests {
             json!({"resourceSubscriptions": ["file:///a"]})
         );
         assert_eq!(ack["params"]["_meta"][KEY_SUBSCRIPTION_ID], 3);
+    }
+
+    /// CAN-01: once the client cancelled a listen request, no change reaches it, even before
+    /// the request's task has run again to unregister (under load it may be polled only after
+    /// later changes). On a current-thread runtime the task cannot run between the two calls.
+    #[tokio::test]
+    async fn a_cancelled_listen_hears_no_change_before_its_task_runs_again() {
+        let s = server();
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(16);
+        let out: Arc<dyn super::super::Outbound> = Arc::new(tx);
+        let session = s.new_session(super::super::SessionKind::Stdio, out.clone());
+        let p = params(json!({"resourceSubscriptions": ["file:///a"]}));
+        let id = Id::Str("l".into());
+        let task =
+            tokio::spawn(session.handle_request(id, "subscriptions/listen".into(), Some(p), out));
+        let ack: Value = serde_json::from_slice(&rx.recv().await.expect("ack")).expect("json");
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        assert_eq!(
+            s.notify_resource_updated("file:///a"),
+            1,
+            "heard while open"
+        );
+        assert!(rx.recv().await.is_some());
+        let cancel = json!({"requestId": "l"});
+        session.handle_notification("notifications/cancelled", cancel.as_object());
+        assert_eq!(
+            s.notify_resource_updated("file:///a"),
+            0,
+            "not after the cancel"
+        );
+        assert!(task.await.expect("task").is_none(), "no response (CAN-01)");
+        assert!(rx.try_recv().is_err(), "nothing else was sent");
     }
 
     #[test]
