@@ -316,13 +316,16 @@ impl Conn {
                     Ok(fut) => {
                         let tx = self.tx.clone();
                         let answering = Answering::new(&self.answering);
-                        self.tracker.spawn(async move {
+                        // Boxed before it is spawned: a request's future is some 2 KB, and
+                        // spawning moves what it is given several times on its way into the
+                        // task (tracker, spawn, task cell); a box moves as a pointer.
+                        self.tracker.spawn(Box::pin(async move {
                             let reply = fut.await;
                             drop(answering);
                             if let Some(reply) = reply {
                                 tx.send(encode_reply(&id, &reply)).await;
                             }
-                        });
+                        }));
                     }
                     Err(reply) => self.send(encode_reply(&id, &reply)).await,
                 }
@@ -397,7 +400,8 @@ pub(super) fn start_batch(
         match classify(item) {
             Incoming::Request { id, method, params } => {
                 match session.start_request(id.clone(), method, params, sink.clone()) {
-                    Ok(fut) => answers.push(Answer::Pending(id, tracker.spawn(fut))),
+                    // Boxed before it is spawned, as in `Conn::on_value`.
+                    Ok(fut) => answers.push(Answer::Pending(id, tracker.spawn(Box::pin(fut)))),
                     Err(reply) => answers.push(Answer::Ready(encode_reply(&id, &reply))),
                 }
             }
