@@ -170,6 +170,13 @@ pub fn flush_at_exit() -> bool {
     exporter().is_some_and(|h| h.flush_for_stop())
 }
 
+/// How many finished spans the process's OTLP exporter dropped because its queue (`maxQueue`)
+/// was full — a collector too slow or unreachable for the load. `None` when nothing is
+/// exported. Also in every server's metrics (`mcpcore_telemetry_spans_dropped_total`).
+pub fn spans_dropped() -> Option<u64> {
+    exporter().map(|h| h.dropped())
+}
+
 fn exporter() -> Option<Arc<ExportHandle>> {
     PROCESS
         .get()

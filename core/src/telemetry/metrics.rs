@@ -352,6 +352,7 @@ impl Metrics {
             in_flight: self.in_flight.load(Ordering::Relaxed).max(0),
             refused,
             gauges,
+            spans_dropped: spans_dropped(),
         }
     }
 
@@ -359,6 +360,15 @@ impl Metrics {
     pub(crate) fn render(&self) -> String {
         render(&self.snapshot())
     }
+}
+
+/// The process exporter's dropped-span count: `None` when nothing is exported (or the `otlp`
+/// feature is off).
+fn spans_dropped() -> Option<u64> {
+    #[cfg(feature = "otlp")]
+    return super::install::spans_dropped();
+    #[cfg(not(feature = "otlp"))]
+    None
 }
 
 /// Several servers' snapshots as one (the bindings build a core server per transport they
@@ -373,6 +383,7 @@ pub(crate) fn merge(snaps: Vec<Snapshot>) -> Snapshot {
             in_flight: 0,
             refused: REFUSALS.iter().map(|(_, n)| (*n, 0)).collect(),
             gauges: (0, 0, 0),
+            spans_dropped: spans_dropped(),
         };
     };
     for s in it {
@@ -397,6 +408,8 @@ pub(crate) fn merge(snaps: Vec<Snapshot>) -> Snapshot {
             acc.gauges.1 + s.gauges.1,
             acc.gauges.2 + s.gauges.2,
         );
+        // The process's one exporter: the same count in every snapshot, not summed.
+        acc.spans_dropped = acc.spans_dropped.max(s.spans_dropped);
     }
     acc.ops.sort_by(|a, b| a.0.cmp(&b.0));
     acc.sessions.sort_by(|a, b| a.0.cmp(b.0));
@@ -471,6 +484,13 @@ fn render_server_only(out: &mut String, snap: &Snapshot) {
         header(out, name, "gauge", help);
         let _ = writeln!(out, "{name} {v}");
     }
+    if let Some(n) = snap.spans_dropped {
+        let name = "mcpcore_telemetry_spans_dropped_total";
+        let help =
+            "Finished spans the OTLP exporter dropped because its queue (maxQueue) was full.";
+        header(out, name, "counter", help);
+        let _ = writeln!(out, "{name} {n}");
+    }
 }
 
 /// Everything one server's (or client's) metrics hold at one moment.
@@ -482,6 +502,9 @@ pub(crate) struct Snapshot {
     pub refused: Vec<(&'static str, u64)>,
     /// (live legacy sessions, listen streams, open HTTP connections).
     pub gauges: (usize, usize, usize),
+    /// Spans the process's OTLP exporter dropped (its queue full); `None` when nothing is
+    /// exported. One count for the process, not per server.
+    pub spans_dropped: Option<u64>,
 }
 
 fn header(out: &mut String, name: &str, kind: &str, help: &str) {

@@ -26,7 +26,7 @@ mod subscriber;
 #[cfg(feature = "otlp")]
 pub(crate) use install::flush_on_stop;
 #[cfg(feature = "otlp")]
-pub use install::{flush, flush_at_exit, install, TelemetryOptions};
+pub use install::{flush, flush_at_exit, install, spans_dropped, TelemetryOptions};
 
 /// Without the `otlp` feature nothing is exported, so a stopping server has nothing to wait for.
 #[cfg(not(feature = "otlp"))]

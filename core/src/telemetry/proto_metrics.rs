@@ -138,6 +138,12 @@ fn side_metrics(sm: &mut Vec<u8>, snap: &Snapshot, start: u64, now: u64) {
     ] {
         metric(sm, name, unit, 5, |d| number_point(d, &pt(Vec::new()), v));
     }
+    if let Some(n) = snap.spans_dropped {
+        let v = i64::try_from(n).unwrap_or(i64::MAX);
+        metric(sm, "mcpcore.telemetry.spans_dropped", "{span}", 7, |d| {
+            number_point(d, &pt(Vec::new()), v);
+        });
+    }
 }
 
 /// `ExportMetricsServiceRequest { resource_metrics 1 }`: one `ResourceMetrics { resource 1;
