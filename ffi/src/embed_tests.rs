@@ -305,9 +305,13 @@ fn status_at(options: Option<&str>, target: &str) -> Option<u16> {
     let (st, ep, m) = endpoint(s, options);
     assert_eq!(st, mcp_status_t::Ok, "{m}");
     let (x, seen, rx) = start_at(ep, target);
-    assert_eq!(
-        mcp_http_exchange_feed(x, c"{bad".as_ptr(), 4, ptr::null_mut()),
-        mcp_status_t::Ok
+    // A target the endpoint does not serve is answered (404) without reading the body: the
+    // feed may then find core needing no more of it (CLOSED, as documented), depending on
+    // which comes first.
+    let fed = mcp_http_exchange_feed(x, c"{bad".as_ptr(), 4, ptr::null_mut());
+    assert!(
+        matches!(fed, mcp_status_t::Ok | mcp_status_t::Closed),
+        "{fed:?}"
     );
     assert_eq!(mcp_http_exchange_end(x, ptr::null_mut()), mcp_status_t::Ok);
     assert_eq!(rx.recv_timeout(WAIT), Ok(mcp_status_t::Ok));
