@@ -21,7 +21,8 @@ const MAX_QUEUE: u64 = 4;
 
 #[tokio::test]
 async fn a_stalled_collector_drops_spans_past_the_queue_and_counts_them() {
-    // The first span export hangs (until the exporter's 2 s timeout); every other is taken.
+    // The first span export hangs (until the exporter's 5 s timeout, long enough for the calls
+    // below on a loaded machine); every other is taken.
     let hung = Arc::new(AtomicBool::new(false));
     let h = hung.clone();
     let collector = Scripted::start(move |r| {
@@ -37,7 +38,7 @@ async fn a_stalled_collector_drops_spans_past_the_queue_and_counts_them() {
     mcpcore::options::apply_json(
         &mut opts,
         &json!({"otlp": {"endpoint": collector.url.trim_end_matches("/mcp"),
-            "maxQueue": MAX_QUEUE, "maxBatch": 1, "timeoutMs": 2000, "intervalMs": 600_000,
+            "maxQueue": MAX_QUEUE, "maxBatch": 1, "timeoutMs": 5000, "intervalMs": 600_000,
             "metricsIntervalMs": 600_000, "stopFlushMs": 0}}),
     )
     .expect("options");
