@@ -186,12 +186,9 @@ impl Session {
             let (session, rid, rtoken) = (this.clone(), id.clone(), token.clone());
             // The request's future is made where it is polled (pinned in place, or boxed for a
             // timeout), never kept as a local of this block: a local lives on across the await
-            // below even once moved, and would double this future (moved per request).
-            let routed = move || async move {
-                session
-                    .route(rid, method, params, sink, rtoken, header_mismatch)
-                    .await
-            };
+            // below even once moved, and would double this future (moved per request). Boxing
+            // it always measured slower than the moves it saves.
+            let routed = move || session.route(rid, method, params, sink, rtoken, header_mismatch);
             let done = match (trace, timeout) {
                 (Some(tc), None) => {
                     let routed = std::pin::pin!(TRACE.scope(tc, routed()));
@@ -218,7 +215,10 @@ impl Session {
             }
             // A token the engine fired for the handler timeout still owes the peer its answer.
             let cancelled = cancellable && token.is_cancelled() && !done.timed_out;
-            let error = if cancelled {
+            // `error.type` is read only for a metric or a span: none is made when both are off.
+            let error = if measured.is_none() && span.is_none() {
+                None
+            } else if cancelled {
                 Some("cancelled".to_owned())
             } else {
                 crate::telemetry::span::error_type(&done.reply.result)
@@ -283,8 +283,10 @@ impl Session {
         }
     }
 
+    /// Owns its session, so `start_request` can make this future directly (an `async` block
+    /// around it would hold the arguments a second time).
     async fn route(
-        self: &Arc<Self>,
+        self: Arc<Self>,
         id: Id,
         method: String,
         params: Option<Map<String, Value>>,
@@ -309,7 +311,7 @@ impl Session {
                 return Reply::pre(e);
             }
             let mut reply = self
-                .dispatch(id, &method, params, sink, token, Some(Arc::new(env)))
+                .dispatch(id, method, params, sink, token, Some(Arc::new(env)))
                 .await;
             if let Ok(v) = &mut reply.result {
                 self.lock_era(Era::Modern);
@@ -328,7 +330,7 @@ impl Session {
         }
         match method.as_str() {
             "initialize" => Reply {
-                result: methods::initialize(self, params.as_ref()),
+                result: methods::initialize(&self, params.as_ref()),
                 pre_dispatch: false,
             },
             "ping" => Reply {
@@ -339,14 +341,14 @@ impl Session {
             _ if !self.is_legacy_initialized() => Reply::pre(ErrorObject::invalid_request(
                 "server not initialized; send initialize first",
             )),
-            _ => self.dispatch(id, &method, params, sink, token, None).await,
+            _ => self.dispatch(id, method, params, sink, token, None).await,
         }
     }
 
     async fn dispatch(
         self: &Arc<Self>,
         id: Id,
-        method: &str,
+        method: String,
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
         token: tokio_util::sync::CancellationToken,
@@ -354,25 +356,29 @@ impl Session {
     ) -> Reply {
         let modern = envelope.is_some();
         let p = params.as_ref();
-        let mrtr_method = self.is_mrtr_method(method);
+        let mrtr_method = self.is_mrtr_method(&method);
         // Only modern requests carry MRTR fields on the wire; the legacy shim supplies them
         // in-process, so a legacy client can never inject an unsealed state. A refusal here is
         // the engine refusing the request before any handler runs, like the envelope check, so
         // it is pre-dispatch: over HTTP a refused `requestState` is 400, not an in-band 200.
-        let (retry, asks) = if modern && mrtr_method {
-            match self.read_mrtr_retry(method, p).await {
-                Ok(r) => r,
-                Err(e) => return Reply::pre(e),
-            }
-        } else {
-            Default::default()
-        };
+        // Boxed and only when the request carries a round's fields: its future (unsealing the
+        // state) would otherwise size every request's future.
+        let carries = |k: &str| p.is_some_and(|p| p.get(k).is_some_and(|v| !v.is_null()));
+        let (retry, asks) =
+            if modern && mrtr_method && (carries("inputResponses") || carries("requestState")) {
+                match Box::pin(self.read_mrtr_retry(&method, p)).await {
+                    Ok(r) => r,
+                    Err(e) => return Reply::pre(e),
+                }
+            } else {
+                Default::default()
+            };
         let retried = retry.input_responses.is_some() || retry.request_state.is_some();
         let ctx = RequestContext {
             inner: Arc::new(CtxInner {
                 id,
-                method: method.to_owned(),
-                name: target_name(method, p),
+                name: target_name(&method, p),
+                method,
                 meta: p.and_then(|p| p.get("_meta")).cloned(),
                 cancel: token,
                 sink,
@@ -386,7 +392,7 @@ impl Session {
                 trace: super::context::trace_slot(),
             }),
         };
-        let outcome = match self.run_method(&ctx, method, p, modern).await {
+        let outcome = match self.run_method(&ctx, ctx.method(), p, modern).await {
             Ok(outcome) => outcome,
             Err(refused) => return refused,
         };
@@ -462,7 +468,8 @@ impl Session {
             "logging/setLevel" if has("logging") => methods::set_level(self, p),
             // Over HTTP the transport serves listen streams; on stdio they share the connection.
             "subscriptions/listen" if modern && self.kind() == super::SessionKind::Stdio => {
-                super::listen::in_flow(ctx, p).await
+                // Boxed: one per subscription, and its future is large.
+                Box::pin(super::listen::in_flow(ctx, p)).await
             }
             other if other.starts_with("tasks/") && self.server.inner.tasks.is_some() => {
                 let engine = self.server.inner.tasks.clone();
@@ -511,7 +518,8 @@ impl Session {
             Ok(Outcome::InputRequired(ir)) if modern => {
                 mrtr::modern_result(&self.server.inner, ctx, p, ask::finish(ctx, ir))
             }
-            Ok(Outcome::InputRequired(ir)) => mrtr::legacy_shim(self, ctx, p, ir)
+            // Boxed: the legacy shim's rounds are rare, and their future is large.
+            Ok(Outcome::InputRequired(ir)) => Box::pin(mrtr::legacy_shim(self, ctx, p, ir))
                 .await
                 .map(|v| self.stamp_complete(method, v, false, false)),
         }

@@ -214,14 +214,14 @@ impl<E> Clone for Slot<E> {
 /// disabled item is kept, but lookups and listings skip it.
 pub(crate) struct Table<E> {
     slots: Vec<Slot<E>>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
 }
 
 impl<E> Default for Table<E> {
     fn default() -> Self {
         Self {
             slots: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
         }
     }
 }

@@ -99,7 +99,7 @@ pub struct Session {
     /// The client sent `notifications/initialized` (LC-01).
     handshake_complete: AtomicBool,
     pub(crate) legacy: Mutex<LegacyState>,
-    inflight: Mutex<HashMap<Id, (u64, CancellationToken)>>,
+    inflight: Mutex<HashMap<Id, (u64, CancellationToken), foldhash::fast::RandomState>>,
     seq: AtomicU64,
     next_peer_id: AtomicI64,
     pending: Mutex<HashMap<Id, PendingTx>>,
@@ -163,7 +163,7 @@ impl Session {
             initialized: AtomicBool::new(false),
             handshake_complete: AtomicBool::new(false),
             legacy: Mutex::new(LegacyState::default()),
-            inflight: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::default()),
             seq: AtomicU64::new(1),
             next_peer_id: AtomicI64::new(1),
             pending: Mutex::new(HashMap::new()),
@@ -261,24 +261,29 @@ impl Session {
     /// the peer may retry.
     pub(crate) fn register_inflight(&self, id: &Id) -> Result<(u64, CancellationToken), Refused> {
         let mut map = lock(&self.inflight);
-        if map.contains_key(id) {
-            return Err(Refused::Duplicate);
-        }
         let cap = self.server.inner.options.limits.max_inflight;
-        if map.len() >= cap {
-            return Err(Refused::Busy(cap));
+        let full = map.len() >= cap;
+        // One hash per request: the entry both answers "duplicate?" and takes the id.
+        match map.entry(id.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => Err(Refused::Duplicate),
+            std::collections::hash_map::Entry::Vacant(_) if full => Err(Refused::Busy(cap)),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+                let token = CancellationToken::new();
+                slot.insert((seq, token.clone()));
+                Ok((seq, token))
+            }
         }
-        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        let token = CancellationToken::new();
-        map.insert(id.clone(), (seq, token.clone()));
-        Ok((seq, token))
     }
 
     /// Remove `id` only if this registration still owns it (identity guard).
     pub(crate) fn unregister_inflight(&self, id: &Id, seq: u64) {
         let mut map = lock(&self.inflight);
-        if map.get(id).is_some_and(|(s, _)| *s == seq) {
-            map.remove(id);
+        // One hash in the usual case; a newer claim of the same id (rare) is put back.
+        if let Some((s, token)) = map.remove(id) {
+            if s != seq {
+                map.insert(id.clone(), (s, token));
+            }
         }
     }
 

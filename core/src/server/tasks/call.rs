@@ -11,6 +11,7 @@ use crate::server::ask;
 use crate::server::context::RequestContext;
 use crate::server::handler::Outcome;
 use crate::server::methods::{self, MethodResult};
+use crate::server::registry::ToolEntry;
 use crate::tasks::TaskRecord;
 
 /// What the request asked for: a task (with the legacy `task.ttl`, if any) or a plain call.
@@ -34,24 +35,40 @@ fn wants_task(
     }
 }
 
-/// `tools/call`, task-aware: plain calls go to [`methods::call_tool`].
+/// `tools/call`, task-aware: plain calls go to [`methods::call_tool`]. The task path is boxed:
+/// every `tools/call`'s future would otherwise be sized (and moved, per request) for it.
 pub(crate) async fn call_tool(ctx: RequestContext, p: Option<&Map<String, Value>>) -> MethodResult {
-    let session = ctx.session().clone();
-    let inner = &session.server.inner;
+    match as_task(&ctx, p)? {
+        None => methods::call_tool(ctx, p).await,
+        Some((engine, tool, ttl)) => Box::pin(start_task(ctx, p, engine, tool, ttl)).await,
+    }
+}
+
+/// What a call that becomes a task needs: the engine, the tool, the requested ttl.
+type TaskCall = (Arc<super::TaskEngine>, Arc<ToolEntry>, Option<u64>);
+
+/// The task engine, the tool and the requested ttl when this call becomes a task; `None` for a
+/// plain call (no engine, an unknown or task-forbidden tool, or no task asked of an optional one).
+fn as_task(
+    ctx: &RequestContext,
+    p: Option<&Map<String, Value>>,
+) -> Result<Option<TaskCall>, ErrorObject> {
+    let inner = &ctx.session().server.inner;
+    // Without a task engine, no lookup here: `methods::call_tool` finds the tool itself.
+    let Some(engine) = inner.tasks.clone() else {
+        return Ok(None);
+    };
     let name = p
         .and_then(|p| p.get("name"))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let (Some(engine), Some(tool)) = (
-        inner.tasks.clone(),
-        inner.registry.load().tool(name).cloned(),
-    ) else {
-        return methods::call_tool(ctx, p).await;
+    let Some(tool) = inner.registry.load().tool(name).cloned() else {
+        return Ok(None);
     };
     if tool.task_support == TaskSupport::Forbidden {
-        return methods::call_tool(ctx, p).await;
+        return Ok(None);
     }
-    let Some(requested_ttl) = wants_task(&ctx, p)? else {
+    let Some(requested_ttl) = wants_task(ctx, p)? else {
         if tool.task_support == TaskSupport::Required {
             return Err(if ctx.is_modern() {
                 missing_extension()
@@ -63,8 +80,23 @@ pub(crate) async fn call_tool(ctx: RequestContext, p: Option<&Map<String, Value>
                 )
             });
         }
-        return methods::call_tool(ctx, p).await;
+        return Ok(None);
     };
+    Ok(Some((engine, tool, requested_ttl)))
+}
+
+/// Check the arguments, run the MRTR gate, create the task record and start the handler.
+async fn start_task(
+    ctx: RequestContext,
+    p: Option<&Map<String, Value>>,
+    engine: Arc<super::TaskEngine>,
+    tool: Arc<ToolEntry>,
+    requested_ttl: Option<u64>,
+) -> MethodResult {
+    let name = p
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     // Arguments are checked on the request, so a bad call is answered now, not as a task.
     let args = match p.and_then(|p| p.get("arguments")) {
         None | Some(Value::Null) => Value::Object(Map::new()),
