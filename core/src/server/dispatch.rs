@@ -534,14 +534,15 @@ impl Session {
         let Some(obj) = v.as_object_mut() else {
             return v;
         };
-        let cacheable = CACHEABLE.contains(&method) && (modern || opts.legacy_cache_hints);
+        let cacheable = (modern || opts.legacy_cache_hints) && CACHEABLE.contains(&method);
         if modern {
             obj.entry("resultType").or_insert_with(|| json!("complete"));
         } else if methods::BUILT_IN.contains(&method) {
-            obj.remove("resultType");
-            if !cacheable {
-                obj.remove("ttlMs");
-                obj.remove("cacheScope");
+            // One pass over the keys (results rarely carry these): cheaper than a search each.
+            let stale =
+                |k: &str| k == "resultType" || (!cacheable && matches!(k, "ttlMs" | "cacheScope"));
+            if obj.keys().any(|k| stale(k)) {
+                obj.retain(|k, _| !stale(k));
             }
         }
         if cacheable {
@@ -628,5 +629,48 @@ mod tests {
             .expect("answered");
         assert!(reply.result.is_ok(), "the id is free: {:?}", reply.result);
         assert!(!session.is_inflight(&Id::Num(7)), "finished requests leave");
+    }
+
+    /// Legacy results of built-in methods lose a handler's `resultType`, and its cache hints
+    /// unless they are opted in and the method is cacheable; custom methods keep everything;
+    /// modern results get `resultType` (CACHE-01).
+    #[test]
+    fn stamp_complete_per_era_and_method() {
+        let stamped = |legacy_hints: bool, method: &str, modern: bool| {
+            let server = crate::Server::builder("s", "1")
+                .options(|o| o.legacy_cache_hints = legacy_hints)
+                .build()
+                .expect("build");
+            let session =
+                server.new_session(super::super::SessionKind::Stdio, Arc::new(NullOutbound));
+            let v = json!({"content": [], "resultType": "complete", "ttlMs": 5,
+                "cacheScope": "public", "_meta": {"k": 1}});
+            session.stamp_complete(method, v, modern, false)
+        };
+        let keys = |v: &Value| {
+            let mut k: Vec<String> = v.as_object().map(|o| o.keys().cloned().collect()).unwrap();
+            k.sort();
+            k
+        };
+        assert_eq!(
+            keys(&stamped(false, "tools/call", false)),
+            ["_meta", "content"]
+        );
+        assert_eq!(
+            keys(&stamped(true, "tools/list", false)),
+            ["_meta", "cacheScope", "content", "ttlMs"]
+        );
+        assert_eq!(
+            keys(&stamped(true, "tools/call", false)),
+            ["_meta", "content"],
+            "not a cacheable method"
+        );
+        assert_eq!(keys(&stamped(false, "x/custom", false)).len(), 5);
+        let modern = stamped(false, "tools/call", true);
+        assert_eq!(modern["resultType"], "complete");
+        assert_eq!(
+            modern["ttlMs"], 5,
+            "a handler's own hints stay on modern results"
+        );
     }
 }

@@ -273,19 +273,19 @@ pub(crate) async fn call_tool(
         }
     }
     // A non-object structuredContent with no content blocks is mirrored as text (TOOL-06).
-    let mirror = match obj.get("structuredContent") {
-        Some(sc) if !sc.is_object() => obj
-            .get("content")
-            .and_then(Value::as_array)
-            .is_some_and(Vec::is_empty)
-            .then(|| sc.to_string()),
-        _ => None,
+    let Some(sc) = obj.get("structuredContent").filter(|sc| !sc.is_object()) else {
+        return Ok(Outcome::Complete(result));
     };
+    let mirror = obj
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+        .then(|| sc.to_string());
     if let Some(text) = mirror {
         obj.insert("content".into(), json!([{"type": "text", "text": text}]));
     }
     // Legacy results carry only object `structuredContent` (TOOL-05); the text block stays.
-    if !ctx.is_modern() && obj.get("structuredContent").is_some_and(|v| !v.is_object()) {
+    if !ctx.is_modern() {
         obj.remove("structuredContent");
     }
     Ok(Outcome::Complete(result))
