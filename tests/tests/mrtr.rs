@@ -192,6 +192,39 @@ async fn mrtr06_tampered_malformed_and_cross_call_states_never_reach_the_handler
     assert_eq!(text(&r), "state=state-ok:x");
 }
 
+/// Either MRTR field alone, of the wrong type, is refused before any handler runs (-32602): the
+/// engine reads a round's fields whenever one of them is present.
+#[tokio::test]
+async fn mrtr_fields_of_the_wrong_type_are_refused_alone() {
+    let mut p = server(&[]);
+    let before = invocations(&mut p).await;
+    for (field, v) in [
+        ("inputResponses", json!("x")),
+        ("inputResponses", json!([1])),
+        ("requestState", json!(42)),
+    ] {
+        let r = p
+            .modern(
+                "tools/call",
+                json!({"name": "mrtr_state", "arguments": {"q": "x"}, field: v}),
+                ELICIT(),
+            )
+            .await;
+        assert_eq!(r["error"]["code"], -32602, "{field}: {r}");
+    }
+    // Explicit nulls are absent fields: the call runs as a first round.
+    let r = p
+        .modern(
+            "tools/call",
+            json!({"name": "mrtr_state", "arguments": {"q": "x"},
+                   "inputResponses": null, "requestState": null}),
+            ELICIT(),
+        )
+        .await;
+    input_required(&r);
+    assert_eq!(invocations(&mut p).await, before + 1);
+}
+
 #[tokio::test]
 async fn mrtr06_expired_state_is_refused() {
     let mut p = server(&["--state-ttl-ms", "0"]);
