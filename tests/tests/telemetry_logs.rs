@@ -72,6 +72,7 @@ async fn wait_for_note(seen: &Seen, n: usize) {
 async fn log_events_reach_the_route_at_its_level_and_hold_no_secret() {
     let seen = Seen::default();
     route_logs(Some(sink(&seen)), LevelFilter::TRACE).expect("route");
+    assert_eq!(LevelFilter::current(), LevelFilter::TRACE);
     let (l, token) = secret_workload(MARKER).await;
     let addr = l.local_addr();
     unhandled_note(addr, &token).await;
@@ -87,9 +88,13 @@ async fn log_events_reach_the_route_at_its_level_and_hold_no_secret() {
 
     // INFO: the DEBUG record no longer comes. The positive control after it (DEBUG again, the
     // same request) shows the request was handled and logged in time.
+    // `tracing`'s global filter follows the route: callsites above it (every crate's) are
+    // skipped by one comparison.
     route_logs(Some(sink(&seen)), LevelFilter::INFO).expect("route");
+    assert_eq!(LevelFilter::current(), LevelFilter::INFO);
     unhandled_note(addr, &token).await;
     route_logs(Some(sink(&seen)), LevelFilter::DEBUG).expect("route");
+    assert_eq!(LevelFilter::current(), LevelFilter::DEBUG);
     unhandled_note(addr, &token).await;
     wait_for_note(&seen, 2).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -97,6 +102,11 @@ async fn log_events_reach_the_route_at_its_level_and_hold_no_secret() {
 
     // No route: nothing more arrives.
     route_logs(None, LevelFilter::TRACE).expect("route");
+    assert_eq!(
+        LevelFilter::current(),
+        LevelFilter::OFF,
+        "nothing exported, no route"
+    );
     let before = seen.lock().expect("lock").len();
     unhandled_note(addr, &token).await;
     tokio::time::sleep(Duration::from_millis(200)).await;

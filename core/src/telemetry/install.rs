@@ -106,6 +106,16 @@ impl Process {
             .clone()
     }
 
+    /// The most verbose level [`Self::wants`] can say yes to, for `tracing`'s global filter:
+    /// with it, every callsite above it (hyper's, tokio's and h2's `trace!` and `trace_span!` in
+    /// each request's path) is skipped by one comparison, as when no subscriber is installed,
+    /// instead of reaching its interest check.
+    pub(super) fn max_level(&self) -> LevelFilter {
+        let spans = self.otlp.get().map_or(LevelFilter::OFF, |(_, l, _)| *l);
+        let logs = self.route().map_or(LevelFilter::OFF, |r| r.level);
+        spans.max(logs)
+    }
+
     /// mcpcore's spans while spans are exported (at their level); its events while a log
     /// route takes them (at its level). Nothing else: a callsite nobody wants costs nothing.
     pub(super) fn wants(&self, m: &tracing::Metadata<'_>) -> bool {

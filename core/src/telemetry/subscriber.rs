@@ -12,6 +12,7 @@ use sharded_slab::Slab;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
@@ -90,6 +91,10 @@ impl Subscriber for ProcessSubscriber {
 
     fn enabled(&self, m: &Metadata<'_>) -> bool {
         self.process.wants(m)
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(self.process.max_level())
     }
 
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
