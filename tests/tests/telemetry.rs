@@ -257,9 +257,12 @@ async fn a_call_is_one_trace_from_client_span_to_server_span(cap: &Capture) {
             assert_eq!(f(r, "mcp.method.name"), "tools/call");
             assert_eq!(f(r, "gen_ai.tool.name"), "spanned");
             assert_eq!(f(r, "gen_ai.operation.name"), "execute_tool");
-            assert!(!f(r, "jsonrpc.request.id").is_empty());
             assert!(f(r, "error.type").is_empty(), "{r:?}");
         }
+        // The client's numeric id, as text, on both sides.
+        let id = f(client, "jsonrpc.request.id");
+        assert!(id.parse::<i64>().is_ok(), "{id:?}");
+        assert_eq!(f(srv, "jsonrpc.request.id"), id);
         assert_eq!(f(srv, "network.transport"), "tcp");
         assert_eq!(f(client, "network.transport"), "tcp");
         assert_eq!(f(client, "mcp.protocol.version"), version, "{mode:?}");

@@ -17,6 +17,7 @@ use tracing::Span;
 
 use super::TraceContext;
 use crate::error::ErrorObject;
+use crate::jsonrpc::Id;
 
 /// A request span by the conventions, every attribute known when the request is made given at
 /// once (`error.type`, `otel.status_code` and `rpc.response.status_code` are recorded when it
@@ -36,7 +37,7 @@ macro_rules! request_span {
                 otel.kind = $kind,
                 otel.status_code = Empty,
                 mcp.method.name = $method,
-                jsonrpc.request.id = %$id,
+                jsonrpc.request.id = IdText::of($id).as_str(),
                 gen_ai.operation.name = a.operation,
                 gen_ai.tool.name = a.tool,
                 gen_ai.prompt.name = a.prompt,
@@ -54,6 +55,46 @@ macro_rules! request_span {
     }};
 }
 
+/// A request id as the attribute's text, written without `std::fmt` (every request span
+/// records one; formatting through `Display` cost more than the rest of the attribute).
+enum IdText<'a> {
+    Str(&'a str),
+    Num([u8; 20], usize),
+}
+
+impl<'a> IdText<'a> {
+    fn of(id: &'a Id) -> Self {
+        match id {
+            Id::Str(s) => Self::Str(s),
+            Id::Num(n) => {
+                let mut buf = [0u8; 20];
+                let mut at = buf.len();
+                let mut v = n.unsigned_abs();
+                loop {
+                    at -= 1;
+                    buf[at] = b'0' + (v % 10) as u8;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                if *n < 0 {
+                    at -= 1;
+                    buf[at] = b'-';
+                }
+                Self::Num(buf, at)
+            }
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Self::Str(s) => s,
+            Self::Num(buf, at) => std::str::from_utf8(&buf[*at..]).unwrap_or_default(),
+        }
+    }
+}
+
 /// The handler target a request names: the tool or prompt `name`, or the resource `uri`.
 pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Option<&'a str> {
     let key = match method {
@@ -69,7 +110,7 @@ pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Opt
 /// legacy session's protocol version (a modern request names its own in `_meta`).
 pub(crate) fn server_request(
     method: &str,
-    id: &dyn std::fmt::Display,
+    id: &Id,
     params: Option<&Map<String, Value>>,
     transport: &'static str,
     http: Option<&http::HeaderMap>,
@@ -227,7 +268,7 @@ pub(crate) fn client_notification(method: &str, transport: &'static str) -> Span
 /// and the request goes out as the caller wrote it.
 pub(crate) fn client_request(
     method: &str,
-    id: &dyn std::fmt::Display,
+    id: &Id,
     params: &Map<String, Value>,
     transport: &'static str,
     negotiated: &dyn Fn() -> Option<String>,
@@ -316,4 +357,21 @@ pub(crate) fn http_request(
         via: parent.map(|p| p.span_id),
     };
     Some((span, trace))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `jsonrpc.request.id` is the id's text: digits (with a sign) for a number, the string
+    /// itself — no quotes, no escapes — for a string (the conventions' examples: `10`,
+    /// `request-7`).
+    #[test]
+    fn request_ids_are_written_as_the_conventions_show() {
+        for n in [0, 7, 10, -1, -42, 1_000_000, i64::MAX, i64::MIN] {
+            assert_eq!(IdText::of(&Id::Num(n)).as_str(), n.to_string());
+        }
+        let s = Id::Str("request-7 \"q\"".into());
+        assert_eq!(IdText::of(&s).as_str(), "request-7 \"q\"");
+    }
 }
