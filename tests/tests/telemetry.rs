@@ -325,7 +325,7 @@ async fn errors_set_error_type_and_status(cap: &Capture) {
 /// over HTTP from the `traceparent` header when `_meta` has none; a new trace otherwise.
 #[tokio::test]
 async fn a_handler_reads_the_callers_trace_context() {
-    capture();
+    let cap = capture();
     let l = listen(server(false), HttpOptions::default()).await;
     let c = connect(&l, ConnectMode::Modern).await;
     let mut meta = Map::new();
@@ -361,7 +361,7 @@ async fn a_handler_reads_the_callers_trace_context() {
     c.close().await;
 
     // Over HTTP with no `traceparent` in `_meta`: the header's.
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+    let body = json!({"jsonrpc": "2.0", "id": "req-7", "method": "tools/call",
         "params": {"name": "trace", "arguments": {},
             "_meta": mcpcore_tests::stdio::envelope(json!({}))}})
     .to_string();
@@ -375,6 +375,14 @@ async fn a_handler_reads_the_callers_trace_context() {
         seen.starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-"),
         "{v}"
     );
+    // A string id is its span's `jsonrpc.request.id` as it is, unquoted (the conventions'
+    // example: `request-7`).
+    let ids: Vec<String> = cap
+        .find("mcp.server.request", "tools/call trace")
+        .into_iter()
+        .filter_map(|(_, r)| r.fields.get("jsonrpc.request.id").cloned())
+        .collect();
+    assert!(ids.iter().any(|i| i == "req-7"), "{ids:?}");
 }
 
 fn series(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
