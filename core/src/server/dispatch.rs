@@ -240,10 +240,10 @@ impl Session {
     /// flight gets -32600 while the first keeps its routing. `sink` receives request-related
     /// messages (progress, logs, server→client requests).
     ///
-    /// Not an `async fn`: its body would keep the started request's future twice (the match
-    /// scrutinee and the awaited value), doubling the size of every future that awaits it —
-    /// which the HTTP path then copies into its box per request. `lazy` + `flatten` keep one
-    /// or the other, and still start the request on the first poll, not before.
+    /// The started future is bound by a `let` whose `match` ends before it is awaited: awaited
+    /// inside the `match` (or kept as its scrutinee) it would be held twice, doubling this
+    /// future — which the HTTP path copies into its box per request. The request still starts
+    /// on the first poll, not before.
     pub fn handle_request(
         self: &Arc<Self>,
         id: Id,
@@ -251,14 +251,14 @@ impl Session {
         params: Option<Map<String, Value>>,
         sink: Arc<dyn Outbound>,
     ) -> impl std::future::Future<Output = Option<Reply>> + Send + 'static {
-        use futures_util::future::Either;
         let this = self.clone();
-        futures_util::FutureExt::flatten(futures_util::future::lazy(move |_| {
-            match this.start_request(id, method, params, sink) {
-                Ok(fut) => Either::Left(fut),
-                Err(r) => Either::Right(std::future::ready(Some(r))),
-            }
-        }))
+        async move {
+            let fut = match this.start_request(id, method, params, sink) {
+                Ok(fut) => fut,
+                Err(r) => return Some(r),
+            };
+            fut.await
+        }
     }
 
     /// Handle one notification from the peer.
@@ -629,6 +629,26 @@ mod tests {
             .expect("answered");
         assert!(reply.result.is_ok(), "the id is free: {:?}", reply.result);
         assert!(!session.is_inflight(&Id::Num(7)), "finished requests leave");
+    }
+
+    /// `handle_request`'s future holds the started request once: its size is the started
+    /// future's plus the arguments it keeps until the first poll, not twice the started one
+    /// (which an `async` block awaiting its scrutinee or a captured future would be).
+    #[tokio::test]
+    async fn handle_request_holds_the_started_future_once() {
+        let server = crate::Server::builder("s", "1").build().expect("build");
+        let session = server.new_session(super::super::SessionKind::Stdio, Arc::new(NullOutbound));
+        let sink: Arc<dyn Outbound> = Arc::new(NullOutbound);
+        let started = session
+            .start_request(Id::Num(1), "ping".into(), None, sink.clone())
+            .unwrap_or_else(|_| panic!("ping refused"));
+        let lazy = session.handle_request(Id::Num(2), "ping".into(), None, sink);
+        let (one, whole) = (size_of_val(&started), size_of_val(&lazy));
+        assert!(
+            whole < one + one / 4,
+            "handle_request's future is {whole} bytes for a started future of {one}"
+        );
+        assert!(started.await.is_some() && lazy.await.is_some());
     }
 
     /// Legacy results of built-in methods lose a handler's `resultType`, and its cache hints

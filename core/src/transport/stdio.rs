@@ -318,14 +318,18 @@ impl Conn {
                         let answering = Answering::new(&self.answering);
                         // Boxed before it is spawned: a request's future is some 2 KB, and
                         // spawning moves what it is given several times on its way into the
-                        // task (tracker, spawn, task cell); a box moves as a pointer.
-                        self.tracker.spawn(Box::pin(async move {
-                            let reply = fut.await;
-                            drop(answering);
-                            if let Some(reply) = reply {
-                                tx.send(encode_reply(&id, &reply)).await;
-                            }
-                        }));
+                        // task (tracker, spawn, task cell); a box moves as a pointer. Chained
+                        // with `then`, not awaited in an `async` block: a block that awaits a
+                        // future it captured holds it twice (the capture and the awaited
+                        // copy), twice the box and one more copy of it on the first poll.
+                        let answered =
+                            futures_util::FutureExt::then(fut, move |reply| async move {
+                                drop(answering);
+                                if let Some(reply) = reply {
+                                    tx.send(encode_reply(&id, &reply)).await;
+                                }
+                            });
+                        self.tracker.spawn(Box::pin(answered));
                     }
                     Err(reply) => self.send(encode_reply(&id, &reply)).await,
                 }

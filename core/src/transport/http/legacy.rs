@@ -162,12 +162,15 @@ pub(crate) async fn request(
     let claim = super::relay::claim_request(&entry, &id);
     let p = Pending {
         id,
-        fut: Box::pin(async move {
-            let _claim = claim;
-            let reply = fut.await;
-            replica::sync(&s2, &e2).await;
-            reply
-        }),
+        // `then`, not an `async` block awaiting `fut`: that would hold the future twice.
+        fut: Box::pin(futures_util::FutureExt::then(
+            fut,
+            move |reply| async move {
+                replica::sync(&s2, &e2).await;
+                drop(claim);
+                reply
+            },
+        )),
         rx,
         session,
         close,
