@@ -446,8 +446,7 @@ mod tests {
             inner: Arc::new(CtxInner {
                 id: crate::Id::Num(1),
                 method: method.into(),
-                name: Some("t".into()),
-                meta: None,
+                params: json!({"name": "t"}).as_object().cloned(),
                 cancel: tokio_util::sync::CancellationToken::new(),
                 sink,
                 session,

@@ -202,6 +202,8 @@ pub(crate) struct ServerInner {
     /// What changes made while serving need (see `dynamic`).
     pub dynamic: super::dynamic::State,
     pub capabilities: Value,
+    /// `options.server_info` as JSON, made once: every modern result carries it (META-02).
+    pub server_info: Value,
     pub sealer: Option<Sealer>,
     /// The notification bus of the backplane and this server's place on it.
     pub bus: Arc<dyn crate::backplane::NotificationBus>,
@@ -586,6 +588,7 @@ impl ServerBuilder {
             }),
             bus: bus.clone(),
             origin,
+            server_info: serde_json::to_value(&options.server_info).unwrap_or_default(),
             options,
             registry: super::registry::Live::new(registry),
             dynamic: super::dynamic::State::new(slots),

@@ -14,8 +14,10 @@ use crate::protocol::LoggingLevel;
 pub(crate) struct CtxInner {
     pub id: Id,
     pub method: String,
-    pub name: Option<String>,
-    pub meta: Option<Value>,
+    /// The request's params, as sent: its target name and `_meta` are read from them (kept
+    /// whole rather than copied out: a modern request's `_meta` is a tree of a dozen
+    /// allocations).
+    pub params: Option<Map<String, Value>>,
     pub cancel: CancellationToken,
     pub sink: Arc<dyn Outbound>,
     pub session: Arc<Session>,
@@ -58,11 +60,16 @@ impl RequestContext {
     }
     /// The tool or prompt name, or the resource URI, when the method has one.
     pub fn name(&self) -> Option<&str> {
-        self.inner.name.as_deref()
+        crate::telemetry::span::target(&self.inner.method, self.inner.params.as_ref())
     }
     /// The request's `params._meta`, as sent.
     pub fn meta(&self) -> Option<&Value> {
-        self.inner.meta.as_ref()
+        self.inner.params.as_ref()?.get("_meta")
+    }
+
+    /// The request's params, as sent.
+    pub(crate) fn params(&self) -> Option<&Map<String, Value>> {
+        self.inner.params.as_ref()
     }
     /// The W3C trace context of the server span handling this request: in the caller's trace
     /// when the request carried one (`_meta.traceparent`, or over HTTP the `traceparent`
@@ -197,12 +204,7 @@ impl RequestContext {
     /// without a token, after cancellation, when `progress` does not increase, or when the
     /// outbound queue is full.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = self
-            .inner
-            .meta
-            .as_ref()
-            .and_then(|m| m.get("progressToken"))
-        else {
+        let Some(token) = self.meta().and_then(|m| m.get("progressToken")) else {
             return false;
         };
         if self.is_cancelled() {
@@ -285,8 +287,7 @@ impl RequestContext {
             inner: Arc::new(CtxInner {
                 id: i.id.clone(),
                 method: i.method.clone(),
-                name: i.name.clone(),
-                meta: i.meta.clone(),
+                params: i.params.clone(),
                 cancel: i.cancel.clone(),
                 sink: i.sink.clone(),
                 session: i.session.clone(),
@@ -316,8 +317,7 @@ impl RequestContext {
             inner: Arc::new(CtxInner {
                 id: i.id.clone(),
                 method: i.method.clone(),
-                name: i.name.clone(),
-                meta: i.meta.clone(),
+                params: i.params.clone(),
                 cancel,
                 sink,
                 session: i.session.clone(),

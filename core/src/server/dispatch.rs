@@ -89,21 +89,6 @@ pub fn encode_reply(id: &Id, reply: &Reply) -> Vec<u8> {
     }
 }
 
-/// The handler target named by a request: the tool or prompt `name`, or the resource `uri`.
-fn target_name(method: &str, p: Option<&Map<String, Value>>) -> Option<String> {
-    match method {
-        "tools/call" | "prompts/get" => p
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => p
-            .and_then(|p| p.get("uri"))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        _ => None,
-    }
-}
-
 /// Methods whose modern results are cacheable (CACHE-01).
 const CACHEABLE: &[&str] = &[
     "tools/list",
@@ -317,7 +302,7 @@ impl Session {
                 self.lock_era(Era::Modern);
                 let opts = &self.server.inner.options;
                 if opts.stamp_server_info {
-                    era::stamp_server_info(v, &opts.server_info);
+                    era::stamp_server_info(v, &self.server.inner.server_info);
                 }
             }
             return reply;
@@ -377,9 +362,8 @@ impl Session {
         let ctx = RequestContext {
             inner: Arc::new(CtxInner {
                 id,
-                name: target_name(&method, p),
                 method,
-                meta: p.and_then(|p| p.get("_meta")).cloned(),
+                params,
                 cancel: token,
                 sink,
                 session: self.clone(),
@@ -392,6 +376,7 @@ impl Session {
                 trace: super::context::trace_slot(),
             }),
         };
+        let p = ctx.params();
         let outcome = match self.run_method(&ctx, ctx.method(), p, modern).await {
             Ok(outcome) => outcome,
             Err(refused) => return refused,

@@ -103,7 +103,7 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
 
 /// META-02: identify the server in a modern result's `_meta` (a value the handler put there
 /// is kept; a non-object `_meta` is left alone rather than clobbered).
-pub(crate) fn stamp_server_info(result: &mut Value, info: &crate::protocol::Implementation) {
+pub(crate) fn stamp_server_info(result: &mut Value, info: &Value) {
     let Some(obj) = result.as_object_mut() else {
         return;
     };
@@ -112,7 +112,7 @@ pub(crate) fn stamp_server_info(result: &mut Value, info: &crate::protocol::Impl
         .or_insert_with(|| Value::Object(Map::new()));
     if let Some(m) = meta.as_object_mut() {
         if !m.contains_key(KEY_SERVER_INFO) {
-            m.insert(KEY_SERVER_INFO.into(), json!(info));
+            m.insert(KEY_SERVER_INFO.into(), info.clone());
         }
     }
 }

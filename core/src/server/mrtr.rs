@@ -579,8 +579,7 @@ mod tests {
             inner: Arc::new(CtxInner {
                 id: crate::Id::Num(1),
                 method: "tools/call".into(),
-                name: Some("t".into()),
-                meta: None,
+                params: json!({"name": "t"}).as_object().cloned(),
                 cancel: tokio_util::sync::CancellationToken::new(),
                 sink,
                 session,
