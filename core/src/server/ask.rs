@@ -439,7 +439,6 @@ mod tests {
         let envelope = crate::server::era::Envelope {
             protocol_version: "2026-07-28".into(),
             client_capabilities: json!({"elicitation": {}, "roots": {}}),
-            client_info: None,
             log_level: None,
         };
         RequestContext {

@@ -149,8 +149,13 @@ impl RequestContext {
     }
     /// The client's implementation info, when known.
     pub fn client_info(&self) -> Option<Value> {
+        // Modern: read from this request's `_meta` (checked by the envelope parser) when asked,
+        // not copied for every request.
         match &self.inner.envelope {
-            Some(e) => e.client_info.clone(),
+            Some(_) => self
+                .meta()
+                .and_then(|m| m.get(crate::protocol::envelope::KEY_CLIENT_INFO))
+                .cloned(),
             None => lock(&self.inner.session.legacy)
                 .client_info
                 .as_deref()

@@ -19,15 +19,15 @@ pub(crate) use crate::protocol::envelope::{
     KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_LOG_LEVEL, KEY_PROTOCOL_VERSION, KEY_SERVER_INFO,
 };
 
-/// What a modern request says about its client. Handlers read the client ONLY from here.
+/// What a modern request says about its client: handlers read the client only from this request
+/// (here, and its checked `clientInfo` from the request's own `_meta`, copied only when asked),
+/// never from an earlier one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
     /// The requested protocol version (one this server serves).
     pub protocol_version: String,
     /// `clientCapabilities` of this request.
     pub client_capabilities: Value,
-    /// `clientInfo`, when sent.
-    pub client_info: Option<Value>,
     /// `logLevel`, when sent and known (an unknown level reads as absent).
     pub log_level: Option<LoggingLevel>,
 }
@@ -93,7 +93,6 @@ pub(crate) fn parse_envelope(params: Option<&Map<String, Value>>) -> Result<Enve
     Ok(Envelope {
         protocol_version: version.to_owned(),
         client_capabilities: caps.clone(),
-        client_info: info.cloned(),
         log_level: meta
             .get(KEY_LOG_LEVEL)
             .and_then(Value::as_str)
@@ -273,7 +272,7 @@ mod tests {
             KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {}
         }))))
         .unwrap();
-        assert_eq!(ok.client_info, None);
+        assert_eq!(ok.protocol_version, "2026-07-28", "clientInfo is optional");
     }
 
     #[test]

@@ -528,6 +528,24 @@ mod tests {
         let r = request(&s, 1, "tools/call", call).await.expect("ok");
         let want = serde_json::json!({"name": "t", "version": "1"});
         assert_eq!(r["structuredContent"]["info"], want, "{r}");
+        // Modern: this request's own `clientInfo`, and none when it sent none.
+        let modern = server.new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
+        for (id, info) in [
+            (1, Some(serde_json::json!({"name": "m", "version": "2"}))),
+            (2, None),
+        ] {
+            let mut meta = serde_json::json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            });
+            if let Some(i) = &info {
+                meta["io.modelcontextprotocol/clientInfo"] = i.clone();
+            }
+            let call = serde_json::json!({"name": "who", "arguments": {}, "_meta": meta});
+            let r = request(&modern, id, "tools/call", call).await.expect("ok");
+            let got = &r["structuredContent"]["info"];
+            assert_eq!(got, &info.unwrap_or(Value::Null), "{r}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! [`crate::protocol::mcp_header`]'s; this module only reads them off the `HeaderMap`.
 
 use http::header::{ACCEPT, CONTENT_TYPE};
-use http::{HeaderMap, HeaderValue};
+use http::HeaderMap;
 use serde_json::{Map, Value};
 
 use crate::error::{codes, ErrorObject};
@@ -24,25 +24,24 @@ fn mismatch(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::new(codes::HEADER_MISMATCH, msg)
 }
 
-/// Media ranges of `Accept`; a missing header accepts everything.
+/// Media ranges of `Accept`; a missing header accepts everything. Compared without case and
+/// without copies (checked twice on every request POST).
 fn accepts(h: &HeaderMap, ty: &str) -> bool {
-    let values: Vec<&HeaderValue> = h.get_all(ACCEPT).iter().collect();
-    if values.is_empty() {
+    let mut values = h.get_all(ACCEPT).iter().peekable();
+    if values.peek().is_none() {
         return true;
     }
     let (major, _) = ty.split_once('/').unwrap_or((ty, ""));
     values
-        .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(|r| {
-            r.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
+        .map(|r| r.split(';').next().unwrap_or("").trim())
+        .any(|r| {
+            r.eq_ignore_ascii_case(ty)
+                || r == "*/*"
+                || r.strip_suffix("/*")
+                    .is_some_and(|m| m.eq_ignore_ascii_case(major))
         })
-        .any(|r| r == ty || r == "*/*" || r.strip_suffix("/*") == Some(major))
 }
 
 /// A request POST must accept both JSON and SSE: we pick one only once the handler runs (HTTP-02).
@@ -159,7 +158,43 @@ pub(crate) fn check_params(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::HeaderValue;
     use serde_json::json;
+
+    /// `Accept` media ranges (HTTP-02, LHTTP-05): exact types, `*/*` and `type/*`, any case,
+    /// parameters ignored, several header lines; a missing header accepts everything.
+    #[test]
+    fn accept_ranges() {
+        let with = |lines: &[&str]| {
+            let mut h = HeaderMap::new();
+            for l in lines {
+                h.append(ACCEPT, HeaderValue::from_str(l).expect("value"));
+            }
+            h
+        };
+        assert!(accepts_post_answer(&HeaderMap::new()));
+        assert!(accepts_post_answer(&with(&[
+            "application/json, text/event-stream"
+        ])));
+        assert!(accepts_post_answer(&with(&[
+            "application/json",
+            "text/event-stream"
+        ])));
+        assert!(accepts_post_answer(&with(&["*/*"])));
+        assert!(accepts_post_answer(&with(&[
+            "Application/*; q=0.9, TEXT/*"
+        ])));
+        assert!(accepts_post_answer(&with(&[
+            " APPLICATION/JSON ;q=1 , Text/Event-Stream"
+        ])));
+        assert!(!accepts_post_answer(&with(&["application/json"])));
+        assert!(!accepts_post_answer(&with(&[
+            "application/jsonx, text/event-stream"
+        ])));
+        assert!(!accepts_post_answer(&with(&["app/*, text/event-stream"])));
+        assert!(accepts_sse(&with(&["text/*"])));
+        assert!(!accepts_sse(&with(&["text/html", "application/*"])));
+    }
 
     #[test]
     fn http14_declarations_and_matching() {

@@ -11,8 +11,7 @@ use http::{HeaderMap, HeaderValue, Uri, Version};
 use super::options::AllowList;
 
 fn is_local_host(host: &str) -> bool {
-    let h = host.to_ascii_lowercase();
-    h == "localhost" || h == "127.0.0.1" || h == "[::1]"
+    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1" || host == "[::1]"
 }
 
 /// A character of an RFC 3986 reg-name or IPv4 address: unreserved, sub-delims or `%`.
