@@ -78,7 +78,7 @@ pub(crate) async fn batch(
     }
     let session = entry.session.clone();
     let (sink, rx, close) =
-        RequestSink::new(s.server.limits().max_outbound_queue, true, Some(h.clone()));
+        RequestSink::closable(s.server.limits().max_outbound_queue, Some(h.clone()));
     let mut ready = Vec::new();
     let mut running = Running::default();
     for item in items {

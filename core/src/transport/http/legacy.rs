@@ -134,11 +134,8 @@ pub(crate) async fn request(
             "request id is already in flight",
         );
     }
-    let (sink, rx, close) = respond::RequestSink::new(
-        shared.server.limits().max_outbound_queue,
-        true,
-        Some(h.clone()),
-    );
+    let (sink, rx, close) =
+        respond::RequestSink::closable(shared.server.limits().max_outbound_queue, Some(h.clone()));
     // The started future is moved into its box before anything is awaited: kept in a match
     // scrutinee across the awaits below, it would double this function's future.
     let fut = match session.start_request(id.clone(), method, params, sink) {
@@ -173,7 +170,7 @@ pub(crate) async fn request(
         )),
         rx,
         session,
-        close,
+        close: Some(close),
     };
     respond::answer(shared, p, Mode::Legacy(entry)).await
 }
@@ -272,7 +269,7 @@ async fn stateless(
     };
     session.bind_principal(principal);
     let cap = shared.server.limits().max_outbound_queue;
-    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h.clone()));
+    let (sink, rx) = respond::RequestSink::new(cap, Some(h.clone()));
     // Boxed before anything is awaited (see `request`).
     let fut = match session.start_request(id.clone(), method, params, sink) {
         Err(reply) => return respond::json_reply(&id, &reply, &Mode::LegacyStateless),

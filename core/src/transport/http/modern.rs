@@ -57,7 +57,7 @@ pub(crate) async fn request(
         .new_session(SessionKind::HttpModern, Arc::new(NullOutbound));
     session.bind_principal(principal);
     let cap = shared.server.limits().max_outbound_queue;
-    let (sink, rx, _) = respond::RequestSink::new(cap, false, Some(h.clone()));
+    let (sink, rx) = respond::RequestSink::new(cap, Some(h.clone()));
     // Boxed before anything is awaited: kept in a match scrutinee across the await below, the
     // started future would double this function's future (copied into the connection's box
     // per request).

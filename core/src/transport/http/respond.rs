@@ -38,12 +38,26 @@ pub(crate) struct RequestSink {
 }
 
 impl RequestSink {
-    /// A sink and its receiving end; `closable` for legacy session streams; `headers` those of
-    /// the HTTP request the sink answers (shared, never copied: one map per HTTP request, moved
-    /// out of the request, serves every sink of a batch).
+    /// A sink and its receiving end; `headers` those of the HTTP request the sink answers
+    /// (shared, never copied: one map per HTTP request, moved out of the request, serves every
+    /// sink of a batch). Nothing closes its stream early.
     pub(crate) fn new(
         cap: usize,
-        closable: bool,
+        headers: Option<Arc<http::HeaderMap>>,
+    ) -> (Arc<Self>, mpsc::Receiver<Vec<u8>>) {
+        let (tx, rx) = mpsc::channel(cap);
+        let sink = Self {
+            tx,
+            close: None,
+            headers,
+        };
+        (Arc::new(sink), rx)
+    }
+
+    /// [`RequestSink::new`] for a legacy session stream the handler may close early: the token
+    /// is cancelled when it does.
+    pub(crate) fn closable(
+        cap: usize,
         headers: Option<Arc<http::HeaderMap>>,
     ) -> (
         Arc<Self>,
@@ -54,10 +68,18 @@ impl RequestSink {
         let close = tokio_util::sync::CancellationToken::new();
         let sink = Self {
             tx,
-            close: closable.then(|| close.clone()),
+            close: Some(close.clone()),
             headers,
         };
         (Arc::new(sink), rx, close)
+    }
+}
+
+/// Resolves when `close` is cancelled; never without one.
+async fn closed(close: Option<&tokio_util::sync::CancellationToken>) {
+    match close {
+        Some(c) => c.cancelled().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -85,8 +107,9 @@ pub(crate) struct Pending {
     pub fut: ReplyFuture,
     pub rx: mpsc::Receiver<Vec<u8>>,
     pub session: Arc<Session>,
-    /// Cancelled when the handler asks to close its (legacy) SSE stream early.
-    pub close: tokio_util::sync::CancellationToken,
+    /// Cancelled when the handler asks to close its (legacy) SSE stream early; `None` when
+    /// nothing can.
+    pub close: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl Pending {
@@ -102,7 +125,7 @@ impl Pending {
             fut,
             rx,
             session,
-            close: tokio_util::sync::CancellationToken::new(),
+            close: None,
         }
     }
 }
@@ -286,7 +309,7 @@ async fn legacy_task(
         biased;
         r = &mut fut => Decided::Reply(r),
         Some(first) = rx.recv() => Decided::Stream(Some(first)),
-        () = close.cancelled(), if resumable => Decided::Stream(None),
+        () = closed(close.as_ref()), if resumable => Decided::Stream(None),
         // Quiet for a keep-alive interval: commit to SSE so the priming event makes the
         // request resumable (LHTTP-04) and keep-alives can flow.
         () = tick(shared.opts.keepalive), if resumable => Decided::Stream(None),
@@ -466,7 +489,7 @@ async fn legacy_pump(
     session: Arc<Session>,
     id: Id,
     pace: Pace,
-    close: tokio_util::sync::CancellationToken,
+    close: Option<tokio_util::sync::CancellationToken>,
 ) {
     let Pace { stop, keepalive } = pace;
     let mut detached = false;
@@ -479,7 +502,7 @@ async fn legacy_pump(
                     cancel_and_drain(&session, &id, fut).await;
                     break None;
                 }
-                () = close.cancelled(), if !detached => {
+                () = closed(close.as_ref()), if !detached => {
                     // SSE polling: end this response now; the rest is replayed on resumption.
                     stream.detach();
                     detached = true;
