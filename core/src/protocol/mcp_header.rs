@@ -262,6 +262,14 @@ pub enum HeaderValueError {
 /// # Errors
 /// See [`HeaderValueError`].
 pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
+    decode_value_in_place(raw).map(std::borrow::Cow::into_owned)
+}
+
+/// [`decode_value`] borrowing a plain value (the common case: checked on every modern request
+/// that names a tool) instead of copying it.
+pub(crate) fn decode_value_in_place(
+    raw: &[u8],
+) -> Result<std::borrow::Cow<'_, str>, HeaderValueError> {
     if !raw.iter().all(|&b| is_plain(b)) {
         return Err(HeaderValueError::InvalidCharacters);
     }
@@ -271,12 +279,14 @@ pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
         .strip_prefix(SENTINEL_PREFIX)
         .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
     else {
-        return Ok(s.to_owned());
+        return Ok(std::borrow::Cow::Borrowed(s));
     };
     let bytes = STANDARD
         .decode(payload)
         .map_err(|_| HeaderValueError::MalformedBase64)?;
-    String::from_utf8(bytes).map_err(|_| HeaderValueError::MalformedBase64)
+    String::from_utf8(bytes)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|_| HeaderValueError::MalformedBase64)
 }
 
 /// The `Mcp-Param-*` headers for `arguments` (HTTP-15): strings as-is (encoded when needed),

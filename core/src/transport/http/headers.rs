@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{codes, ErrorObject};
 use crate::protocol::envelope::claimed_version;
-use crate::protocol::mcp_header::{self, decode_value, ParamHeader};
+use crate::protocol::mcp_header::{self, ParamHeader};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const METHOD: &str = "mcp-method";
@@ -97,10 +97,13 @@ pub(crate) fn check_version_and_method(
     }
 }
 
-fn decoded(h: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+fn decoded<'h>(
+    h: &'h HeaderMap,
+    name: &str,
+) -> Result<Option<std::borrow::Cow<'h, str>>, ErrorObject> {
     match h.get(name) {
         None => Ok(None),
-        Some(v) => decode_value(v.as_bytes())
+        Some(v) => mcp_header::decode_value_in_place(v.as_bytes())
             .map(Some)
             .map_err(|e| mismatch(format!("{name}: {e}"))),
     }
