@@ -2784,7 +2784,9 @@ const char *mcp_request_trace_context_json(const mcp_request_t *request, size_t 
  * @param result_json  the result as JSON text (UTF-8, `result_len` bytes, no NUL needed), e.g.
  *                     a `CallToolResult` `{"content":[...]}` for a tool. Core completes it for
  *                     the wire: `resultType`, `_meta` serverInfo and cache hints on the modern
- *                     era, output-schema checks for tools.
+ *                     era, output-schema checks for tools. The text is checked to be JSON and,
+ *                     when it needs no reshaping (a tool result with `content`, no
+ *                     `structuredContent` and no output schema), sent as written.
  * @param result_len   length of `result_json` in bytes.
  *
  * **Ownership**: consumes `responder` in every case; `result_json` is copied.

@@ -17,7 +17,7 @@ use crate::error::{mcp_error_t, FfiError};
 use crate::guard::{ffi_guard, forbid_runtime_thread, status_guard};
 use crate::handle;
 use crate::status::mcp_status_t;
-use crate::string::{json_arg, opt_json_arg, opt_str_arg, owned_json, str_arg};
+use crate::string::{json_arg, opt_json_arg, opt_str_arg, owned_json, raw_json_arg, str_arg};
 use crate::trampoline::{mcp_completion_fn, CCallback, Completion};
 
 /// Log levels for `mcp_responder_log` (RFC 5424 order, as in MCP `LoggingLevel`).
@@ -147,7 +147,9 @@ impl OwedAnswer for mcp_responder_t {
 /// @param result_json  the result as JSON text (UTF-8, `result_len` bytes, no NUL needed), e.g.
 ///                     a `CallToolResult` `{"content":[...]}` for a tool. Core completes it for
 ///                     the wire: `resultType`, `_meta` serverInfo and cache hints on the modern
-///                     era, output-schema checks for tools.
+///                     era, output-schema checks for tools. The text is checked to be JSON and,
+///                     when it needs no reshaping (a tool result with `content`, no
+///                     `structuredContent` and no output schema), sent as written.
 /// @param result_len   length of `result_json` in bytes.
 ///
 /// **Ownership**: consumes `responder` in every case; `result_json` is copied.
@@ -166,8 +168,8 @@ pub extern "C" fn mcp_responder_result(
 ) -> mcp_status_t {
     consume(responder, || {
         // SAFETY: result_json is NULL or valid for result_len bytes (contract).
-        let v = unsafe { json_arg(result_json, result_len, "result_json") }?;
-        Ok(Ok(Outcome::Complete(v)))
+        let raw = unsafe { raw_json_arg(result_json, result_len, "result_json") }?;
+        Ok(Ok(Outcome::CompleteJson(raw)))
     })
 }
 

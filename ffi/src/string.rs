@@ -81,6 +81,21 @@ pub(crate) unsafe fn json_arg(p: *const c_char, len: usize, what: &str) -> Resul
     unsafe { opt_json_arg(p, len, what) }?.ok_or_else(|| FfiError::null(what))
 }
 
+/// A required JSON argument kept as validated text (no tree is built: core passes it on).
+///
+/// # Safety
+/// `p` is NULL or valid for reading `len` bytes.
+pub(crate) unsafe fn raw_json_arg(
+    p: *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<Box<serde_json::value::RawValue>, FfiError> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { str_arg(p, len, what) }?;
+    serde_json::from_str(s)
+        .map_err(|e| FfiError::new(mcp_status_t::InvalidJson, format!("{what}: {e}")))
+}
+
 /// An optional JSON argument: NULL means absent.
 ///
 /// # Safety

@@ -186,7 +186,7 @@ async fn server_request_routed_to_owning_session() {
         .expect("join")
         .expect("answered");
     assert_eq!(
-        reply.result.expect("ok")["structuredContent"]["answer"],
+        reply.result.expect("ok").into_value()["structuredContent"]["answer"],
         json!({})
     );
 }

@@ -208,7 +208,7 @@ impl Handler for AppHandler {
         let uri = self.uri.clone();
         let ui = self.ui.clone();
         Box::pin(async move {
-            let mut out = fut.await?;
+            let mut out = fut.await?.parsed();
             if let Outcome::Complete(v) = &mut out {
                 complete_contents(v, &uri, ui.as_ref())?;
             }

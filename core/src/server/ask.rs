@@ -167,7 +167,9 @@ pub(crate) fn settle(
     method: &str,
 ) -> Result<Outcome, ErrorObject> {
     match r {
-        Ok(o) => Ok(o),
+        // Only `tools/call` sends a JSON-text result as written; the others reshape theirs.
+        Ok(o) if method == "tools/call" => Ok(o),
+        Ok(o) => Ok(o.parsed()),
         Err(e) => {
             let pending = lock(&ctx.inner.asks).pending.clone();
             if pending.is_empty() {

@@ -204,6 +204,8 @@ pub(crate) struct ServerInner {
     pub capabilities: Value,
     /// `options.server_info` as JSON, made once: every modern result carries it (META-02).
     pub server_info: Value,
+    /// The same as modern JSON-text results carry it: `"resultType":"complete","_meta":{…}`.
+    pub complete_head: String,
     pub sealer: Option<Sealer>,
     /// The notification bus of the backplane and this server's place on it.
     pub bus: Arc<dyn crate::backplane::NotificationBus>,
@@ -589,6 +591,13 @@ impl ServerBuilder {
             bus: bus.clone(),
             origin,
             server_info: serde_json::to_value(&options.server_info).unwrap_or_default(),
+            complete_head: super::payload::complete_head(
+                super::era::KEY_SERVER_INFO,
+                options
+                    .stamp_server_info
+                    .then(|| serde_json::to_value(&options.server_info).unwrap_or_default())
+                    .as_ref(),
+            ),
             options,
             registry: super::registry::Live::new(registry),
             dynamic: super::dynamic::State::new(slots),

@@ -13,6 +13,7 @@
 //! results are stamped here (`resultType`, cache hints; JR-04, CACHE-01, MRTR-08), and every
 //! modern result carries `_meta["io.modelcontextprotocol/serverInfo"]` unless turned off (META-02).
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -23,6 +24,7 @@ use super::era::{self, Envelope};
 use super::handler::Outcome;
 use super::methods;
 use super::mrtr;
+use super::payload::{self, Payload};
 use super::session::Session;
 use super::Outbound;
 use crate::error::ErrorObject;
@@ -32,8 +34,8 @@ use crate::protocol::Era;
 /// The answer to one request, with where it was decided (transports map this to HTTP statuses).
 #[derive(Debug, Clone)]
 pub struct Reply {
-    /// The result object or the error.
-    pub result: Result<Value, ErrorObject>,
+    /// The result object (a tree, or a handler's JSON text passed through) or the error.
+    pub result: Result<Payload, ErrorObject>,
     /// True when the error was raised before any handler ran (envelope, era, routing, the
     /// `inputResponses` / `requestState` gate of a retried MRTR request).
     pub pre_dispatch: bool,
@@ -298,10 +300,11 @@ impl Session {
             let mut reply = self
                 .dispatch(id, method, params, sink, token, Some(Arc::new(env)))
                 .await;
-            if let Ok(v) = &mut reply.result {
+            if let Ok(payload) = &mut reply.result {
                 self.lock_era(Era::Modern);
                 let opts = &self.server.inner.options;
-                if opts.stamp_server_info {
+                // A JSON-text result was stamped when it was completed (`stamp_complete_json`).
+                if let (Payload::Value(v), true) = (payload, opts.stamp_server_info) {
                     era::stamp_server_info(v, &self.server.inner.server_info);
                 }
             }
@@ -315,11 +318,11 @@ impl Session {
         }
         match method.as_str() {
             "initialize" => Reply {
-                result: methods::initialize(&self, params.as_ref()),
+                result: methods::initialize(&self, params.as_ref()).map(Payload::Value),
                 pre_dispatch: false,
             },
             "ping" => Reply {
-                result: Ok(json!({})),
+                result: Ok(json!({}).into()),
                 pre_dispatch: false,
             },
             "server/discover" | "subscriptions/listen" => Reply::pre(era::missing_envelope()),
@@ -488,11 +491,14 @@ impl Session {
         modern: bool,
         mrtr_method: bool,
         retried: bool,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Payload, ErrorObject> {
         let method = ctx.method();
         match outcome {
             Err(e) => Err(e),
-            Ok(Outcome::Complete(v)) => Ok(self.stamp_complete(method, v, modern, retried)),
+            Ok(Outcome::Complete(v)) => Ok(self.stamp_complete(method, v, modern, retried).into()),
+            Ok(Outcome::CompleteJson(raw)) => {
+                Ok(self.stamp_complete_json(method, raw, modern, retried))
+            }
             Ok(Outcome::InputRequired(_)) if !mrtr_method => {
                 tracing::error!(
                     method,
@@ -502,11 +508,12 @@ impl Session {
             }
             Ok(Outcome::InputRequired(ir)) if modern => {
                 mrtr::modern_result(&self.server.inner, ctx, p, ask::finish(ctx, ir))
+                    .map(Payload::Value)
             }
             // Boxed: the legacy shim's rounds are rare, and their future is large.
             Ok(Outcome::InputRequired(ir)) => Box::pin(mrtr::legacy_shim(self, ctx, p, ir))
                 .await
-                .map(|v| self.stamp_complete(method, v, false, false)),
+                .map(|v| self.stamp_complete(method, v, false, false).into()),
         }
     }
 
@@ -515,6 +522,7 @@ impl Session {
     /// Legacy results of built-in methods lose any `resultType` and, unless hints are opted in,
     /// any `ttlMs`/`cacheScope` a handler put there (pre-2026 shapes).
     fn stamp_complete(&self, method: &str, mut v: Value, modern: bool, retried: bool) -> Value {
+        // (`stamp_complete_json` keeps a JSON-text result as text when none of this applies.)
         let opts = &self.server.inner.options;
         let Some(obj) = v.as_object_mut() else {
             return v;
@@ -542,6 +550,44 @@ impl Session {
             }
         }
         v
+    }
+
+    /// `stamp_complete` for a JSON-text result: the text is kept (and, modern, given
+    /// `resultType` and the server's identity in front) when the result is an object that needs
+    /// none of the edits above: no cache hints to add, no stale members to drop, no `_meta` or
+    /// `resultType` of its own to merge with. Anything else is parsed and stamped as a tree.
+    fn stamp_complete_json(
+        &self,
+        method: &str,
+        raw: Box<RawValue>,
+        modern: bool,
+        retried: bool,
+    ) -> Payload {
+        let opts = &self.server.inner.options;
+        let cacheable = (modern || opts.legacy_cache_hints) && CACHEABLE.contains(&method);
+        let plain = payload::top_level(&raw).filter(|t| {
+            !cacheable
+                && if modern {
+                    !t.meta && !t.result_type
+                } else {
+                    !(methods::BUILT_IN.contains(&method) && (t.result_type || t.cache_hints))
+                }
+        });
+        match plain {
+            Some(_) if modern => Payload::Json(payload::stamp_modern(
+                &raw,
+                &self.server.inner.complete_head,
+            )),
+            Some(_) => Payload::Json(raw),
+            None => {
+                let v = Payload::Json(raw).into_value();
+                let mut v = self.stamp_complete(method, v, modern, retried);
+                if modern && opts.stamp_server_info {
+                    era::stamp_server_info(&mut v, &self.server.inner.server_info);
+                }
+                v.into()
+            }
+        }
     }
 }
 
@@ -590,7 +636,10 @@ mod tests {
         let cancel = json!({"requestId": 1});
         session.handle_notification("notifications/cancelled", cancel.as_object());
         let reply = fut.await.expect("initialize is never cancelled");
-        assert_eq!(reply.result.expect("ok")["protocolVersion"], "2025-11-25");
+        assert_eq!(
+            reply.result.expect("ok").into_value()["protocolVersion"],
+            "2025-11-25"
+        );
         assert!(session.is_legacy_initialized());
     }
 

@@ -189,7 +189,7 @@ mod tests {
 
     fn answer() -> Reply {
         Reply {
-            result: Ok(json!({})),
+            result: Ok(json!({}).into()),
             pre_dispatch: false,
         }
     }
@@ -244,7 +244,7 @@ mod tests {
             answer()
         };
         let g = run(quick, token, true, None, Duration::from_secs(2)).await;
-        assert_eq!(g.reply.result, Ok(json!({})));
+        assert_eq!(g.reply.result, Ok(json!({}).into()));
     }
 
     /// CAN-01 with a handler timeout set: a request the peer cancelled is bounded by the grace,
@@ -271,6 +271,6 @@ mod tests {
         let token = CancellationToken::new();
         token.cancel();
         let g = run(async { answer() }, token, false, None, Duration::ZERO).await;
-        assert_eq!(g.reply.result, Ok(json!({})));
+        assert_eq!(g.reply.result, Ok(json!({}).into()));
     }
 }

@@ -34,13 +34,45 @@ impl<H: Handler + ?Sized> Handler for Box<H> {
 }
 
 /// What a handler produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Outcome {
     /// A complete result object.
     Complete(Value),
+    /// A complete result object as JSON text (what C handlers answer). Core sends the text as it
+    /// is when the result needs no reshaping, and parses it when it does, so the rules are the
+    /// same as for [`Outcome::Complete`].
+    CompleteJson(Box<serde_json::value::RawValue>),
     /// More input is needed from the client (SEP-2322). Only `tools/call`, `prompts/get` and
     /// `resources/read` may return it.
     InputRequired(InputRequired),
+}
+
+/// Results compare by value, whichever form (tree or text) holds them.
+impl PartialEq for Outcome {
+    fn eq(&self, other: &Self) -> bool {
+        use super::Payload;
+        match (self, other) {
+            (Self::InputRequired(a), Self::InputRequired(b)) => a == b,
+            (Self::Complete(a), Self::Complete(b)) => a == b,
+            (Self::CompleteJson(a), Self::CompleteJson(b)) => {
+                Payload::Json(a.clone()) == Payload::Json(b.clone())
+            }
+            (Self::Complete(v), Self::CompleteJson(raw))
+            | (Self::CompleteJson(raw), Self::Complete(v)) => Payload::Json(raw.clone()) == *v,
+            _ => false,
+        }
+    }
+}
+
+impl Outcome {
+    /// The same outcome with a JSON-text result parsed into a tree: for the methods whose
+    /// results core reshapes (prompts, resources, completions, task results).
+    pub fn parsed(self) -> Self {
+        match self {
+            Self::CompleteJson(raw) => Self::Complete(super::Payload::Json(raw).into_value()),
+            other => other,
+        }
+    }
 }
 
 /// An `input_required` outcome: requests for the client and/or state to carry to the retry.

@@ -247,8 +247,16 @@ pub(crate) async fn call_tool(
         tool.handler.call(ctx.clone(), args).await,
         "tools/call",
     )?;
-    let Outcome::Complete(mut result) = outcome else {
-        return Ok(outcome);
+    let mut result = match outcome {
+        Outcome::Complete(v) => v,
+        // JSON text with content blocks and nothing to check or mirror is sent as written.
+        Outcome::CompleteJson(raw) => match super::payload::top_level(&raw) {
+            Some(t) if t.content && !t.structured_content && tool.output.is_none() => {
+                return Ok(Outcome::CompleteJson(raw));
+            }
+            _ => super::Payload::Json(raw).into_value(),
+        },
+        other => return Ok(other),
     };
     let Some(obj) = result.as_object_mut() else {
         tracing::error!(tool = name, "tool handler returned a non-object result");
@@ -468,11 +476,11 @@ pub(crate) async fn complete(
         .call(ctx.clone(), Value::Object(p))
         .await
         .map_err(|e| e.into_wire("completion/complete"))?;
-    match outcome {
+    match outcome.parsed() {
         // CMP-01: at most 100 values, with `total` and `hasMore` when cut (one rule for every
         // door: Rust, C and the bindings' handlers may all return more).
         Outcome::Complete(v) => Ok(Outcome::Complete(super::shape::completion_result(v))),
-        Outcome::InputRequired(_) => Err(ErrorObject::internal()),
+        Outcome::InputRequired(_) | Outcome::CompleteJson(_) => Err(ErrorObject::internal()),
     }
 }
 

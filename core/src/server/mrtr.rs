@@ -426,6 +426,7 @@ pub(crate) async fn legacy_shim(
         let next = ctx.with_inputs(responses, ir.request_state.take());
         match methods::run_mrtr(&method, next, params).await? {
             Outcome::Complete(v) => return Ok(v),
+            Outcome::CompleteJson(raw) => return Ok(super::Payload::Json(raw).into_value()),
             Outcome::InputRequired(n) => ir = n,
         }
     }

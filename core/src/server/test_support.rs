@@ -44,7 +44,10 @@ pub(crate) async fn request(
             sink,
         )
         .await
-        .map_or_else(|| Err(ErrorObject::internal()), |r| r.result)
+        .map_or_else(
+            || Err(ErrorObject::internal()),
+            |r| r.result.map(super::Payload::into_value),
+        )
 }
 
 /// `tools/call` of `name` with `args`.

@@ -321,7 +321,7 @@ mod tests {
                 .expect("answered");
             if id == 2 {
                 return match reply.result {
-                    Ok(v) => v,
+                    Ok(v) => v.into_value(),
                     Err(e) => json!({"error": e}),
                 };
             }

@@ -296,11 +296,27 @@ pub(crate) fn client_request(
 
 /// `error.type` of an outcome: the JSON-RPC code of an error, `tool_error` for a tool result
 /// with `isError: true` (the conventions' value), `None` on success.
-pub(crate) fn error_type(result: &Result<Value, ErrorObject>) -> Option<String> {
+pub(crate) fn error_type(result: &Result<crate::server::Payload, ErrorObject>) -> Option<String> {
     match result {
         Err(e) => Some(e.code.to_string()),
-        Ok(v) => result_error(v),
+        Ok(crate::server::Payload::Value(v)) => result_error(v),
+        Ok(crate::server::Payload::Json(raw)) => json_result_error(raw),
     }
+}
+
+/// `result_error` of a JSON-text result, read without building a tree.
+fn json_result_error(raw: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Flag {
+        #[serde(default, rename = "isError")]
+        is_error: Option<bool>,
+    }
+    // A derived struct would also read an array as its fields: objects only.
+    if !raw.get().starts_with('{') {
+        return None;
+    }
+    let f: Flag = serde_json::from_str(raw.get()).ok()?;
+    (f.is_error == Some(true)).then(|| "tool_error".into())
 }
 
 /// `error.type` of a result: `tool_error` when it says `isError: true`.

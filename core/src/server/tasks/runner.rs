@@ -129,6 +129,10 @@ impl Runner {
             };
             let ir = match outcome {
                 Ok(Outcome::Complete(v)) => return self.finish(&ctx, Ok(v)).await,
+                Ok(Outcome::CompleteJson(raw)) => {
+                    let v = crate::server::Payload::Json(raw).into_value();
+                    return self.finish(&ctx, Ok(v)).await;
+                }
                 Err(e) => return self.finish(&ctx, Err(e)).await,
                 Ok(Outcome::InputRequired(ir)) => ask::finish(&ctx, ir),
             };

@@ -47,7 +47,10 @@ async fn modern(
         sink,
     )
     .await
-    .map_or_else(|| Err(crate::ErrorObject::internal()), |r| r.result)
+    .map_or_else(
+        || Err(crate::ErrorObject::internal()),
+        |r| r.result.map(crate::server::Payload::into_value),
+    )
 }
 
 #[test]
