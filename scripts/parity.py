@@ -6,7 +6,8 @@ answer the same requests identically, in both eras, over real stdio pipes.
     python3 scripts/parity.py rust="CMD" c="CMD" python="CMD" node="CMD"
 
 Each door's answers are compared byte for byte with the first door's, after normalising ids (each
-answer is re-serialised compactly with its id set to 0; key order is kept as sent). The first
+answer is re-serialised compactly with its id set to 0 and its object members sorted: member
+order carries no meaning in JSON, and a C handler's result text is sent with its own order). The first
 door's answers are also checked against what the protocol says they must be (so four equally
 wrong doors still fail), and the comparer checks itself on a deliberately altered answer (a
 comparer that cannot see a difference fails the run). Standard library only.
@@ -133,7 +134,7 @@ class Door:
 def normalise(raw: bytes) -> str:
     msg = json.loads(raw)
     msg["id"] = 0
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
 def run_door(name: str, command: str, era: str) -> Dict[str, str]:
