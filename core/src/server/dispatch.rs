@@ -13,7 +13,6 @@
 //! results are stamped here (`resultType`, cache hints; JR-04, CACHE-01, MRTR-08), and every
 //! modern result carries `_meta["io.modelcontextprotocol/serverInfo"]` unless turned off (META-02).
 
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -24,7 +23,7 @@ use super::era::{self, Envelope};
 use super::handler::Outcome;
 use super::methods;
 use super::mrtr;
-use super::payload::{self, Payload};
+use super::payload::Payload;
 use super::session::Session;
 use super::Outbound;
 use crate::error::ErrorObject;
@@ -92,7 +91,7 @@ pub fn encode_reply(id: &Id, reply: &Reply) -> Vec<u8> {
 }
 
 /// Methods whose modern results are cacheable (CACHE-01).
-const CACHEABLE: &[&str] = &[
+pub(super) const CACHEABLE: &[&str] = &[
     "tools/list",
     "prompts/list",
     "resources/list",
@@ -521,7 +520,13 @@ impl Session {
     /// Retried MRTR results are never cacheable (MRTR-08): they get `ttlMs: 0`, `private`.
     /// Legacy results of built-in methods lose any `resultType` and, unless hints are opted in,
     /// any `ttlMs`/`cacheScope` a handler put there (pre-2026 shapes).
-    fn stamp_complete(&self, method: &str, mut v: Value, modern: bool, retried: bool) -> Value {
+    pub(super) fn stamp_complete(
+        &self,
+        method: &str,
+        mut v: Value,
+        modern: bool,
+        retried: bool,
+    ) -> Value {
         // (`stamp_complete_json` keeps a JSON-text result as text when none of this applies.)
         let opts = &self.server.inner.options;
         let Some(obj) = v.as_object_mut() else {
@@ -550,44 +555,6 @@ impl Session {
             }
         }
         v
-    }
-
-    /// `stamp_complete` for a JSON-text result: the text is kept (and, modern, given
-    /// `resultType` and the server's identity in front) when the result is an object that needs
-    /// none of the edits above: no cache hints to add, no stale members to drop, no `_meta` or
-    /// `resultType` of its own to merge with. Anything else is parsed and stamped as a tree.
-    fn stamp_complete_json(
-        &self,
-        method: &str,
-        raw: Box<RawValue>,
-        modern: bool,
-        retried: bool,
-    ) -> Payload {
-        let opts = &self.server.inner.options;
-        let cacheable = (modern || opts.legacy_cache_hints) && CACHEABLE.contains(&method);
-        let plain = payload::top_level(&raw).filter(|t| {
-            !cacheable
-                && if modern {
-                    !t.meta && !t.result_type
-                } else {
-                    !(methods::BUILT_IN.contains(&method) && (t.result_type || t.cache_hints))
-                }
-        });
-        match plain {
-            Some(_) if modern => Payload::Json(payload::stamp_modern(
-                &raw,
-                &self.server.inner.complete_head,
-            )),
-            Some(_) => Payload::Json(raw),
-            None => {
-                let v = Payload::Json(raw).into_value();
-                let mut v = self.stamp_complete(method, v, modern, retried);
-                if modern && opts.stamp_server_info {
-                    era::stamp_server_info(&mut v, &self.server.inner.server_info);
-                }
-                v.into()
-            }
-        }
     }
 }
 

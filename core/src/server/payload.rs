@@ -244,6 +244,48 @@ fn push_json<T: Serialize + ?Sized>(out: &mut String, v: &T) {
     }
 }
 
+impl super::Session {
+    /// `stamp_complete` for a JSON-text result: the text is kept (and, modern, given
+    /// `resultType` and the server's identity in front) when the result is an object that needs
+    /// none of `stamp_complete`'s edits: no cache hints to add, no stale members to drop, no
+    /// `_meta` or `resultType` of its own to merge with. Anything else is parsed and stamped as
+    /// a tree.
+    pub(super) fn stamp_complete_json(
+        &self,
+        method: &str,
+        raw: Box<RawValue>,
+        modern: bool,
+        retried: bool,
+    ) -> Payload {
+        let opts = &self.server.inner.options;
+        let cacheable =
+            (modern || opts.legacy_cache_hints) && super::dispatch::CACHEABLE.contains(&method);
+        let plain = top_level(&raw).filter(|t| {
+            !cacheable
+                && if modern {
+                    !t.meta && !t.result_type
+                } else {
+                    !(super::methods::BUILT_IN.contains(&method)
+                        && (t.result_type || t.cache_hints))
+                }
+        });
+        match plain {
+            Some(_) if modern => {
+                Payload::Json(stamp_modern(&raw, &self.server.inner.complete_head))
+            }
+            Some(_) => Payload::Json(raw),
+            None => {
+                let v = Payload::Json(raw).into_value();
+                let mut v = self.stamp_complete(method, v, modern, retried);
+                if modern && opts.stamp_server_info {
+                    super::era::stamp_server_info(&mut v, &self.server.inner.server_info);
+                }
+                v.into()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
