@@ -217,6 +217,10 @@ pub fn build_linked(name: &str, sources: &[&str], variant: Variant, libs: &[&str
     let dir = profile_dir().join("c-suite").join(variant.name());
     std::fs::create_dir_all(&dir).expect("mkdir");
     let out = dir.join(name);
+    // The compiler writes a private name that is then renamed into place: a program being
+    // written cannot be executed (ETXTBSY), and another test process sharing the target dir
+    // may be running the previous build of the same name.
+    let part = dir.join(format!(".{name}.{}.part", std::process::id()));
     let mut cmd = Command::new(cc());
     cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-pthread"])
         .arg("-I")
@@ -237,7 +241,7 @@ pub fn build_linked(name: &str, sources: &[&str], variant: Variant, libs: &[&str
         .args(libs)
         .args(["-lpthread", "-ldl", "-lm"])
         .arg("-o")
-        .arg(&out);
+        .arg(&part);
     let o = cmd.output().expect("run the C compiler");
     assert!(
         o.status.success(),
@@ -245,6 +249,7 @@ pub fn build_linked(name: &str, sources: &[&str], variant: Variant, libs: &[&str
         variant.name(),
         String::from_utf8_lossy(&o.stderr)
     );
+    std::fs::rename(&part, &out).expect("move the program into place");
     out
 }
 
