@@ -46,7 +46,9 @@ if ! command -v wrk >/dev/null; then
 fi
 
 echo "== building the addon and the stdio driver (release)"
-cargo build --release -q -p mcpcore-node -p mcpcore-bench -p mcpcore-examples --bin demo-server
+# Two builds: `--bin` would narrow a shared invocation to binaries and skip the addon library.
+cargo build --release -q -p mcpcore-node --lib
+cargo build --release -q -p mcpcore-bench --bin stdio-bench -p mcpcore-examples --bin demo-server
 TRIPLE=$("$NODE" -p "require('./bindings/node/lib/triple.cjs').triple")
 PKG="$PEERS/mcpcore-node-release"
 rm -rf "$PKG" && mkdir -p "$PKG"
