@@ -292,7 +292,7 @@ export declare class NativeServer {
    * `direct`, the same wrapper returning its reply synchronously when the handler did (else
    * a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
    */
-  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: any) => Promise<any>, direct?: (ctx: NativeContext, params: any) => any, replace?: boolean): void
+  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: string) => Promise<string>, direct?: (ctx: NativeContext, params: string) => string | Promise<string>, replace?: boolean): void
   /**
    * Remove the `kind` entry under `key` (a tool's gate with it): from the registry before
    * serving, from the running server after (core's `Server::remove`: calls in flight

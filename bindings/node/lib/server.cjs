@@ -40,12 +40,6 @@ function isThenable(v) {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 }
 
-/** `fn` as the native pair `{invoke, direct}`. `direct(ctx, params)` answers the native reply
- * synchronously when `fn` does (stdio served from this thread then needs no hand-off), else a
- * Promise of it; `invoke` is the same as an always-Promise function (the threadsafe path). Both
- * never reject. A returned `InputRequired` (`ctx.inputRequired(...)`) is core's
- * `input_required` outcome; `validator` (a tool's Standard Schema) checks the arguments first
- * and hands `fn` its parsed value. */
 /** The OpenTelemetry API's global registry (version 1), where an SDK registers its context
  * manager: present when the host uses OpenTelemetry. */
 const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
@@ -68,6 +62,28 @@ function inServerSpan(ctx, f) {
   return otelApi.context.with(parent, f);
 }
 
+/** The native reply as JSON text: the addon then reads one string instead of walking a
+ * JavaScript object through N-API (a property lookup per member, in both directions). JSON's
+ * own rules apply to what a handler returns (`toJSON`, members that are `undefined` left out);
+ * a value JSON cannot carry (a cycle, a BigInt) fails the call as a throw would. */
+function encode(reply, shape, nativeCtx) {
+  try {
+    return JSON.stringify(reply);
+  } catch (e) {
+    try {
+      return JSON.stringify(failure(e, shape, nativeCtx));
+    } catch {
+      return '{"failed":"the handler reply is not JSON"}';
+    }
+  }
+}
+
+/** `fn` as the native pair `{invoke, direct}`. `direct(ctx, params)` answers the native reply
+ * synchronously when `fn` does (stdio served from this thread then needs no hand-off), else a
+ * Promise of it; `invoke` is the same as an always-Promise function (the threadsafe path). Both
+ * never reject. `params` and the reply are JSON text (see `encode`). A returned
+ * `InputRequired` (`ctx.inputRequired(...)`) is core's `input_required` outcome; `validator` (a
+ * tool's Standard Schema) checks the arguments first and hands `fn` its parsed value. */
 function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
   const settle = (v) => {
@@ -82,10 +98,10 @@ function wrap(fn, shape, validator = null) {
       .then((r) => settle(r))
       .catch((e) => failure(e, shape, nativeCtx));
   };
-  const direct = (nativeCtx, params) => {
+  const reply = (nativeCtx, params) => {
     const ctx = new Context(nativeCtx);
     try {
-      const args = params ?? {};
+      const args = JSON.parse(params) ?? {};
       if (!validator) return run(args, ctx, nativeCtx);
       return validate(validator, args)
         .then((checked) => (checked.invalid !== undefined ? { invalid: checked.invalid } : run(checked.value, ctx, nativeCtx)))
@@ -93,6 +109,12 @@ function wrap(fn, shape, validator = null) {
     } catch (e) {
       return failure(e, shape, nativeCtx);
     }
+  };
+  // `params` comes as JSON text (see `encode`).
+  const direct = (nativeCtx, params) => {
+    const r = reply(nativeCtx, params);
+    if (!isThenable(r)) return encode(r, shape, nativeCtx);
+    return r.then((v) => encode(v, shape, nativeCtx));
   };
   const invoke = async (nativeCtx, params) => direct(nativeCtx, params);
   return { invoke, direct };

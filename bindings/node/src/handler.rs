@@ -2,7 +2,7 @@
 //! `JsClientHandler`, the same for core's [`ClientHandler`].
 //!
 //! The registered function is `lib/`'s wrapper `invoke(ctx, params)`: it always returns a
-//! Promise (sync handlers included) that resolves to `{result}`, `{error: {code, message, data}}`
+//! Promise (sync handlers included) that resolves to the JSON text of `{result}`, `{error: {code, message, data}}`
 //! (a thrown `McpError`), `{inputRequired: {inputRequests, requestState?}}` (an explicit
 //! `input_required` answer, SEP-2322), `{invalid: reason}` (the tool's Standard Schema refused
 //! the arguments) or `{failed: detail}` (any other throw; logged on the JavaScript side), and
@@ -28,9 +28,9 @@ use crate::stdio::{call_direct, Direct, DirectFn};
 
 /// `invoke(ctx, params) → Promise<Reply>` of a server handler.
 pub type InvokeFn = ThreadsafeFunction<
-    FnArgs<(NativeContext, Value)>,
+    FnArgs<(NativeContext, String)>,
     Promise<Value>,
-    FnArgs<(NativeContext, Value)>,
+    FnArgs<(NativeContext, String)>,
     Status,
     false,
     true,
@@ -84,7 +84,13 @@ fn decode_shaped(
     shape: &ResultShape,
 ) -> Result<Outcome, HandlerError> {
     let tool = name;
-    match serde_json::from_value::<Reply>(v) {
+    // `lib/` sends the reply as JSON text (one string across N-API instead of an object walked
+    // member by member); any other value is the reply object itself.
+    let reply = match v {
+        Value::String(text) => serde_json::from_str::<Reply>(&text),
+        other => serde_json::from_value::<Reply>(other),
+    };
+    match reply {
         Ok(Reply::Result(r)) => Ok(Outcome::Complete(r)),
         Ok(Reply::Value(v)) => shape
             .apply(v, name)
@@ -137,7 +143,7 @@ async fn start(
     invoke: &InvokeFn,
     direct: Option<&DirectFn>,
     native: NativeContext,
-    params: Value,
+    params: String,
 ) -> Result<Direct, HandlerError> {
     let (native, params) = match direct {
         Some(d) => match call_direct(d, native, params) {
@@ -169,6 +175,9 @@ impl Handler for JsHandler {
                 finished: false,
             };
             let native = NativeContext::new(&ctx, shared.clone());
+            // The params go as JSON text for `JSON.parse` (one string across N-API, not an
+            // object built member by member).
+            let params = params.to_string();
             let run = async {
                 let v = match start(&invoke, direct.as_deref(), native, params).await? {
                     Direct::Ready(v) => v,

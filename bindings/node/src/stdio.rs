@@ -70,16 +70,17 @@ impl FromNapiValue for Direct {
     }
 }
 
-/// `direct(ctx, params) → Reply | Promise<Reply>`: the handler wrapper called on this thread.
-pub type DirectFn = FunctionRef<FnArgs<(NativeContext, Value)>, Direct>;
+/// `direct(ctx, paramsJson) → replyJson | Promise<replyJson>`: the handler wrapper called on this
+/// thread (JSON text both ways, see `lib/server.cjs`).
+pub type DirectFn = FunctionRef<FnArgs<(NativeContext, String)>, Direct>;
 
 /// Call `f` now when this thread is inside `feed`; otherwise hand the arguments back (the
 /// caller then takes the threadsafe path).
 pub fn call_direct(
     f: &DirectFn,
     native: NativeContext,
-    params: Value,
-) -> Result<napi::Result<Direct>, (NativeContext, Value)> {
+    params: String,
+) -> Result<napi::Result<Direct>, (NativeContext, String)> {
     let raw = FEEDING.with(Cell::get);
     if raw.is_null() {
         return Err((native, params));
