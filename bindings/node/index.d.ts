@@ -129,12 +129,6 @@ export declare class NativeContext {
   onCancel(cb: () => void): boolean
   /** True once the request is cancelled. */
   get cancelled(): boolean
-  /** The method (`tools/call`, …). */
-  get method(): string
-  /** The tool or prompt name, or the resource URI. */
-  get name(): string | null
-  /** The request's JSON-RPC id as sent (a number or a string). */
-  get requestId(): number | string
   /** The request's `params._meta` as sent, `{}` when it has none (or the call ended). */
   get meta(): any
   /**
@@ -292,7 +286,7 @@ export declare class NativeServer {
    * `direct`, the same wrapper returning its reply synchronously when the handler did (else
    * a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
    */
-  add(kind: string, definition: any, invoke: (ctx: NativeContext, params: string) => Promise<string>, direct?: (ctx: NativeContext, params: string) => string | Promise<string>, replace?: boolean): void
+  add(kind: string, definition: any, invoke: (call: number, method: string, name: string | null, requestId: number | string, params: string) => Promise<string>, direct?: (call: number, method: string, name: string | null, requestId: number | string, params: string) => string | Promise<string>, replace?: boolean): void
   /**
    * Remove the `kind` entry under `key` (a tool's gate with it): from the registry before
    * serving, from the running server after (core's `Server::remove`: calls in flight
@@ -387,6 +381,12 @@ export declare function checkInputRequired(inputRequests: Record<string, any>, r
  * JSON (`{ otlp: { ... }, level: "info" }`; unset OTLP fields come from `OTEL_*`).
  */
 export declare function configureTelemetry(options?: Record<string, any>): void
+
+/**
+ * The context of call `call` (private: `lib/`'s `Context` asks for it on first use). For a call
+ * that has ended (or a number never given out) it is an ended context.
+ */
+export declare function contextOf(call: number): NativeContext
 
 /**
  * Export every finished span (and the metrics) now, waiting at most `timeoutMs` (default

@@ -61,14 +61,28 @@ class ToolError extends Error {
 
 /** What a handler gets as its second argument. */
 class Context {
-  #native;
+  #call;
+  #method;
+  #name;
+  #requestId;
+  /** The native context, made on first use (`native.contextOf`): most handlers never look
+   * past their arguments, and a native object per call is a tenth of a stdio call's cost. */
+  #nativeCtx = null;
   #signal = null;
   /** `meta` and `headers`, read from core on first use (most handlers never look). */
   #meta = undefined;
   #headers = undefined;
 
-  constructor(nativeCtx) {
-    this.#native = nativeCtx;
+  constructor(call, method, name, requestId) {
+    this.#call = call;
+    this.#method = method;
+    this.#name = name ?? null;
+    this.#requestId = requestId;
+  }
+
+  get #native() {
+    if (this.#nativeCtx === null) this.#nativeCtx = native.contextOf(this.#call);
+    return this.#nativeCtx;
   }
 
   /** An AbortSignal aborted when the request is cancelled (by the peer, or the connection ends).
@@ -85,12 +99,12 @@ class Context {
   }
 
   get method() {
-    return this.#native.method;
+    return this.#method;
   }
 
   /** The tool or prompt name, or the resource URI. */
   get name() {
-    return this.#native.name;
+    return this.#name;
   }
 
   get isModern() {
@@ -99,7 +113,7 @@ class Context {
 
   /** The request's JSON-RPC id as the client sent it (a number or a string). */
   get requestId() {
-    return this.#native.requestId;
+    return this.#requestId;
   }
 
   /** The request's `params._meta` as sent (`{}` when it has none). */

@@ -21,7 +21,7 @@ function plain(v) {
 const gateReply = () => ({ result: {} });
 
 /** A handler's throw as the native reply (see `wrap`). */
-function failure(e, shape, nativeCtx) {
+function failure(e, shape, ctx) {
   if (e instanceof ToolError && shape === TOOL) return { toolError: e.message };
   if (e instanceof McpError) {
     const error = { code: e.code, message: e.message };
@@ -32,7 +32,7 @@ function failure(e, shape, nativeCtx) {
   // `input_required` and the handler runs again with the answers. Not a failure to log.
   if (e instanceof McpcoreError && e.code === 'input_required') return { failed: e.message };
   // Never sent: the peer sees a generic -32603.
-  console.error(`mcpcore: ${nativeCtx.method} ${nativeCtx.name ?? ''} failed:`, e?.stack ?? e);
+  console.error(`mcpcore: ${ctx.method} ${ctx.name ?? ''} failed:`, e?.stack ?? e);
   return { failed: String(e?.message ?? e) };
 }
 
@@ -66,12 +66,12 @@ function inServerSpan(ctx, f) {
  * JavaScript object through N-API (a property lookup per member, in both directions). JSON's
  * own rules apply to what a handler returns (`toJSON`, members that are `undefined` left out);
  * a value JSON cannot carry (a cycle, a BigInt) fails the call as a throw would. */
-function encode(reply, shape, nativeCtx) {
+function encode(reply, shape, ctx) {
   try {
     return JSON.stringify(reply);
   } catch (e) {
     try {
-      return JSON.stringify(failure(e, shape, nativeCtx));
+      return JSON.stringify(failure(e, shape, ctx));
     } catch {
       return '{"failed":"the handler reply is not JSON"}';
     }
@@ -91,32 +91,33 @@ function wrap(fn, shape, validator = null) {
     if (v instanceof RawResult) return { result: v.value };
     return shape === gateReply ? gateReply() : plain(v);
   };
-  const run = (args, ctx, nativeCtx) => {
+  const run = (args, ctx) => {
     const v = inServerSpan(ctx, () => fn(args, ctx));
     if (!isThenable(v)) return settle(v);
     return Promise.resolve(v)
       .then((r) => settle(r))
-      .catch((e) => failure(e, shape, nativeCtx));
+      .catch((e) => failure(e, shape, ctx));
   };
-  const reply = (nativeCtx, params) => {
-    const ctx = new Context(nativeCtx);
+  const reply = (ctx, params) => {
     try {
       const args = JSON.parse(params) ?? {};
-      if (!validator) return run(args, ctx, nativeCtx);
+      if (!validator) return run(args, ctx);
       return validate(validator, args)
-        .then((checked) => (checked.invalid !== undefined ? { invalid: checked.invalid } : run(checked.value, ctx, nativeCtx)))
-        .catch((e) => failure(e, shape, nativeCtx));
+        .then((checked) => (checked.invalid !== undefined ? { invalid: checked.invalid } : run(checked.value, ctx)))
+        .catch((e) => failure(e, shape, ctx));
     } catch (e) {
-      return failure(e, shape, nativeCtx);
+      return failure(e, shape, ctx);
     }
   };
+  // `call` names the call for its native context (made when the handler asks, see `Context`);
   // `params` comes as JSON text (see `encode`).
-  const direct = (nativeCtx, params) => {
-    const r = reply(nativeCtx, params);
-    if (!isThenable(r)) return encode(r, shape, nativeCtx);
-    return r.then((v) => encode(v, shape, nativeCtx));
+  const direct = (call, method, name, requestId, params) => {
+    const ctx = new Context(call, method, name, requestId);
+    const r = reply(ctx, params);
+    if (!isThenable(r)) return encode(r, shape, ctx);
+    return r.then((v) => encode(v, shape, ctx));
   };
-  const invoke = async (nativeCtx, params) => direct(nativeCtx, params);
+  const invoke = async (call, method, name, requestId, params) => direct(call, method, name, requestId, params);
   return { invoke, direct };
 }
 

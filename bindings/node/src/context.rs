@@ -1,7 +1,15 @@
 //! `NativeContext`: the request context a JavaScript handler gets (wraps core's
 //! [`RequestContext`]). `lib/server.js` wraps it as the public `ctx` (with `ctx.signal`).
+//!
+//! A call hands JavaScript only a number naming it, with its method, name and id as plain
+//! values; the `NativeContext` object is made when the handler first asks for something only
+//! core knows ([`context_of`]). Making a wrapped class instance per call (`napi_new_instance`,
+//! `napi_wrap`, a type tag, then a finalizer) was about a tenth of a stdio call's time, and most
+//! handlers never look past their arguments.
 
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use mcpcore::{ErrorKind, HandlerError, LoggingLevel, RequestContext};
 use napi::bindgen_prelude::Function;
@@ -53,26 +61,52 @@ impl Shared {
     }
 }
 
+/// The calls running a JavaScript handler, by the number JavaScript knows each by. A call is
+/// here from its start until its future ends ([`Call`]'s drop).
+static CALLS: LazyLock<Mutex<HashMap<u64, Arc<Shared>>>> = LazyLock::new(Mutex::default);
+/// Numbers are never reused (2^53 calls before a JavaScript number loses one: not reachable).
+static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
+
+fn calls() -> std::sync::MutexGuard<'static, HashMap<u64, Arc<Shared>>> {
+    CALLS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One running call's entry in the table; removed when dropped.
+pub struct Call {
+    pub id: u64,
+}
+
+impl Call {
+    pub fn register(shared: Arc<Shared>) -> Self {
+        let id = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
+        calls().insert(id, shared);
+        Self { id }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        calls().remove(&self.id);
+    }
+}
+
+/// The context of call `call` (private: `lib/`'s `Context` asks for it on first use). For a call
+/// that has ended (or a number never given out) it is an ended context.
+#[napi]
+#[cfg_attr(test, allow(dead_code))]
+pub fn context_of(call: f64) -> NativeContext {
+    let shared = (call.fract() == 0.0 && call >= 1.0)
+        .then(|| calls().get(&(call as u64)).cloned())
+        .flatten()
+        .unwrap_or_default();
+    NativeContext { shared }
+}
+
 /// The context of one request (private: `lib/` wraps it). After the handler's call ended it
 /// reports nothing: `progress`/`log` return false and `requestClient` fails with `closed`.
 #[napi]
 pub struct NativeContext {
     shared: Arc<Shared>,
-    method: String,
-    name: Option<String>,
-    /// The JSON-RPC id as sent (kept: it is small, and readable after the call ended).
-    id: Value,
-}
-
-impl NativeContext {
-    pub fn new(ctx: &RequestContext, shared: Arc<Shared>) -> Self {
-        Self {
-            method: ctx.method().to_owned(),
-            name: ctx.name().map(str::to_owned),
-            id: ctx.id().to_value(),
-            shared,
-        }
-    }
 }
 
 #[napi]
@@ -101,24 +135,6 @@ impl NativeContext {
     #[napi(getter)]
     pub fn cancelled(&self) -> bool {
         self.shared.ctx().is_none_or(|c| c.is_cancelled())
-    }
-
-    /// The method (`tools/call`, …).
-    #[napi(getter)]
-    pub fn method(&self) -> String {
-        self.method.clone()
-    }
-
-    /// The tool or prompt name, or the resource URI.
-    #[napi(getter)]
-    pub fn name(&self) -> Option<String> {
-        self.name.clone()
-    }
-
-    /// The request's JSON-RPC id as sent (a number or a string).
-    #[napi(getter, ts_return_type = "number | string")]
-    pub fn request_id(&self) -> Value {
-        self.id.clone()
     }
 
     /// The request's `params._meta` as sent, `{}` when it has none (or the call ended).

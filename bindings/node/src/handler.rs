@@ -23,18 +23,17 @@ use napi::Status;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::context::{NativeContext, Shared};
+use crate::context::{Call, Shared};
 use crate::stdio::{call_direct, Direct, DirectFn};
 
-/// `invoke(ctx, params) → Promise<Reply>` of a server handler.
-pub type InvokeFn = ThreadsafeFunction<
-    FnArgs<(NativeContext, String)>,
-    Promise<Value>,
-    FnArgs<(NativeContext, String)>,
-    Status,
-    false,
-    true,
->;
+/// What a server handler's wrapper is called with: the call's number (`contextOf` makes its
+/// `NativeContext` when the handler asks), the method, the target name, the JSON-RPC id, and
+/// the params as JSON text.
+pub type CallArgs = (f64, String, Option<String>, Value, String);
+
+/// `invoke(call, method, name, requestId, params) → Promise<Reply>` of a server handler.
+pub type InvokeFn =
+    ThreadsafeFunction<FnArgs<CallArgs>, Promise<Value>, FnArgs<CallArgs>, Status, false, true>;
 
 /// `invoke(params) → Promise<Reply>` of a client callback.
 pub type ClientInvokeFn = ThreadsafeFunction<Value, Promise<Value>, Value, Status, false, true>;
@@ -142,20 +141,19 @@ pub struct JsHandler {
 async fn start(
     invoke: &InvokeFn,
     direct: Option<&DirectFn>,
-    native: NativeContext,
-    params: String,
+    args: CallArgs,
 ) -> Result<Direct, HandlerError> {
-    let (native, params) = match direct {
-        Some(d) => match call_direct(d, native, params) {
+    let args = match direct {
+        Some(d) => match call_direct(d, args) {
             Ok(r) => {
                 return r.map_err(|e| HandlerError::internal(format!("calling the handler: {e}")))
             }
             Err(args) => args,
         },
-        None => (native, params),
+        None => args,
     };
     invoke
-        .call_async(FnArgs::from((native, params)))
+        .call_async(FnArgs::from(args))
         .await
         .map(Direct::Later)
         .map_err(|e| HandlerError::internal(format!("calling the handler: {e}")))
@@ -171,15 +169,21 @@ impl Handler for JsHandler {
             // Core may also end a request by dropping this future (a modern HTTP client that
             // disconnects, CAN-04): the guard then aborts `ctx.signal` and releases the context.
             let mut ended = EndGuard {
-                shared: shared.clone(),
+                call: Call::register(shared.clone()),
+                shared,
                 finished: false,
             };
-            let native = NativeContext::new(&ctx, shared.clone());
             // The params go as JSON text for `JSON.parse` (one string across N-API, not an
             // object built member by member).
-            let params = params.to_string();
+            let args = (
+                ended.call.id as f64,
+                ctx.method().to_owned(),
+                ctx.name().map(str::to_owned),
+                ctx.id().to_value(),
+                params.to_string(),
+            );
             let run = async {
-                let v = match start(&invoke, direct.as_deref(), native, params).await? {
+                let v = match start(&invoke, direct.as_deref(), args).await? {
                     Direct::Ready(v) => v,
                     Direct::Later(promise) => promise.await.map_err(|e| {
                         HandlerError::internal(format!("the handler rejected: {e}"))
@@ -190,7 +194,7 @@ impl Handler for JsHandler {
             let r = tokio::select! {
                 r = run => r,
                 () = ctx.cancelled() => {
-                    shared.abort();
+                    ended.shared.abort();
                     Err(HandlerError::cancelled())
                 }
             };
@@ -203,6 +207,8 @@ impl Handler for JsHandler {
 /// Ends a call however its future ends: run to completion (the context and the abort callback
 /// are released) or dropped half-way (the handler is told through its abort callback first).
 struct EndGuard {
+    /// The call's entry in the table `contextOf` reads: gone with the guard.
+    call: Call,
     shared: Arc<Shared>,
     finished: bool,
 }

@@ -4,7 +4,8 @@
 //! `core/`. The public API is the thin JavaScript layer in `lib/` (`Server`, `Client`,
 //! `McpError`); this addon is its private `NativeServer` / `NativeClient` / `NativeContext`.
 //!
-//! Values cross as plain JavaScript objects (napi's `serde-json` support). Native calls that can
+//! Values cross as plain JavaScript objects (napi's `serde-json` support), except a server
+//! handler's arguments and reply, which cross as JSON text (see `lib/server.cjs`'s `encode`). Native calls that can
 //! fail resolve to `{ok: value}` or `{error: {kind, message, code?, data?}}` (see [`reply`]), so
 //! the JavaScript layer raises `McpError` with the exact JSON-RPC code and data, or an `Error`
 //! whose `code` is core's [`mcpcore::ErrorKind`] name.

@@ -119,7 +119,7 @@ impl NativeServer {
     /// `direct`, the same wrapper returning its reply synchronously when the handler did (else
     /// a Promise of it), is what stdio served from the JavaScript thread calls (`openStdio`).
     #[napi(
-        ts_args_type = "kind: string, definition: any, invoke: (ctx: NativeContext, params: string) => Promise<string>, direct?: (ctx: NativeContext, params: string) => string | Promise<string>, replace?: boolean"
+        ts_args_type = "kind: string, definition: any, invoke: (call: number, method: string, name: string | null, requestId: number | string, params: string) => Promise<string>, direct?: (call: number, method: string, name: string | null, requestId: number | string, params: string) => string | Promise<string>, replace?: boolean"
     )]
     pub fn add(
         &self,

@@ -18,7 +18,7 @@ use napi::{sys, Env, Status};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::context::NativeContext;
+use crate::handler::CallArgs;
 use crate::reply;
 
 thread_local! {
@@ -70,24 +70,20 @@ impl FromNapiValue for Direct {
     }
 }
 
-/// `direct(ctx, paramsJson) → replyJson | Promise<replyJson>`: the handler wrapper called on this
-/// thread (JSON text both ways, see `lib/server.cjs`).
-pub type DirectFn = FunctionRef<FnArgs<(NativeContext, String)>, Direct>;
+/// `direct(call, method, name, requestId, paramsJson) → replyJson | Promise<replyJson>`: the
+/// handler wrapper called on this thread (JSON text both ways, see `lib/server.cjs`).
+pub type DirectFn = FunctionRef<FnArgs<CallArgs>, Direct>;
 
 /// Call `f` now when this thread is inside `feed`; otherwise hand the arguments back (the
 /// caller then takes the threadsafe path).
-pub fn call_direct(
-    f: &DirectFn,
-    native: NativeContext,
-    params: String,
-) -> Result<napi::Result<Direct>, (NativeContext, String)> {
+pub fn call_direct(f: &DirectFn, args: CallArgs) -> Result<napi::Result<Direct>, CallArgs> {
     let raw = FEEDING.with(Cell::get);
     if raw.is_null() {
-        return Err((native, params));
+        return Err(args);
     }
     let env = Env::from_raw(raw);
     Ok(f.borrow_back(&env)
-        .and_then(|func| func.call(FnArgs::from((native, params)))))
+        .and_then(|func| func.call(FnArgs::from(args))))
 }
 
 /// `wake()`: output is waiting (weak: it never keeps the process alive by itself).

@@ -82,3 +82,44 @@ for (const mode of ['legacy', 'modern']) {
     assert.match(c.capturedStderr(), /BigInt/);
   });
 }
+
+// The native context is made when a handler first asks for something only core knows; its
+// method, name and request id stay readable after the call ended, and an ended call's context
+// reports nothing (whether it was made during the call or only afterwards).
+for (const mode of ['legacy', 'modern']) {
+  test(`ctx during and after the call (${mode})`, async (t) => {
+    const s = new Server({ name: 'ctx-life', version: '1' });
+    const kept = [];
+    s.tool({ name: 'keep', inputSchema: { type: 'object' } }, (_a, ctx) => {
+      kept.push(ctx);
+      return 'kept';
+    });
+    s.tool({ name: 'look', inputSchema: { type: 'object' } }, (_a, ctx) => {
+      kept.push(ctx);
+      return { modern: ctx.isModern, aborted: ctx.signal.aborted, meta: ctx.meta, method: ctx.method, name: ctx.name };
+    });
+    const h = await s.listenHttp({ port: 0 });
+    t.after(() => h.close());
+    const c = await Client.connectHttp(h.url, { mode });
+    t.after(() => c.close());
+    assert.equal((await c.callTool('keep', {})).content[0].text, 'kept');
+    const seen = (await c.callTool('look', {})).structuredContent;
+    assert.equal(seen.modern, mode === 'modern');
+    assert.equal(seen.aborted, false);
+    assert.equal(seen.method, 'tools/call');
+    assert.equal(seen.name, 'look');
+    const [untouched, touched] = kept;
+    for (const [ctx, name] of [[untouched, 'keep'], [touched, 'look']]) {
+      assert.equal(ctx.method, 'tools/call');
+      assert.equal(ctx.name, name);
+      assert.ok(typeof ctx.requestId === 'number' || typeof ctx.requestId === 'string');
+      assert.equal(ctx.isModern, false, 'an ended call reports nothing');
+      assert.equal(ctx.progress(1), false);
+      // A signal first asked for after the end is aborted at once; one made during a call
+      // that completed (not cancelled) stays as it was.
+      assert.equal(ctx.signal.aborted, ctx === untouched);
+      await assert.rejects(ctx.requestClient('roots/list', {}), (e) => e.code === 'closed');
+    }
+    assert.notEqual(untouched.requestId, touched.requestId);
+  });
+}
