@@ -1,14 +1,15 @@
 //! `JsHandler`: core's [`Handler`] seam implemented by calling a JavaScript function, and
 //! `JsClientHandler`, the same for core's [`ClientHandler`].
 //!
-//! The registered function is `lib/`'s wrapper `invoke(ctx, params)`: it always returns a
-//! Promise (sync handlers included) that resolves to the JSON text of `{result}`, `{error: {code, message, data}}`
-//! (a thrown `McpError`), `{inputRequired: {inputRequests, requestState?}}` (an explicit
-//! `input_required` answer, SEP-2322), `{invalid: reason}` (the tool's Standard Schema refused
-//! the arguments) or `{failed: detail}` (any other throw; logged on the JavaScript side), and
-//! never rejects. Here the call is queued on the JavaScript thread and the task awaits the
-//! Promise: no tokio worker ever blocks on JavaScript. The functions are weak threadsafe
-//! functions, so registered handlers alone never keep the process alive.
+//! The registered function is `lib/`'s wrapper `invoke(call, method, name, requestId, params)`
+//! (see `CallArgs`): it always returns a Promise (sync handlers included) that resolves to the
+//! JSON text of `{result}`, `{error: {code, message, data}}` (a thrown `McpError`),
+//! `{inputRequired: {inputRequests, requestState?}}` (an explicit `input_required` answer,
+//! SEP-2322), `{invalid: reason}` (the tool's Standard Schema refused the arguments) or
+//! `{failed: detail}` (any other throw; logged on the JavaScript side), and never rejects. Here
+//! the call is queued on the JavaScript thread and the task awaits the Promise: no tokio worker
+//! ever blocks on JavaScript. The functions are weak threadsafe functions, so registered
+//! handlers alone never keep the process alive.
 
 use std::sync::Arc;
 
