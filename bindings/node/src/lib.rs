@@ -5,10 +5,11 @@
 //! `McpError`); this addon is its private `NativeServer` / `NativeClient` / `NativeContext`.
 //!
 //! Values cross as plain JavaScript objects (napi's `serde-json` support), except a server
-//! handler's arguments and reply, which cross as JSON text (see `lib/server.cjs`'s `encode`). Native calls that can
-//! fail resolve to `{ok: value}` or `{error: {kind, message, code?, data?}}` (see [`reply`]), so
-//! the JavaScript layer raises `McpError` with the exact JSON-RPC code and data, or an `Error`
-//! whose `code` is core's [`mcpcore::ErrorKind`] name.
+//! handler's arguments and reply, which cross as JSON text (see `lib/server.cjs`'s `encode`).
+//! Native calls that can fail resolve to `{ok: value}` or `{error: {kind, message, code?,
+//! data?}}` (the private `reply` module), so the JavaScript layer raises `McpError` with the
+//! exact JSON-RPC code and data, or an `Error` whose `code` is core's [`mcpcore::ErrorKind`]
+//! name.
 
 mod auth;
 mod cli;
