@@ -16,6 +16,8 @@ mod proto_metrics;
 pub(crate) mod span;
 mod trace;
 
+#[cfg(all(test, feature = "otlp"))]
+mod bench;
 #[cfg(feature = "otlp")]
 mod install;
 #[cfg(feature = "otlp")]

@@ -366,7 +366,7 @@ impl OtlpLayer {
 
 impl OtlpLayer {
     /// The record of a span being made, `None` for a span not of mcpcore's.
-    pub(super) fn begin(&self, attrs: &Attributes<'_>) -> Option<Open> {
+    pub(super) fn begin(&self, attrs: &Attributes<'_>) -> Option<Box<Open>> {
         let meta = attrs.metadata();
         if !meta.target().starts_with("mcpcore") {
             return None;
@@ -375,7 +375,9 @@ impl OtlpLayer {
         if let Some(ids) = super::NEXT_IDS.take() {
             open.give_ids(ids.trace, ids.span, ids.parent);
         }
+        open.fresh = true;
         attrs.record(&mut Visitor(&mut open));
+        open.fresh = false;
         Some(open)
     }
 
@@ -383,7 +385,7 @@ impl OtlpLayer {
     /// one with ids — for spans without ids of their own, and for a span that has ids but no
     /// remote parent (a root by W3C, nested locally); asked only then (a span with a W3C parent,
     /// like the MCP span under the HTTP span, has all it needs).
-    pub(super) fn end(&self, open: Open, local: impl FnOnce() -> Option<([u8; 16], [u8; 8])>) {
+    pub(super) fn end(&self, open: Box<Open>, local: impl FnOnce() -> Option<([u8; 16], [u8; 8])>) {
         let (trace_id, span_id, parent) = match (open.ids, open.remote_parent) {
             (Some((t, s)), Some(p)) if s != [0; 8] => (t, s, Some(p)),
             (Some((t, s)), None) if s != [0; 8] => match local() {
@@ -422,7 +424,7 @@ where
 
     fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
         if let Some(span) = ctx.span(id) {
-            if let Some(open) = span.extensions_mut().get_mut::<Open>() {
+            if let Some(open) = span.extensions_mut().get_mut::<Box<Open>>() {
                 Self::record(open, values);
             }
         }
@@ -430,13 +432,13 @@ where
 
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(&id) else { return };
-        let Some(open) = span.extensions_mut().remove::<Open>() else {
+        let Some(open) = span.extensions_mut().remove::<Box<Open>>() else {
             return;
         };
         self.end(open, || {
             span.parent().and_then(|p| {
                 p.extensions()
-                    .get::<Open>()
+                    .get::<Box<Open>>()
                     .and_then(|o| o.ids.filter(|i| i.1 != [0; 8]))
             })
         });

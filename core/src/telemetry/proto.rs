@@ -10,6 +10,7 @@ pub(crate) enum Val {
     Str(String),
 }
 
+#[inline]
 pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -18,10 +19,12 @@ pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+#[inline]
 pub(crate) fn tag(out: &mut Vec<u8>, field: u64, wire: u64) {
     varint(out, (field << 3) | wire);
 }
 
+#[inline]
 pub(crate) fn bytes(out: &mut Vec<u8>, field: u64, b: &[u8]) {
     tag(out, field, 2);
     varint(out, b.len() as u64);
@@ -34,6 +37,7 @@ pub(crate) fn message(out: &mut Vec<u8>, field: u64, f: impl FnOnce(&mut Vec<u8>
     bytes(out, field, &inner);
 }
 
+#[inline]
 pub(crate) fn fixed64(out: &mut Vec<u8>, field: u64, v: u64) {
     tag(out, field, 1);
     out.extend_from_slice(&v.to_le_bytes());
@@ -42,11 +46,13 @@ pub(crate) fn fixed64(out: &mut Vec<u8>, field: u64, v: u64) {
 // Sizes, so each message's length is written before its fields and nothing is encoded twice
 // or into a temporary buffer. Every field number used here is below 16: a tag is one byte.
 
+#[inline]
 pub(crate) fn varint_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// A length-delimited field of `n` bytes, tag and length included.
+#[inline]
 pub(crate) fn field_len(n: usize) -> usize {
     1 + varint_len(n as u64) + n
 }
@@ -62,6 +68,7 @@ fn key_value_len(k: &str, v: &Val) -> usize {
 }
 
 /// Tag and length of a sub-message of `n` bytes.
+#[inline]
 pub(crate) fn header(out: &mut Vec<u8>, field: u64, n: usize) {
     tag(out, field, 2);
     varint(out, n as u64);

@@ -11,6 +11,7 @@
 //! interested, creating one is a single check of the callsite's cached interest and no field
 //! is computed.
 
+use http::HeaderName;
 use serde_json::{Map, Value};
 use tracing::field::Empty;
 use tracing::Span;
@@ -95,6 +96,11 @@ impl<'a> IdText<'a> {
     }
 }
 
+// Header names made once: a lookup by `&str` parses and checks the name on every request.
+static TRACEPARENT: HeaderName = HeaderName::from_static(super::TRACEPARENT);
+static TRACESTATE: HeaderName = HeaderName::from_static(super::TRACESTATE);
+static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
 /// The handler target a request names: the tool or prompt `name`, or the resource `uri`.
 pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Option<&'a str> {
     let key = match method {
@@ -120,7 +126,7 @@ pub(crate) fn server_request(
         return None;
     }
     let meta = params.and_then(|p| p.get("_meta"));
-    let header = |name: &str| http.and_then(|h| h.get(name)).and_then(|v| v.to_str().ok());
+    let header = |name: &HeaderName| http.and_then(|h| h.get(name)).and_then(|v| v.to_str().ok());
     // `_meta` first (the conventions' carrier); over HTTP the HTTP request's span otherwise
     // (itself in the `traceparent` header's trace).
     let from_meta = TraceContext::from_meta(meta);
@@ -133,7 +139,7 @@ pub(crate) fn server_request(
         _ => from_meta,
     };
     let parent = parent.or_else(|| {
-        header(super::TRACEPARENT).and_then(|tp| TraceContext::parse(tp, header(super::TRACESTATE)))
+        header(&TRACEPARENT).and_then(|tp| TraceContext::parse(tp, header(&TRACESTATE)))
     });
     let tc = TraceContext::child_of(parent.as_ref());
     let version = meta
@@ -149,7 +155,7 @@ pub(crate) fn server_request(
         id,
         &Attrs::of(method, params),
         version.as_deref(),
-        header("mcp-session-id"),
+        header(&SESSION_ID),
         transport,
         &tc,
         parent.as_ref()
@@ -349,9 +355,8 @@ pub(crate) fn http_request(
     if !tracing::span_enabled!(target: "mcpcore::http", tracing::Level::INFO) {
         return None;
     }
-    let header = |name: &str| h.get(name).and_then(|v| v.to_str().ok());
-    let parent = header(super::TRACEPARENT)
-        .and_then(|tp| TraceContext::parse(tp, header(super::TRACESTATE)));
+    let header = |name: &HeaderName| h.get(name).and_then(|v| v.to_str().ok());
+    let parent = header(&TRACEPARENT).and_then(|tp| TraceContext::parse(tp, header(&TRACESTATE)));
     let tc = TraceContext::child_of(parent.as_ref());
     let span = with_ids(&tc, parent.as_ref(), || {
         tracing::info_span!(

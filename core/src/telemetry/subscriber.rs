@@ -27,7 +27,7 @@ struct Slot {
     refs: AtomicUsize,
     meta: &'static Metadata<'static>,
     /// Its OTLP record (taken when it closes); `None` while nothing is exported.
-    open: Mutex<Option<Open>>,
+    open: Mutex<Option<Box<Open>>>,
     /// The W3C ids of its local parent, if that has ids.
     parent_ids: Option<([u8; 16], [u8; 8])>,
 }
@@ -55,7 +55,7 @@ impl ProcessSubscriber {
         }
     }
 
-    fn lock(slot: &Slot) -> std::sync::MutexGuard<'_, Option<Open>> {
+    fn lock(slot: &Slot) -> std::sync::MutexGuard<'_, Option<Box<Open>>> {
         slot.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
