@@ -92,6 +92,10 @@ cargo test --workspace
 # metadata was written (`cargo package -p mcpcore -p mcpcore-ffi`).
 echo "== cargo doc -D warnings, cargo package"
 RUSTDOCFLAGS="-D warnings" cargo doc -p mcpcore --no-deps --all-features
+# The C ABI and the bindings' crates are documented for their contributors (private items
+# included): their intra-doc links must resolve too.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items \
+  -p mcpcore-ffi -p mcpcore-python -p mcpcore-node
 cargo package -p mcpcore -p mcpcore-ffi --no-verify --allow-dirty
 
 # The Python binding: built by pip through maturin (its PEP 517 backend, from PyPI) into a venv,

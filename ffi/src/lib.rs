@@ -9,6 +9,12 @@
 //! Every `extern "C"` function runs inside the panic guard ([`guard`]), checks every pointer, and
 //! validates UTF-8 and JSON before use. Out-parameters are written only on `MCP_STATUS_OK`.
 #![allow(non_camel_case_types)]
+// The doc comments of the `extern "C"` items are the C header's (cbindgen copies them), where
+// `[value]` gives an option's default; rustdoc would read each as a link.
+#![allow(rustdoc::broken_intra_doc_links)]
+// This crate's Rust docs are read by its contributors (`cargo doc --document-private-items`,
+// as `scripts/test.sh` builds them), where links to private items resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 // Entry points take raw pointers from C: each one checks NULL and its pointer contract is part of
 // the header's documentation. Marking them `unsafe` would change nothing for C callers.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]

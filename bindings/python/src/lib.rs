@@ -5,6 +5,9 @@
 //! protocol logic: marshalling ([`convert`]), lifetimes and the asyncio bridge only. The
 //! ergonomic API (decorators, schemas from type hints, `Context`, `Client`) is the pure-Python
 //! package around it.
+// This crate's Rust docs are read by its contributors (`cargo doc --document-private-items`,
+// as `scripts/test.sh` builds them), where links to private items resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod auth;
 mod bridge;
