@@ -99,7 +99,8 @@ impl<'a> IdText<'a> {
 // Header names made once: a lookup by `&str` parses and checks the name on every request.
 static TRACEPARENT: HeaderName = HeaderName::from_static(super::TRACEPARENT);
 static TRACESTATE: HeaderName = HeaderName::from_static(super::TRACESTATE);
-static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+static SESSION_ID: HeaderName =
+    HeaderName::from_static(crate::transport::http::headers::SESSION_ID);
 
 /// The handler target a request names: the tool or prompt `name`, or the resource `uri`.
 pub(crate) fn target<'a>(method: &str, p: Option<&'a Map<String, Value>>) -> Option<&'a str> {

@@ -26,7 +26,7 @@ mod batch;
 mod body;
 mod conn;
 mod exchange;
-mod headers;
+pub(crate) mod headers;
 mod legacy;
 mod listen;
 mod modern;
