@@ -21,8 +21,10 @@
 # (`maturin build --release`, rebuilt here when stale; a warm target dir makes that a relink).
 #
 # Knobs (environment): DURATION=10s CONNECTIONS=32 ROUNDS=3 SEQ=5000 PIPE=5000 WINDOW=16
-#   WARMUP=500 SDK_VERSION=2.3.0 ECHO=both|sync|async (both: the whole run for a plain `def`
-#   tool, then again for an `async def` tool, with one build)
+#   WARMUP=500 SDK_VERSION=2.3.0 ECHO=all|both|sync|loop|async (all: the whole run for a plain
+#   `def` tool, again for that `def` registered `on_loop=True` (run on the event loop's thread,
+#   no worker hand-off), and again for an `async def` tool, with one build; both: `def` and
+#   `async def`). The SDK side of `loop` is its plain `def`: it has no such option.
 #   SERVER_CPU=0 LOAD_CPU=1 PYTHON=python3
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,15 +37,18 @@ PIPE="${PIPE:-5000}"
 WINDOW="${WINDOW:-16}"
 WARMUP="${WARMUP:-500}"
 SDK_VERSION="${SDK_VERSION:-2.3.0}"
-ECHO="${ECHO:-both}"
+ECHO="${ECHO:-all}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
 PEERS="${MCPCORE_PEERS_DIR:-$HOME/.cache/mcpcore/peers}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mcpcore/target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-case "$ECHO" in sync | async) KINDS=("$ECHO") ;; both) KINDS=(sync async) ;;
-  *) echo "ECHO must be both, sync or async" >&2; exit 2 ;; esac
+case "$ECHO" in sync | loop | async) KINDS=("$ECHO") ;; both) KINDS=(sync async) ;;
+  all) KINDS=(sync loop async) ;;
+  *) echo "ECHO must be all, both, sync, loop or async" >&2; exit 2 ;; esac
+label() { case "$1" in sync) echo "plain def" ;; loop) echo "plain def, on_loop=True" ;;
+  async) echo "async def" ;; esac; }
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (apt-get)" >&2
   apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
@@ -77,7 +82,7 @@ if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
   PIN_LOAD=()
 fi
 echo "== $(uname -sm), $(nproc) cpus, $("$PY" --version), mcp $("$PY" -c \
-  'import importlib.metadata as m; print(m.version("mcp"))'), echo tool: ${KINDS[*]} def"
+  'import importlib.metadata as m; print(m.version("mcp"))'), echo tool: ${KINDS[*]}"
 echo "   load average: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the figures)"
 
 PIDS=()
@@ -147,7 +152,7 @@ measure() {
   P50_RATIO=$("$PY" -c "print(f'{$P50_SDK/max($P50_OURS,1):.1f}')")
 
   echo
-  echo "Python echo tool, mcpcore (release wheel) vs the official SDK (mcp $SDK_VERSION), server on 1 core:"
+  echo "Python echo tool ($(label "$ECHO")), mcpcore (release wheel) vs the official SDK (mcp $SDK_VERSION, plain def unless async), server on 1 core:"
   echo "  Streamable HTTP, ${CONNECTIONS} connections, ${DURATION}:"
   echo "    mcpcore:  ${OURS} req/s  p99 $(ms "$OURS_P99") ms"
   echo "    mcp SDK:  ${SDK} req/s  p99 $(ms "$SDK_P99") ms"
@@ -169,6 +174,6 @@ measure() {
 
 for ECHO in "${KINDS[@]}"; do
   echo
-  echo "===== echo tool: $ECHO def"
+  echo "===== echo tool: $(label "$ECHO")"
   measure
 done

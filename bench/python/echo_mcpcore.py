@@ -1,5 +1,6 @@
 """The benchmark's `echo` tool served by mcpcore (the release wheel), the same Python function
-as echo_sdk.py. Usage: echo_mcpcore.py http|asgi|stdio [sync|async]. Over HTTP it prints
+as echo_sdk.py. Usage: echo_mcpcore.py http|asgi|stdio [sync|async|loop] (`loop`: the plain
+`def` registered with `on_loop=True`, run on the event loop's thread). Over HTTP it prints
 `listening on http://127.0.0.1:PORT/mcp` on stderr and serves until killed; `asgi` mounts
 `server.asgi_app()` at /mcp in a Starlette app under one uvicorn worker, as echo_sdk.py serves
 the SDK's own app (the endpoint is then /mcp/, Starlette's Mount)."""
@@ -22,7 +23,7 @@ if len(sys.argv) > 2 and sys.argv[2] == "async":
 
 else:
 
-    @server.tool()
+    @server.tool(on_loop=len(sys.argv) > 2 and sys.argv[2] == "loop")
     def echo(text: str) -> str:
         """Echo the given text back."""
         return text

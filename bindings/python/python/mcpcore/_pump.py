@@ -33,7 +33,8 @@ SPIN_TURNS = 64
 
 def wanted(on_loop: Optional[bool], host: Any) -> bool:
     """Whether to serve from the loop's thread: as asked, or by default where a task's first
-    step runs at once and ``host`` has an ``async def`` handler."""
+    step runs at once and ``host`` has a handler that runs on the loop (an ``async def``, or a
+    ``def`` registered ``on_loop=True``: both are called through a coroutine)."""
     if on_loop is not None:
         return on_loop
     return _starts_at_once(asyncio.get_running_loop()) and any(

@@ -69,7 +69,7 @@ def _key(entry: "_Entry") -> Optional[str]:
 
 
 def _invoke(entry: "_Entry") -> _native._Invoke:
-    return entry.invoke if entry.is_async else entry.run_sync
+    return entry.invoke if entry.is_async or entry.on_loop else entry.run_sync
 
 
 def _index(host: _Host, kind: str, key: str) -> Optional[int]:
