@@ -80,10 +80,11 @@ function encode(reply, shape, ctx) {
 
 /** `fn` as the native pair `{invoke, direct}`. `direct(call, method, name, requestId, params)`
  * answers the native reply synchronously when `fn` does (stdio served from this thread then
- * needs no hand-off), else a Promise of it; `invoke` is the same as an always-Promise function (the threadsafe path). Both
- * never reject. `params` and the reply are JSON text (see `encode`). A returned
- * `InputRequired` (`ctx.inputRequired(...)`) is core's `input_required` outcome; `validator` (a
- * tool's Standard Schema) checks the arguments first and hands `fn` its parsed value. */
+ * needs no hand-off), else a Promise of it; `invoke` is the same as an always-Promise function
+ * (the threadsafe path). Both never reject. `params` and the reply are JSON text (see
+ * `encode`). A returned `InputRequired` (`ctx.inputRequired(...)`) is core's `input_required`
+ * outcome; `validator` (a tool's Standard Schema) checks the arguments first and hands `fn` its
+ * parsed value. */
 function wrap(fn, shape, validator = null) {
   if (typeof fn !== 'function') throw new TypeError('the handler must be a function');
   const settle = (v) => {

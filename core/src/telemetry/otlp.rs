@@ -318,7 +318,9 @@ impl ExportHandle {
     /// Everything waiting, oldest first.
     pub(super) fn take(&self) -> Encoded {
         // A full batch's room stays: the buffers never grow by doubling (and copying) again.
-        std::mem::replace(&mut *self.queue(), Encoded::with_room(self.max_batch))
+        // Made before the lock is taken: the request threads pushing spans never wait for it.
+        let room = Encoded::with_room(self.max_batch);
+        std::mem::replace(&mut *self.queue(), room)
     }
 
     /// Spans dropped because the queue was full.
