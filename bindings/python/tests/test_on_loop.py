@@ -14,7 +14,7 @@ from typing import Any, Dict
 
 import pytest
 
-from mcpcore import Client, McpError, Server, ToolError
+from mcpcore import Client, McpError, Server, Task, ToolError
 
 MODES = ["legacy", "modern"]
 
@@ -135,6 +135,26 @@ async def test_over_stdio_a_server_of_on_loop_defs_is_served_from_the_loop(
             *(c.call_tool("probe" if i % 2 else "elsewhere", {}) for i in range(60))
         )
         assert [x["structuredContent"]["on_main"] for x in rs] == [i % 2 == 1 for i in range(60)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_on_loop_def_runs_as_a_task_on_the_loop_thread(mode):
+    loop_id = threading.get_ident()
+    server = Server("on-loop-tasks", "1.0.0", tasks={"pollIntervalMs": 20})
+
+    @server.tool(task_support="optional", on_loop=True)
+    def tasked(n: int) -> Dict[str, Any]:
+        return {"n": n, "on_loop": threading.get_ident() == loop_id}
+
+    async with server.serve_http("127.0.0.1", 0) as handle:
+        async with await Client.connect_http(handle.url, mode=mode) as c:
+            task = await c.call_tool_as_task("tasked", {"n": 3})
+            assert isinstance(task, Task), task  # a task was made, not an answer at once
+            done = await c.wait_task(task.task_id, timeout=10)
+            assert done.status == "completed", done
+            # The result (tasks/result on a legacy server, inline on a modern one).
+            r = await c.call_tool_to_completion("tasked", {"n": 4}, timeout=10)
+            assert r["structuredContent"] == {"n": 4, "on_loop": True}
 
 
 def test_on_loop_is_ignored_for_an_async_def():
