@@ -6,10 +6,11 @@
 //! captured at serve time (`mcpcore._spawn.Spawn`), or, while a serve call runs (stdio,
 //! streams, HTTP), queued in the loop's [`Inbox`] and started on the loop's own thread; peer
 //! cancellation cancels that asyncio task (the handler sees `CancelledError`). For a plain
-//! `def` function `invoke` runs it right there and returns `None`: `invoke` is always called on one of the runtime's blocking threads
-//! ([`bridge::attach_blocking`]), a worker thread of its own, so the call needs no further
-//! hand-off (a Python thread pool here cost a thread switch and a Python-level queue per call)
-//! and the loop is not involved. Either way the tokio task then waits for the responder without
+//! `def` function `invoke` runs it right there and returns `None`: `invoke` is called on one of
+//! the runtime's blocking threads ([`bridge::attach_blocking`]), or, over stdio served by core's
+//! threads, by the thread that read the request ([`crate::leader`]), so the call needs no
+//! further hand-off (a Python thread pool here cost a thread switch and a Python-level queue
+//! per call) and the loop is not involved. Either way the tokio task then waits for the responder without
 //! the interpreter lock.
 
 use std::sync::{Arc, Mutex};
@@ -199,18 +200,28 @@ impl Handler for PyHandler {
                 return Box::pin(inbox::call(route, this, ctx, params, shaping));
             }
         }
+        // A plain `def` met by a stdio leader thread is run by that thread (`crate::leader`).
+        #[cfg(target_os = "linux")]
+        let leader = (!self.is_async).then(crate::leader::queue).flatten();
         Box::pin(async move {
             // The interpreter is held only to create and schedule the coroutine, off the
             // tokio workers; the wait for the reply holds nothing.
             let pctx = ctx.clone();
-            let (fut, rx) = bridge::attach_blocking(move |py| {
+            let start = move |py: Python<'_>| {
                 let pctx = Py::new(py, PyContext::new(pctx))?.into_bound(py);
                 let args = vec![pctx.into_any(), convert::to_py(py, &params)?];
                 this.start_shaped(py, args, shaping)
-            })
-            .await
-            .ok_or_else(|| HandlerError::internal("the interpreter is shutting down"))?
-            .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
+            };
+            #[cfg(target_os = "linux")]
+            let started = match leader {
+                Some(jobs) => jobs.run(start).await,
+                None => bridge::attach_blocking(start).await,
+            };
+            #[cfg(not(target_os = "linux"))]
+            let started = bridge::attach_blocking(start).await;
+            let (fut, rx) = started
+                .ok_or_else(|| HandlerError::internal("the interpreter is shutting down"))?
+                .map_err(|e| HandlerError::internal(format!("scheduling the handler: {e}")))?;
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(HandlerError::internal("the handler ended without a reply"))),
                 () = ctx.cancelled() => {

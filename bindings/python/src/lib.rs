@@ -20,6 +20,8 @@ mod errors;
 mod gc;
 mod handler;
 mod inbox;
+#[cfg(target_os = "linux")]
+mod leader;
 mod listen;
 mod pump;
 mod server;

@@ -234,6 +234,15 @@ impl NativeServer {
     /// Serve stdin/stdout until EOF (an awaitable).
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let server = self.server.clone();
+        #[cfg(target_os = "linux")]
+        {
+            let rt = bridge::runtime()?.handle().clone();
+            if let Some(served) = crate::leader::serve(&server, rt).map_err(PyOSError::new_err)? {
+                return bridge::awaitable(py, async move {
+                    served.await.map_err(|e| PyOSError::new_err(e).into())
+                });
+            }
+        }
         bridge::awaitable(py, async move {
             server
                 .serve_stdio()

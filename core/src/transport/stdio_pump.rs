@@ -547,28 +547,35 @@ struct Poller {
 }
 
 impl Poller {
-    #[cfg(target_os = "linux")]
     fn open() -> Option<Self> {
-        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-            .open("/proc/self/fd/0")
-            .ok()?;
-        // Only a pipe: a regular file reopened would have its own offset (and read twice).
-        if !file.metadata().ok()?.file_type().is_fifo() {
-            return None;
-        }
         Some(Self {
-            file,
+            file: stdin_nonblocking()?,
             buf: vec![0; 64 * 1024],
         })
     }
+}
 
-    #[cfg(not(target_os = "linux"))]
-    fn open() -> Option<Self> {
-        None
-    }
+/// This process's stdin reopened non-blocking through `/proc/self/fd/0`: a new open file
+/// description of the same pipe, so fd 0 (and any reader on it) keeps its mode. `None` when
+/// stdin is not a pipe (a regular file reopened would have its own offset and be read twice)
+/// and off Linux.
+#[cfg(target_os = "linux")]
+#[must_use]
+pub fn stdin_nonblocking() -> Option<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open("/proc/self/fd/0")
+        .ok()?;
+    file.metadata().ok()?.file_type().is_fifo().then_some(file)
+}
+
+/// See the Linux version: elsewhere there is none.
+#[cfg(not(target_os = "linux"))]
+#[must_use]
+pub fn stdin_nonblocking() -> Option<std::fs::File> {
+    None
 }
 
 /// A frame without its trailing `\r`, or `None` for a blank line (skipped, as the codec does).
