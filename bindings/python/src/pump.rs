@@ -95,10 +95,16 @@ impl NativePump {
     }
 
     fn fed<'py>(&self, py: Python<'py>, fed: Fed) -> Option<Bound<'py, PyBytes>> {
+        let out = self.record(fed);
+        (!out.is_empty()).then(|| PyBytes::new(py, &out))
+    }
+
+    /// Keep why the connection must end, if it must; the output.
+    fn record(&self, fed: Fed) -> Vec<u8> {
         if let Err(e) = fed.result {
             *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
         }
-        (!fed.output.is_empty()).then(|| PyBytes::new(py, &fed.output))
+        fed.output
     }
 
     fn run<'py>(
@@ -113,6 +119,31 @@ impl NativePump {
         };
         Ok(self.fed(py, fed))
     }
+}
+
+/// Write as much of `buf` to the non-blocking `fd` as it takes now; how much it took (less on a
+/// full pipe or an error, which the caller's transport then meets and reports).
+#[cfg(unix)]
+fn write_some(fd: i32, mut buf: &[u8]) -> usize {
+    use std::os::fd::FromRawFd;
+    let total = buf.len();
+    // SAFETY: the caller's transport owns `fd` and keeps it open while it calls here;
+    // `ManuallyDrop` never closes it.
+    let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+    while !buf.is_empty() {
+        match out.write(buf) {
+            Ok(0) => break,
+            Ok(n) => buf = &buf[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    total - buf.len()
+}
+
+#[cfg(not(unix))]
+fn write_some(_fd: i32, _buf: &[u8]) -> usize {
+    0
 }
 
 #[cfg(unix)]
@@ -149,6 +180,59 @@ impl NativePump {
             pump.spin()
         });
         Ok(fed.map(|fed| self.fed(py, fed).unwrap_or_else(|| PyBytes::new(py, b""))))
+    }
+
+    /// `feed`, then the answers written straight to `out_fd` (a non-blocking pipe whose
+    /// transport holds nothing, so nothing overtakes what it queued) and, while each answer
+    /// left whole, up to `turns` more requests polled from stdin (`spin`) and answered the
+    /// same way, with the interpreter lock released from the write to the end of the poll.
+    /// The per-request Python of the plain loop (`feed`/`spin`, the transport's `write`) is
+    /// most of what an `async def` over stdio costs beyond its task. Returns the bytes not
+    /// written (the pipe was full, or the write failed: the transport takes them and reports
+    /// what went wrong), or `None`.
+    fn turn<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+        out_fd: i32,
+        turns: u32,
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let _rt = bridge::runtime()?.handle().enter();
+        let mut fed = {
+            let _feeding = Feeding::enter(&self.owner);
+            self.pump.feed(data)
+        };
+        let mut left = turns;
+        loop {
+            let out = self.record(fed);
+            if out.is_empty() {
+                return Ok(None);
+            }
+            let spin = left > 0
+                && self
+                    .failed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_none();
+            left = left.saturating_sub(1);
+            let owner = &self.owner;
+            let pump = &self.pump;
+            let (written, next) = py.detach(|| {
+                let written = write_some(out_fd, &out);
+                let next = (spin && written == out.len()).then(|| {
+                    let _feeding = Feeding::enter(owner);
+                    pump.spin()
+                });
+                (written, next.flatten())
+            });
+            if written < out.len() {
+                return Ok(Some(PyBytes::new(py, &out[written..])));
+            }
+            match next {
+                Some(f) => fed = f,
+                None => return Ok(None),
+            }
+        }
     }
 
     /// After a wake-up: read the wake-up bytes, poll the requests that were woken, and return

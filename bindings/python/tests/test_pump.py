@@ -10,6 +10,8 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from typing import Any, Dict, List, Optional
 
 import pytest
@@ -39,6 +41,10 @@ SERVER = textwrap.dedent(
     @server.tool()
     def plain(n: int) -> int:
         return -n
+
+    @server.tool()
+    async def big(n: int) -> str:
+        return str(n % 10) * 30000
 
     on_loop = {"1": True, "0": False}.get(sys.argv[1])
     server.run_stdio(on_loop=on_loop)
@@ -153,3 +159,47 @@ async def test_a_task_started_from_a_loop_callback_takes_its_first_step_at_once(
     else:
         assert steps[:2] == ["task returned", "task started"]
     assert "cb resumed" not in steps and "task resumed" in steps
+
+
+def test_answers_the_pipe_cannot_take_yet_wait_in_order_for_a_slow_reader(script):
+    """STDIO-01 backpressure with answers written by core straight to the pipe: 300 answers of
+    30 KB for a reader that reads nothing for half a second (the pipe takes 64 KB) arrive whole,
+    each once, in the order asked, and the server exits 0 at end of input."""
+    n = 300
+    calls = b"".join(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 100 + i,
+                "method": "tools/call",
+                "params": {"name": "big", "arguments": {"n": i}},
+            }
+        ).encode()
+        + b"\n"
+        for i in range(n)
+    )
+    init = json.dumps(INITIALIZE).encode() + b"\n"
+    p = subprocess.Popen(
+        argv(script, True), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert p.stdin is not None and p.stdout is not None
+    stdin = p.stdin
+
+    def send() -> None:
+        stdin.write(init)
+        stdin.flush()
+        for i in range(0, len(calls), 4096):  # many reads on the server's side
+            stdin.write(calls[i : i + 4096])
+            stdin.flush()
+        stdin.close()
+
+    writer = threading.Thread(target=send)
+    writer.start()
+    time.sleep(0.5)
+    out = p.stdout.read()
+    writer.join(timeout=60)
+    assert p.wait(timeout=60) == 0, p.stderr.read().decode() if p.stderr else ""
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [a["id"] for a in answers] == [1] + [100 + i for i in range(n)]
+    for i, a in enumerate(answers[1:]):
+        assert a["result"]["content"][0]["text"] == str(i % 10) * 30000

@@ -12,7 +12,7 @@ import os
 import socket
 import stat
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 from . import _native, registration
 
@@ -63,11 +63,15 @@ class _Connection:
         loop: asyncio.AbstractEventLoop,
         write: Callable[[bytes], None],
         spin: bool,
+        direct: Optional[Tuple[int, Callable[[], int]]] = None,
     ) -> None:
         self.pump = pump
         self._loop = loop
         self._write = write
         self._spin = spin
+        # The output pipe's descriptor and its transport's buffered byte count: while the
+        # transport holds nothing, core writes the answers to the pipe itself (``turn``).
+        self._direct = direct
         self.paused = False
         self.stopping = False
         self.gone = False
@@ -85,6 +89,18 @@ class _Connection:
     def on_data(self, data: bytes) -> None:
         if self.stopping:
             return
+        direct = self._direct
+        if direct is not None and not self.paused and not self.gone and direct[1]() == 0:
+            # One native call answers this request and the ones polled after it, writing
+            # each answer to the pipe as it is made; what the pipe did not take goes to the
+            # transport (which then also reports a failed write).
+            self.write(self.pump.turn(data, direct[0], SPIN_TURNS if self._spin else 0))
+        else:
+            self._feed_and_spin(data)
+        if self.pump.failed is not None:
+            self.stop(False)
+
+    def _feed_and_spin(self, data: bytes) -> None:
         out = self.pump.feed(data)
         self.write(out)
         # Poll for the next request a little before going back to the loop: a client that
@@ -100,8 +116,6 @@ class _Connection:
             if out is None:
                 break
             self.write(out)
-        if self.pump.failed is not None:
-            self.stop(False)
 
     def on_end(self) -> None:
         if not self.stopping:
@@ -207,7 +221,9 @@ async def serve_stdio(native: _native.NativeServer) -> bool:
     except (OSError, ValueError, NotImplementedError):
         os.close(fd)
         return False
-    conn = _Connection(pump, fd, loop, out_t.write, spin=True)
+    pipe = out_t.get_extra_info("pipe")
+    direct = (pipe.fileno(), out_t.get_write_buffer_size) if pipe is not None else None
+    conn = _Connection(pump, fd, loop, out_t.write, spin=True, direct=direct)
     output.conn = conn
     try:
         in_t, _ = await loop.connect_read_pipe(
