@@ -74,8 +74,16 @@ pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
 }
 
 fn leave_gate() {
-    gate().inside -= 1;
-    GATE_LEFT.notify_all();
+    let mut g = gate();
+    g.inside -= 1;
+    // Only `shutdown` waits, once the gate is closed, for the last one out. Waking nobody is
+    // not free: std's condvar makes a futex system call on every notify, and this runs once
+    // per handler call.
+    let last_out = g.closed && g.inside == 0;
+    drop(g);
+    if last_out {
+        GATE_LEFT.notify_all();
+    }
 }
 
 /// A runtime thread's Python thread state, kept from its first [`attach`] to its exit.
