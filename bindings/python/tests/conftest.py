@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import subprocess
@@ -37,6 +38,13 @@ def demo_server() -> str:
         )
     assert exe.exists(), f"demo-server not found at {exe}"
     return str(exe)
+
+
+def tool_call_line(id: int, name: str, arguments: dict) -> bytes:
+    """A `tools/call` request as one raw-wire frame (without its newline)."""
+    call = {"jsonrpc": "2.0", "id": id, "method": "tools/call"}
+    call["params"] = {"name": name, "arguments": arguments}
+    return json.dumps(call).encode()
 
 
 # A legacy `initialize` request, as raw-wire tests send it.

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from conftest import INITIALIZE
+from conftest import INITIALIZE, tool_call_line
 
 from mcpcore import Client
 
@@ -110,17 +110,7 @@ def test_a_frame_over_the_cap_ends_the_connection_the_same_way(script, on_loop):
 def test_end_of_input_answers_what_is_owed_then_exits(script, on_loop):
     """STDIO-04: input ends with calls in flight (a task sleeping, a last frame without a
     newline); every one is answered before the process exits 0."""
-    calls = [
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 10 + i,
-                "method": "tools/call",
-                "params": {"name": "later", "arguments": {"n": i}},
-            }
-        ).encode()
-        for i in range(1, 5)
-    ]
+    calls = [tool_call_line(10 + i, "later", {"n": i}) for i in range(1, 5)]
     out = _raw_session(
         script, on_loop, [b'{"jsonrpc":"2.0","method":"notifications/initialized"}', *calls]
     )
@@ -166,18 +156,7 @@ def test_answers_the_pipe_cannot_take_yet_wait_in_order_for_a_slow_reader(script
     30 KB for a reader that reads nothing for half a second (the pipe takes 64 KB) arrive whole,
     each once, in the order asked, and the server exits 0 at end of input."""
     n = 300
-    calls = b"".join(
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 100 + i,
-                "method": "tools/call",
-                "params": {"name": "big", "arguments": {"n": i}},
-            }
-        ).encode()
-        + b"\n"
-        for i in range(n)
-    )
+    calls = b"".join(tool_call_line(100 + i, "big", {"n": i}) + b"\n" for i in range(n))
     init = json.dumps(INITIALIZE).encode() + b"\n"
     p = subprocess.Popen(
         argv(script, True), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE

@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import INITIALIZE
+from conftest import INITIALIZE, tool_call_line
 
 from mcpcore import Client, McpTimeoutError
 
@@ -172,17 +172,7 @@ def _run(script: pathlib.Path, lines: List[bytes]) -> Dict[str, Any]:
 def test_calls_written_at_once_each_get_their_answer_before_exit(script):
     """Hundreds of calls in one write (run one after another by the reader), then the input
     ends: every one is answered before the process exits 0 (STDIO-04)."""
-    calls = [
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 10 + i,
-                "method": "tools/call",
-                "params": {"name": "negate", "arguments": {"n": i}},
-            }
-        ).encode()
-        for i in range(400)
-    ]
+    calls = [tool_call_line(10 + i, "negate", {"n": i}) for i in range(400)]
     out = _run(script, [b'{"jsonrpc":"2.0","method":"notifications/initialized"}', *calls])
     assert out["code"] == 0, out["stderr"]
     got = {a["id"]: json.loads(a["result"]["content"][0]["text"]) for a in out["answers"][1:]}
